@@ -1,0 +1,34 @@
+# The README's two commands: `make demo` (the main job) and `make test` (the test suite).
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: install test test-slow demo lint bench soak clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml constraints.txt
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -c constraints.txt torch==2.13.0
+	$(BIN)/pip install --quiet -c constraints.txt -e '.[train,eval,fast,dev]'
+	touch $(STAMP)
+
+test: install
+	$(BIN)/pytest -q -n 2
+
+test-slow: install
+	$(BIN)/pytest -q -n 2 -m slow
+
+demo: install
+	$(BIN)/kc demo
+
+lint: install
+	$(BIN)/ruff check kc_env training tests benchmarks
+
+soak: install
+	$(BIN)/python benchmarks/soak.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info

@@ -1,0 +1,834 @@
+"""The game of one deal as plain data and functions (RULES.md sections 2 to 4).
+
+No RL library is imported here. The public names are those of ``DESIGN.md``::
+
+    state = new_deal(rules, num_players=3, seed=7)
+    for move in legal_moves(state): ...
+    apply(state, move)              # in place; IllegalMove leaves the state exactly as it was
+    state.current_player, state.is_over, state.winner, state.blocked
+    deal_penalties(state)
+    from_text(TEXT, rules) / to_text(state)
+
+Piles are numbered 0..7 in the order N, E, S, W (the sides), NE, SE, SW, NW (the corners);
+a pile is a list of cards bottom to top. The stock is a list whose *last* element is its top.
+
+Jokers (RULES.md 4.9) take a value when played, a (rank, colour) pair kept in
+``GameState.joker_value``; colour -1 means "no colour" (a joker king, and what follows from it).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import NamedTuple, Union
+
+from .cards import (
+    BLACK,
+    COLOUR,
+    JOKER_MASK,
+    KING,
+    KING_MASK,
+    RANK,
+    RANK_COLOUR_MASK,
+    RANK_MASK,
+    RED,
+    SUIT,
+    SUIT_COLOUR,
+    card_name,
+    cards_of,
+    deck,
+    is_joker,
+    mask_of,
+    parse_card,
+)
+from .rules import Rules
+
+PILE_NAMES = ("N", "E", "S", "W", "NE", "SE", "SW", "NW")
+PILE_INDEX = {name: i for i, name in enumerate(PILE_NAMES)}
+SIDES = (0, 1, 2, 3)
+CORNERS = (4, 5, 6, 7)
+NUM_PILES = 8
+ALL_REAL = (1 << 52) - 1
+NO_COLOUR = -1
+
+
+class PlayCard(NamedTuple):
+    """Play ``card`` from hand onto ``pile``."""
+
+    card: int
+    pile: int
+
+
+class MovePile(NamedTuple):
+    """Move a pile (or, under ``pile_moves: partial``, its top part) from ``src`` onto ``dst``."""
+
+    src: int
+    dst: int
+
+
+class EndTurn(NamedTuple):
+    """Close the turn (and draw, under ``draw: end``)."""
+
+
+END_TURN = EndTurn()
+Move = Union[PlayCard, MovePile, EndTurn]
+
+
+class IllegalMove(ValueError):
+    """A move the rules do not allow now; the message says why. The state is unchanged."""
+
+
+class PositionError(ValueError):
+    """A position text that cannot be read; the message names the line."""
+
+
+@dataclass
+class GameState:
+    """One deal. Mutated in place by ``apply``; ``copy()`` gives an independent copy."""
+
+    rules: Rules
+    num_players: int
+    dealer: int
+    piles: list[list[int]]
+    hands: list[list[int]]
+    stock: list[int]  # last element is the top
+    current_player: int = 0
+    drawn: bool = False  # the player to act has drawn this turn
+    played: bool = False  # ... has played a card this turn
+    moved: bool = False  # ... has moved a pile this turn
+    idle_turns: int = 0  # turns in a row with empty stock, no draw, no play, no pile move
+    is_over: bool = False
+    winner: int | None = None
+    blocked: bool = False
+    move_count: int = 0
+    turns_without_play: list[int] = field(default_factory=list)  # per seat, for chips
+    joker_value: dict[int, tuple[int, int]] = field(default_factory=dict)
+    seed: int | None = None
+    rng: random.Random = field(default_factory=random.Random, repr=False)
+    accepts: list[int] = field(default_factory=list, repr=False)  # per pile: cards it takes
+    top_value: list[tuple[int, int] | None] = field(default_factory=list, repr=False)
+
+    def copy(self) -> "GameState":
+        """An independent copy (piles, hands, stock and the random generator)."""
+        rng = random.Random()
+        rng.setstate(self.rng.getstate())
+        return GameState(
+            rules=self.rules, num_players=self.num_players, dealer=self.dealer,
+            piles=[list(p) for p in self.piles], hands=[list(h) for h in self.hands],
+            stock=list(self.stock), current_player=self.current_player, drawn=self.drawn,
+            played=self.played, moved=self.moved, idle_turns=self.idle_turns,
+            is_over=self.is_over, winner=self.winner, blocked=self.blocked,
+            move_count=self.move_count, turns_without_play=list(self.turns_without_play),
+            joker_value=dict(self.joker_value), seed=self.seed, rng=rng,
+            accepts=list(self.accepts), top_value=list(self.top_value),
+        )
+
+    def snapshot(self) -> tuple:
+        """Everything that defines the state, as a comparable value (for tests and replays)."""
+        return (
+            self.rules, self.num_players, self.dealer, tuple(map(tuple, self.piles)),
+            tuple(map(tuple, self.hands)), tuple(self.stock), self.current_player, self.drawn,
+            self.played, self.moved, self.idle_turns, self.is_over, self.winner, self.blocked,
+            self.move_count, tuple(self.turns_without_play), tuple(sorted(self.joker_value.items())),
+            self.seed, self.rng.getstate(),
+        )
+
+
+# -- values and fits -------------------------------------------------------------------------
+
+def value(state: GameState, c: int) -> tuple[int, int]:
+    """(rank, colour) that a card stands for: its own, or a played joker's value."""
+    if c >= 52:
+        return state.joker_value[c]
+    return RANK[c], COLOUR[c]
+
+
+def _corner_suit(pile: list[int]) -> int | None:
+    """The suit a same-suit corner follows: its king's, or the first real card's above a joker king."""
+    for c in pile:
+        if c < 52:
+            return SUIT[c]
+    return None
+
+
+def _is_same_suit_corner(state: GameState, p: int) -> bool:
+    return p >= 4 and state.rules.corner_build == "same_suit"
+
+
+def _accepts(state: GameState, p: int) -> int:
+    """Bitmask of the cards that may be played from hand onto pile ``p`` (before forced plays)."""
+    pile = state.piles[p]
+    if not pile:
+        if p >= 4:
+            return KING_MASK | JOKER_MASK
+        return ALL_REAL if state.rules.kings_on_sides else ALL_REAL & ~KING_MASK
+    rank, colour = state.top_value[p]
+    if rank == 1:
+        return 0
+    if _is_same_suit_corner(state, p):
+        suit = _corner_suit(pile)
+        below = RANK_MASK[rank - 1]
+        if suit is not None:
+            below &= mask_of(c for c in range(52) if SUIT[c] == suit)
+        return below | JOKER_MASK
+    if colour == NO_COLOUR:
+        return RANK_MASK[rank - 1] | JOKER_MASK
+    return RANK_COLOUR_MASK[rank - 1][1 - colour] | JOKER_MASK
+
+
+def _joker_value_on(state: GameState, p: int, below: tuple[int, int] | None) -> tuple[int, int]:
+    """The value a joker takes on pile ``p`` over a card of value ``below`` (None: empty corner)."""
+    if below is None:
+        return KING, NO_COLOUR
+    rank, colour = below
+    if _is_same_suit_corner(state, p):
+        suit = _corner_suit(state.piles[p])
+        return rank - 1, NO_COLOUR if suit is None else SUIT_COLOUR[suit]
+    return rank - 1, NO_COLOUR if colour == NO_COLOUR else 1 - colour
+
+
+def _link_ok(prev: tuple[int, int], c: int, v: tuple[int, int], corner_suit: int | None) -> bool:
+    """Whether a card ``c`` of value ``v`` may lie on a card of value ``prev`` in a pile.
+
+    Ranks must step down by one; colours alternate (no colour matches anything), or, on a
+    same-suit corner (``corner_suit`` not None), the card follows the corner's suit.
+    """
+    if v[0] != prev[0] - 1:
+        return False
+    if prev[1] == NO_COLOUR or v[1] == NO_COLOUR or v[1] != prev[1]:
+        return True
+    return corner_suit is not None and c < 52 and SUIT[c] == corner_suit
+
+
+def _refresh(state: GameState, p: int) -> None:
+    """Recompute the cached top value and acceptance mask of pile ``p``."""
+    pile = state.piles[p]
+    state.top_value[p] = value(state, pile[-1]) if pile else None
+    state.accepts[p] = _accepts(state, p)
+
+
+def _refresh_all(state: GameState) -> None:
+    state.top_value = [None] * NUM_PILES
+    state.accepts = [0] * NUM_PILES
+    for p in range(NUM_PILES):
+        _refresh(state, p)
+
+
+def pile_is_legal(state: GameState, p: int) -> bool:
+    """Whether pile ``p`` is a legal pile: each card one rank below the one under it, colours
+    alternating (or in the king's suit on a same-suit corner), a corner starting with a king or a
+    joker, no side starting with a joker, and every joker's value the one its place gives it."""
+    pile = state.piles[p]
+    if not pile:
+        return True
+    bottom = pile[0]
+    if p >= 4:
+        if bottom < 52 and RANK[bottom] != KING:
+            return False
+    elif bottom >= 52:
+        return False
+    if bottom >= 52 and state.joker_value.get(bottom) != (KING, NO_COLOUR):
+        return False
+    corner_suit = _corner_suit(pile) if _is_same_suit_corner(state, p) else None
+    prev = value(state, bottom)
+    saved = state.piles[p]
+    for i in range(1, len(pile)):
+        c = pile[i]
+        if c >= 52:
+            state.piles[p] = pile[:i]  # the joker's value is judged by what lies below it
+            expected = _joker_value_on(state, p, prev)
+            state.piles[p] = saved
+            if state.joker_value.get(c) != expected:
+                return False
+            v = expected
+        else:
+            v = (RANK[c], COLOUR[c])
+        if not _link_ok(prev, c, v, corner_suit):
+            return False
+        prev = v
+    return True
+
+
+# -- dealing -------------------------------------------------------------------------------
+
+def new_deal(rules: Rules | str | None = None, num_players: int = 2, seed: int | None = None,
+             dealer: int = 0) -> GameState:
+    """Shuffle and deal (RULES.md 2): hands one card at a time from the dealer's left, four
+    cards onto the sides (kings in the cross by ``cross_kings``), then the first turn begins."""
+    rules = Rules.coerce(rules)
+    rules.check_players(num_players)
+    if type(dealer) is not int or not 0 <= dealer < num_players:
+        raise ValueError(f"dealer must be a seat 0..{num_players - 1}, not {dealer!r}")
+    if seed is None:
+        seed = random.SystemRandom().randrange(2**63)
+    rng = random.Random(seed)
+    cards = deck(rules.jokers)
+    rng.shuffle(cards)
+    stock = cards  # the top is the last element
+    hands: list[list[int]] = [[] for _ in range(num_players)]
+    for i in range(rules.hand_size * num_players):
+        hands[(dealer + 1 + i) % num_players].append(stock.pop())
+    state = GameState(rules=rules, num_players=num_players, dealer=dealer,
+                      piles=[[] for _ in range(NUM_PILES)], hands=hands, stock=stock,
+                      current_player=(dealer + 1) % num_players, seed=seed, rng=rng,
+                      turns_without_play=[0] * num_players)
+    _deal_cross(state)
+    _refresh_all(state)
+    _begin_turn(state)
+    return state
+
+
+def _deal_cross(state: GameState) -> None:
+    """Turn four cards onto the sides; under ``to_corner`` kings go to corners and sides refill.
+
+    A joker cannot start a side (RULES.md 4.9): one turned up goes to the bottom of the stock.
+    """
+    to_corner = state.rules.cross_kings == "to_corner"
+    for side in SIDES:
+        while not state.piles[side] and state.stock:
+            c = state.stock.pop()
+            if c >= 52:
+                state.stock.insert(0, c)
+                continue
+            if to_corner and RANK[c] == KING:
+                corner = next((k for k in CORNERS if not state.piles[k]), None)
+                if corner is not None:
+                    state.piles[corner].append(c)
+                    continue
+            state.piles[side].append(c)
+
+
+# -- legal moves -----------------------------------------------------------------------------
+
+def _hand_mask(state: GameState) -> int:
+    return mask_of(state.hands[state.current_player])
+
+
+def _raw_plays(state: GameState, hand: int) -> list[PlayCard]:
+    plays = []
+    for p in range(NUM_PILES):
+        m = hand & state.accepts[p]
+        while m:
+            low = m & -m
+            plays.append(PlayCard(low.bit_length() - 1, p))
+            m ^= low
+    return plays
+
+
+def _forced_plays(state: GameState, hand: int, plays: list[PlayCard]) -> tuple[list[PlayCard], str | None]:
+    """Apply ``king_first`` then ``fill_spaces_first`` (RULES.md 4.5); returns the plays and which
+    rule forced them (None if neither applies)."""
+    rules = state.rules
+    if rules.king_first and hand & KING_MASK and any(not state.piles[k] for k in CORNERS):
+        return [m for m in plays if m.pile >= 4 and m.card < 52 and RANK[m.card] == KING], "king_first"
+    if rules.fill_spaces_first:
+        into_sides = [m for m in plays if m.pile < 4 and not state.piles[m.pile]]
+        if into_sides:
+            return into_sides, "fill_spaces_first"
+    return plays, None
+
+
+def _pile_moves(state: GameState) -> list[MovePile]:
+    rules = state.rules
+    piles = state.piles
+    moves = []
+    full = [p for p in range(NUM_PILES) if piles[p]]
+    empty_corners = [k for k in CORNERS if not piles[k]]
+    for p in full:
+        pile = piles[p]
+        bottom = pile[0]
+        if p < 4 and empty_corners and bottom < 52 and RANK[bottom] == KING:
+            moves.extend(MovePile(p, k) for k in empty_corners)
+        if rules.pile_moves == "none":
+            continue
+        bottom_rank = value(state, bottom)[0]
+        for q in full:
+            if q == p or (rules.pile_moves == "whole" and state.top_value[q][0] != bottom_rank + 1):
+                continue
+            if _part_start(state, p, q) is not None:
+                moves.append(MovePile(p, q))
+    return moves
+
+
+def _part_start(state: GameState, p: int, q: int) -> int | None:
+    """Where the part of pile ``p`` that may move onto non-empty pile ``q`` starts, or None."""
+    pile = state.piles[p]
+    top_rank, top_colour = state.top_value[q]
+    i = value(state, pile[0])[0] - (top_rank - 1)
+    if i < 0 or i >= len(pile) or (i > 0 and state.rules.pile_moves != "partial"):
+        return None
+    x = pile[i]
+    if x < 52:
+        if not state.accepts[q] >> x & 1:
+            return None
+    elif top_colour != NO_COLOUR and state.joker_value[x][1] == top_colour:
+        return None
+    needs_walk = (JOKER_MASK and any(c >= 52 for c in pile[i + 1:] + [x])) or (
+        p >= 4 and state.rules.corner_build == "same_suit")
+    if needs_walk and not _part_fits(state, pile[i:], q):
+        return None
+    return i
+
+
+def _part_fits(state: GameState, part: list[int], q: int) -> bool:
+    """Walk a moving part as it would lie on pile ``q`` (jokers re-valued by their new place)."""
+    corner_suit = _corner_suit(state.piles[q]) if _is_same_suit_corner(state, q) else None
+    prev = state.top_value[q]
+    for j, c in enumerate(part):
+        if c >= 52:
+            v = _joker_value_on(state, q, prev)
+        else:
+            v = (RANK[c], COLOUR[c])
+            link_suit = corner_suit if j > 0 else None  # the join itself was checked by accepts
+            if j > 0 and not _link_ok(prev, c, v, link_suit):
+                return False
+        prev = v
+    return True
+
+
+def _card_plays(state: GameState) -> list[PlayCard]:
+    hand = _hand_mask(state)
+    return _forced_plays(state, hand, _raw_plays(state, hand))[0]
+
+
+def legal_moves(state: GameState) -> list[Move]:
+    """Every legal move of the player to act (empty once the deal is over).
+
+    Card plays first (by pile, then card id), then pile moves, then ``END_TURN`` when the turn
+    may end. Under the forced-play variants some card plays are left out (RULES.md 4.5).
+    """
+    if state.is_over:
+        return []
+    hand = _hand_mask(state)
+    plays, forced = _forced_plays(state, hand, _raw_plays(state, hand))
+    moves: list[Move] = list(plays)
+    if forced != "king_first":
+        moves.extend(_pile_moves(state))
+    if not (state.rules.must_play == "all" and plays):
+        moves.append(END_TURN)
+    return moves
+
+
+def has_play_or_pile_move(state: GameState) -> bool:
+    """Whether the player to act has any card play or pile move (used by ``draw: stuck``)."""
+    hand = _hand_mask(state)
+    return any(hand & a for a in state.accepts) or bool(_pile_moves(state))
+
+
+# -- why a move is illegal -----------------------------------------------------------------
+
+def why_illegal(state: GameState, move: Move) -> str | None:
+    """The reason ``move`` is illegal now, or None if it is legal."""
+    if state.is_over:
+        return "the deal is over"
+    if isinstance(move, PlayCard):
+        return _why_play_illegal(state, move)
+    if isinstance(move, MovePile):
+        return _why_pile_move_illegal(state, move)
+    if isinstance(move, EndTurn):
+        if state.rules.must_play == "all":
+            plays = _card_plays(state)
+            if plays:
+                return f"must_play is 'all' and {move_name(plays[0])} can still be played"
+        return None
+    return f"not a move: {move!r}"
+
+
+def _why_play_illegal(state: GameState, move: PlayCard) -> str | None:
+    card, p = move
+    if type(p) is not int or not 0 <= p < NUM_PILES:
+        return f"no pile {p!r} (piles are 0..7: {', '.join(PILE_NAMES)})"
+    if type(card) is not int or not 0 <= card < 54:
+        return f"no card {card!r}"
+    name, pile_name = card_name(card), PILE_NAMES[p]
+    if card not in state.hands[state.current_player]:
+        return f"{name} is not in player {state.current_player}'s hand"
+    if not state.accepts[p] >> card & 1:
+        return f"{name} may not go on {pile_name}: {_why_not_fit(state, card, p)}"
+    hand = _hand_mask(state)
+    plays, forced = _forced_plays(state, hand, _raw_plays(state, hand))
+    if move not in plays:
+        if forced == "king_first":
+            return "king_first: while you hold a king and a corner is empty, only kings go into corners"
+        return "fill_spaces_first: while a side is empty and a card can go there, play into the empty sides"
+    return None
+
+
+def _why_not_fit(state: GameState, card: int, p: int) -> str:
+    pile = state.piles[p]
+    if not pile:
+        if p >= 4:
+            return "only a king (or a joker) may go into an empty corner"
+        if card >= 52:
+            return "a joker may not start a side pile"
+        return "kings_on_sides is false: a king may not go onto an empty side"
+    top = pile[-1]
+    rank, colour = state.top_value[p]
+    if rank == 1:
+        return f"nothing is built on an ace ({card_name(top)})"
+    if _is_same_suit_corner(state, p):
+        return f"on a same-suit corner the card must be one rank below {card_name(top)} and of the king's suit"
+    return f"it does not fit on {card_name(top)} (one rank lower and the other colour)"
+
+
+def _why_pile_move_illegal(state: GameState, move: MovePile) -> str | None:
+    p, q = move
+    for x in (p, q):
+        if type(x) is not int or not 0 <= x < NUM_PILES:
+            return f"no pile {x!r} (piles are 0..7: {', '.join(PILE_NAMES)})"
+    src, dst = PILE_NAMES[p], PILE_NAMES[q]
+    if p == q:
+        return "a pile cannot move onto itself"
+    if not state.piles[p]:
+        return f"{src} is empty"
+    if move in _pile_moves(state):
+        hand = _hand_mask(state)
+        if _forced_plays(state, hand, _raw_plays(state, hand))[1] == "king_first":
+            return "king_first: while you hold a king and a corner is empty, no pile may move"
+        return None
+    if not state.piles[q]:
+        if q < 4:
+            return f"piles never move onto an empty side ({dst})"
+        return f"only a side pile with a king at the bottom may move into the empty corner {dst}"
+    if state.rules.pile_moves == "none":
+        return "pile_moves is 'none': only a king-bottomed side pile may move, into an empty corner"
+    what = "no part" if state.rules.pile_moves == "partial" else f"the bottom card {card_name(state.piles[p][0])}"
+    return f"{what} of {src} fits on {card_name(state.piles[q][-1])} ({dst})"
+
+
+# -- applying moves ----------------------------------------------------------------------------
+
+def apply(state: GameState, move: Move) -> GameState:
+    """Make ``move`` for the player to act, in place, and return the state.
+
+    Raises ``IllegalMove`` (with the reason) and leaves the state untouched if it is illegal.
+    """
+    reason = why_illegal(state, move)
+    if reason is not None:
+        raise IllegalMove(f"{_describe(move)} by player {state.current_player}: {reason}")
+    state.move_count += 1
+    if isinstance(move, PlayCard):
+        _play(state, move.card, move.pile)
+    elif isinstance(move, MovePile):
+        _move_pile(state, move.src, move.dst)
+    else:
+        _end_turn(state)
+    return state
+
+
+def _describe(move: Move) -> str:
+    try:
+        return move_name(move)
+    except Exception:  # a malformed move still gets a readable error
+        return repr(move)
+
+
+def _play(state: GameState, card: int, p: int) -> None:
+    hand = state.hands[state.current_player]
+    hand.remove(card)
+    if card >= 52:
+        state.joker_value[card] = _joker_value_on(state, p, state.top_value[p])
+    state.piles[p].append(card)
+    state.played = True
+    _after_pile_grew(state, p)
+    if not hand:
+        _finish(state, winner=state.current_player)
+
+
+def _move_pile(state: GameState, p: int, q: int) -> None:
+    pile = state.piles[p]
+    i = 0 if not state.piles[q] else _part_start(state, p, q)
+    part = pile[i:]
+    del pile[i:]
+    for c in part:  # jokers take the value their new place gives them
+        if c >= 52:
+            state.joker_value[c] = _joker_value_on(state, q, state.top_value[q])
+        state.piles[q].append(c)
+        state.top_value[q] = value(state, c)
+    state.moved = True
+    _refresh(state, p)
+    _after_pile_grew(state, q)
+
+
+def _after_pile_grew(state: GameState, p: int) -> None:
+    """Refresh pile ``p``; under ``clear_complete_piles`` a pile K..A goes into the stock."""
+    if state.rules.clear_complete_piles and len(state.piles[p]) == 13:
+        cleared = state.piles[p]
+        state.piles[p] = []
+        for c in cleared:
+            state.joker_value.pop(c, None)
+        state.stock.extend(cleared)
+        state.rng.shuffle(state.stock)
+    _refresh(state, p)
+
+
+def _end_turn(state: GameState) -> None:
+    rules = state.rules
+    seat = state.current_player
+    drew = state.drawn
+    if rules.draw == "end" and state.stock:
+        state.hands[seat].append(state.stock.pop())
+        drew = True
+    if not state.played:
+        state.turns_without_play[seat] += 1
+    if state.played or state.moved or drew or state.stock:
+        state.idle_turns = 0
+    else:
+        state.idle_turns += 1
+        if state.idle_turns >= state.num_players:
+            _finish_blocked(state)
+            return
+    state.current_player = (seat + 1) % state.num_players
+    _begin_turn(state)
+
+
+def _begin_turn(state: GameState) -> None:
+    """RULES.md 4.1: the start-of-turn draw (``start``), or the draw when stuck (``stuck``)."""
+    state.drawn = state.played = state.moved = False
+    draw = state.rules.draw
+    if not state.stock or draw == "end":
+        return
+    if draw == "start" or not has_play_or_pile_move(state):
+        state.hands[state.current_player].append(state.stock.pop())
+        state.drawn = True
+
+
+def _finish(state: GameState, winner: int | None) -> None:
+    state.is_over = True
+    state.winner = winner
+
+
+def _finish_blocked(state: GameState) -> None:
+    """RULES.md 4.8: a blocked deal has no winner, or the single player with fewest cards wins."""
+    state.blocked = True
+    winner = None
+    if state.rules.blocked == "fewest_cards":
+        sizes = [len(h) for h in state.hands]
+        fewest = min(sizes)
+        if sizes.count(fewest) == 1:
+            winner = sizes.index(fewest)
+    _finish(state, winner)
+
+
+# -- scoring a deal --------------------------------------------------------------------------
+
+def hand_penalty(hand: list[int], table: dict[str, int]) -> int:
+    """The penalty of a hand by a table of rank names (``"K"``, ``"10"``, ``"JK"``...)."""
+    return sum(table["JK"] if c >= 52 else table[_RANK_KEY[RANK[c]]] for c in hand)
+
+
+_RANK_KEY = {1: "A", 11: "J", 12: "Q", 13: "K"} | {r: str(r) for r in range(2, 11)}
+
+
+def deal_penalties(state: GameState, table: dict[str, int] | None = None) -> list[int]:
+    """RULES.md 5.1: what each seat adds for this finished deal (the winner adds 0; in a blocked
+    deal every player without the win adds the penalty of their own hand)."""
+    if not state.is_over:
+        raise ValueError("the deal is not over yet")
+    table = table or state.rules.penalty_table()
+    return [0 if seat == state.winner else hand_penalty(h, table) for seat, h in enumerate(state.hands)]
+
+
+# -- moves as text ---------------------------------------------------------------------------
+
+def move_name(move: Move) -> str:
+    """A readable name: ``play 9H->N``, ``move W->N``, ``end turn``."""
+    if isinstance(move, PlayCard):
+        return f"play {card_name(move.card)}->{PILE_NAMES[move.pile]}"
+    if isinstance(move, MovePile):
+        return f"move {PILE_NAMES[move.src]}->{PILE_NAMES[move.dst]}"
+    if isinstance(move, EndTurn):
+        return "end turn"
+    raise TypeError(f"not a move: {move!r}")
+
+
+def parse_move(text: str) -> Move:
+    """A move from text: ``play 9H->N``, ``play 9H N``, ``9H N``, ``move W->N``, ``move W N``,
+    ``end turn``, ``end``. Raises ``ValueError`` naming what could not be read."""
+    words = text.replace("->", " ").split()
+    if not words:
+        raise ValueError("empty move: write e.g. '9H N', 'move W N' or 'end'")
+    head = words[0].lower()
+    if head == "end" and (len(words) == 1 or (len(words) == 2 and words[1].lower() == "turn")):
+        return END_TURN
+    if head == "move":
+        if len(words) != 3:
+            raise ValueError(f"cannot read {text!r}: write 'move SRC DST', e.g. 'move W N'")
+        return MovePile(_parse_pile(words[1]), _parse_pile(words[2]))
+    if head == "play":
+        words = words[1:]
+    if len(words) != 2:
+        raise ValueError(f"cannot read {text!r}: write 'play CARD PILE' (e.g. '9H N'), 'move W N' or 'end'")
+    return PlayCard(parse_card(words[0]), _parse_pile(words[1]))
+
+
+def _parse_pile(word: str) -> int:
+    name = word.upper()
+    if name not in PILE_INDEX:
+        raise ValueError(f"not a pile: {word!r} (piles are {', '.join(PILE_NAMES)})")
+    return PILE_INDEX[name]
+
+
+# -- positions as text -----------------------------------------------------------------------
+
+def to_text(state: GameState) -> str:
+    """The position as text (the format of ``DESIGN.md``; ``from_text`` reads it back)."""
+    def cards_text(cards):
+        return " ".join(card_name(c) for c in cards) or "-"
+
+    lines = [f"{name}: {cards_text(state.piles[p])}" for p, name in enumerate(PILE_NAMES)]
+    lines += [f"hand {i}: {cards_text(h)}" for i, h in enumerate(state.hands)]
+    lines.append(f"stock: {cards_text(reversed(state.stock))}")
+    flags = [f for f, on in (("drawn", state.drawn), ("played", state.played), ("moved", state.moved)) if on]
+    lines.append(" ".join([f"turn: {state.current_player}"] + flags))
+    if state.dealer:
+        lines.append(f"dealer: {state.dealer}")
+    if state.idle_turns:
+        lines.append(f"idle: {state.idle_turns}")
+    if state.is_over:
+        result = "blocked" if state.blocked else "out"
+        lines.append(f"over: {result}" + ("" if state.winner is None else f" winner {state.winner}"))
+    return "\n".join(lines) + "\n"
+
+
+def from_text(text: str, rules: Rules | str | None = None, seed: int = 0) -> GameState:
+    """A position from text (see ``to_text``). Cards not written are out of this position.
+
+    Lines: one per pile (``N: 9H 8S`` bottom to top, ``-`` for empty), ``hand I: ...`` for seats
+    0.., ``stock: ...`` top card first, ``turn: I [drawn] [played] [moved]``, and optionally
+    ``dealer: I``, ``idle: K`` and ``over: out|blocked [winner I]``. A joker is ``JK``.
+    If the player to act has not drawn yet, the start of the turn happens now (RULES.md 4.1).
+    Raises ``PositionError`` naming the line at fault.
+    """
+    rules = Rules.coerce(rules)
+    piles: list[list[int] | None] = [None] * NUM_PILES
+    hands: dict[int, list[int]] = {}
+    stock: list[int] | None = None
+    turn: tuple[int, set[str]] | None = None
+    extra: dict[str, str] = {}
+    seen: dict[int, int] = {}
+    jokers_seen = 0
+
+    def read_cards(words: list[str], lineno: int) -> list[int]:
+        nonlocal jokers_seen
+        if words == ["-"]:
+            return []
+        out = []
+        for w in words:
+            try:
+                c = parse_card(w)
+            except ValueError as exc:
+                raise PositionError(f"line {lineno}: {exc}") from None
+            if c >= 52:
+                if jokers_seen >= rules.jokers:
+                    raise PositionError(f"line {lineno}: more jokers than the rules' {rules.jokers}")
+                c = 52 + jokers_seen
+                jokers_seen += 1
+            if c in seen:
+                raise PositionError(f"line {lineno}: {w} appears twice (also on line {seen[c]})")
+            seen[c] = lineno
+            out.append(c)
+        return out
+
+    for lineno, raw in enumerate(text.splitlines(), start=1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        if ":" not in line:
+            raise PositionError(f"line {lineno}: expected 'NAME: ...', got {raw!r}")
+        key, rest = (s.strip() for s in line.split(":", 1))
+        words = rest.split()
+        ukey = key.upper()
+        if ukey in PILE_INDEX:
+            if piles[PILE_INDEX[ukey]] is not None:
+                raise PositionError(f"line {lineno}: pile {ukey} given twice")
+            piles[PILE_INDEX[ukey]] = read_cards(words or ["-"], lineno)
+        elif key.lower().startswith("hand"):
+            seat = key.split()[-1]
+            if not seat.isdigit() or int(seat) in hands:
+                raise PositionError(f"line {lineno}: expected 'hand I:' with a new seat number, got {key!r}")
+            hands[int(seat)] = read_cards(words or ["-"], lineno)
+        elif key.lower() == "stock":
+            stock = read_cards(words or ["-"], lineno)[::-1]
+        elif key.lower() == "turn":
+            if not words or not words[0].isdigit() or not set(words[1:]) <= {"drawn", "played", "moved"}:
+                raise PositionError(f"line {lineno}: expected 'turn: I [drawn] [played] [moved]', got {raw!r}")
+            turn = (int(words[0]), set(words[1:]))
+            turn_line = lineno
+        elif key.lower() in ("dealer", "idle", "over"):
+            extra[key.lower()] = rest
+            extra[key.lower() + "_line"] = str(lineno)
+        else:
+            raise PositionError(f"line {lineno}: unknown line {key!r} (piles, 'hand I', stock, turn, dealer, idle, over)")
+
+    missing = [PILE_NAMES[p] for p in range(NUM_PILES) if piles[p] is None]
+    if missing:
+        raise PositionError(f"the position lacks a line for pile {', '.join(missing)}")
+    if sorted(hands) != list(range(len(hands))) or not 2 <= len(hands) <= 6:
+        raise PositionError(f"the position needs hands 0..n-1 for 2 to 6 players, got seats {sorted(hands)}")
+    if turn is None:
+        raise PositionError("the position lacks a 'turn: I' line")
+    n = len(hands)
+    if turn[0] >= n:
+        raise PositionError(f"line {turn_line}: turn {turn[0]} but there are {n} players")
+    state = GameState(rules=rules, num_players=n, dealer=0, piles=piles, hands=[hands[i] for i in range(n)],
+                      stock=stock or [], current_player=turn[0], drawn="drawn" in turn[1],
+                      played="played" in turn[1], moved="moved" in turn[1], seed=seed,
+                      rng=random.Random(seed), turns_without_play=[0] * n)
+    _read_extras(state, extra)
+    _value_jokers_from_text(state)
+    _refresh_all(state)
+    for p in range(NUM_PILES):
+        if not pile_is_legal(state, p):
+            raise PositionError(f"pile {PILE_NAMES[p]} is not a legal pile: {' '.join(map(card_name, state.piles[p]))}")
+    if not state.is_over and not (state.drawn or state.played or state.moved):
+        _begin_turn(state)
+    return state
+
+
+def _read_extras(state: GameState, extra: dict[str, str]) -> None:
+    for key in ("dealer", "idle"):
+        if key in extra:
+            if not extra[key].isdigit():
+                raise PositionError(f"line {extra[key + '_line']}: {key} must be a whole number, got {extra[key]!r}")
+            setattr(state, "idle_turns" if key == "idle" else key, int(extra[key]))
+    if state.dealer >= state.num_players:
+        raise PositionError(f"line {extra['dealer_line']}: dealer {state.dealer} but there are {state.num_players} players")
+    if "over" in extra:
+        words = extra["over"].split()
+        ok = words[:1] in (["out"], ["blocked"]) and (len(words) == 1 or (
+            len(words) == 3 and words[1] == "winner" and words[2].isdigit() and int(words[2]) < state.num_players))
+        if not ok:
+            raise PositionError(f"line {extra['over_line']}: expected 'over: out|blocked [winner I]', got {extra['over']!r}")
+        state.is_over = True
+        state.blocked = words[0] == "blocked"
+        state.winner = int(words[2]) if len(words) == 3 else None
+
+
+def _value_jokers_from_text(state: GameState) -> None:
+    """Give each joker on a pile the value its place gives it (bottom to top)."""
+    for p in range(NUM_PILES):
+        pile = state.piles[p]
+        prev = None
+        for i, c in enumerate(pile):
+            if c >= 52:
+                state.piles[p] = pile[:i]
+                state.joker_value[c] = _joker_value_on(state, p, prev)
+                state.piles[p] = pile
+            prev = value(state, c)
+
+
+def all_cards(state: GameState) -> list[int]:
+    """Every card in the deal: hands, piles and stock (for invariant checks)."""
+    out = [c for h in state.hands for c in h]
+    out += [c for p in state.piles for c in p]
+    out += state.stock
+    return out
+
+
+__all__ = [
+    "PILE_NAMES", "PILE_INDEX", "SIDES", "CORNERS", "PlayCard", "MovePile", "EndTurn", "END_TURN",
+    "Move", "IllegalMove", "PositionError", "GameState", "new_deal", "legal_moves", "apply",
+    "why_illegal", "deal_penalties", "hand_penalty", "move_name", "parse_move", "to_text",
+    "from_text", "pile_is_legal", "all_cards", "has_play_or_pile_move", "BLACK", "RED", "cards_of",
+]

@@ -1,0 +1,248 @@
+"""The rules in force: every variant of RULES.md sections 4 and 5, and the presets of section 6.
+
+``Rules`` is a frozen dataclass. Defaults live only in its field defaults; a preset only
+overrides fields (``PRESETS``). Loading from a dict or a YAML file is strict: an unknown key
+or a bad value raises ``RulesError`` naming the key and listing what is allowed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+PENALTY_TABLES: dict[str, dict[str, int]] = {
+    # rank name -> penalty; "JK" is the joker (absent: a joker costs what a king costs)
+    "standard": {"A": 1, "2": 1, "3": 1, "4": 1, "5": 1, "6": 1, "7": 1, "8": 1, "9": 1, "10": 1,
+                 "J": 1, "Q": 1, "K": 10},
+    "wikipedia": {"A": 1, "2": 1, "3": 1, "4": 1, "5": 1, "6": 1, "7": 1, "8": 1, "9": 1, "10": 1,
+                  "J": 2, "Q": 2, "K": 10},
+    "pip": {"A": 25, "2": 2, "3": 3, "4": 4, "5": 5, "6": 6, "7": 7, "8": 8, "9": 9, "10": 10,
+            "J": 10, "Q": 10, "K": 10},
+    "kleplek": {"A": 1, "2": 1, "3": 1, "4": 1, "5": 1, "6": 5, "7": 5, "8": 5, "9": 5, "10": 5,
+                "J": 10, "Q": 10, "K": 10},
+    "kings_double": {"A": 1, "2": 1, "3": 1, "4": 1, "5": 1, "6": 1, "7": 1, "8": 1, "9": 1, "10": 1,
+                     "J": 1, "Q": 1, "K": 2},
+    "per_card": {r: 1 for r in ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")},
+}
+"""RULES.md 5.1: the named penalty tables, by rank name."""
+RANK_KEYS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+
+SYSTEMS = ("winner_collects", "wins", "chips", "single")
+"""RULES.md 5.2: scoring systems that are not a plain penalty table."""
+SCORING_VALUES = tuple(PENALTY_TABLES) + ("custom",) + SYSTEMS
+
+
+class RulesError(ValueError):
+    """A rule set that cannot be used: names the key and what is allowed."""
+
+
+@dataclass(frozen=True)
+class Rules:
+    """Every variant of RULES.md 4 and 5; the default of each field is the first value listed there."""
+
+    draw: str = "start"
+    kings_on_sides: bool = True
+    cross_kings: str = "to_corner"
+    pile_moves: str = "whole"
+    must_play: str = "optional"
+    king_first: bool = False
+    fill_spaces_first: bool = False
+    corner_build: str = "alternate"
+    clear_complete_piles: bool = False
+    blocked: str = "no_winner"
+    jokers: int = 0
+    hand_size: int = 7
+    scoring: str = "standard"
+    table: str = "standard"
+    custom_table: Mapping[str, int] | None = field(default=None, hash=False, compare=True)
+    target: int | None = 25
+    tie_break: str = "extra_deal"
+    chips: int = 50
+    chips_per_card: bool = False
+
+    def __post_init__(self) -> None:
+        for name, allowed in CHOICES.items():
+            value = getattr(self, name)
+            if isinstance(allowed, tuple):
+                ok = value in allowed and type(value) is type(allowed[0])
+                if not ok:
+                    raise RulesError(
+                        f"rule {name!r} cannot be {value!r}; allowed: {', '.join(map(_show, allowed))}"
+                    )
+        for name in ("hand_size", "chips"):
+            value = getattr(self, name)
+            if type(value) is not int or value < 1:
+                raise RulesError(f"rule {name!r} must be a whole number of at least 1, not {value!r}")
+        if self.scoring == "single":
+            object.__setattr__(self, "target", None)
+        elif type(self.target) is not int or self.target < 1:
+            raise RulesError(
+                f"rule 'target' must be a whole number of at least 1 with scoring {self.scoring!r}, "
+                f"not {self.target!r}"
+            )
+        uses_custom = self.scoring == "custom" or self.table == "custom"
+        if uses_custom:
+            object.__setattr__(self, "custom_table", _check_custom_table(self.custom_table))
+        elif self.custom_table is not None:
+            raise RulesError("rule 'custom_table' is given but neither 'scoring' nor 'table' is 'custom'")
+
+    # -- construction -------------------------------------------------------------------
+    @classmethod
+    def preset(cls, name: str = "standard", **overrides: Any) -> "Rules":
+        """The named rule set of RULES.md 6, with any fields overridden."""
+        if name not in PRESETS:
+            raise RulesError(f"unknown preset {name!r}; allowed: {', '.join(PRESETS)}")
+        return cls.from_dict({**PRESETS[name], **overrides})
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "Rules":
+        """Strictly from a mapping; the key ``preset`` picks the base rule set (default ``standard``)."""
+        if not isinstance(data, Mapping):
+            raise RulesError(f"rules must be a mapping of variant names to values, not {type(data).__name__}")
+        data = dict(data)
+        base = data.pop("preset", "standard")
+        if base not in PRESETS:
+            raise RulesError(f"unknown preset {base!r}; allowed: {', '.join(PRESETS)}")
+        known = {f.name for f in dataclasses.fields(cls)}
+        for key in data:
+            if key not in known:
+                raise RulesError(f"unknown rule {key!r}; allowed: preset, {', '.join(sorted(known))}")
+        return cls(**{**PRESETS[base], **data})
+
+    @classmethod
+    def from_yaml(cls, path: str | Path) -> "Rules":
+        """Strictly from a YAML file holding one mapping (see ``from_dict``)."""
+        import yaml
+
+        try:
+            data = yaml.safe_load(Path(path).read_text())
+        except yaml.YAMLError as exc:
+            raise RulesError(f"{path}: not valid YAML: {exc}") from None
+        try:
+            return cls.from_dict(data or {})
+        except RulesError as exc:
+            raise RulesError(f"{path}: {exc}") from None
+
+    @classmethod
+    def coerce(cls, value: "Rules | str | Mapping[str, Any] | None") -> "Rules":
+        """A ``Rules`` from a ``Rules``, a preset name, a mapping, or ``None`` (the default)."""
+        if value is None:
+            return cls()
+        if isinstance(value, Rules):
+            return value
+        if isinstance(value, str):
+            return cls.preset(value)
+        return cls.from_dict(value)
+
+    def replace(self, **changes: Any) -> "Rules":
+        """A copy with some fields changed (validated)."""
+        return self.from_dict({**self.to_dict(), **changes})
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every field as plain data (``Rules.from_dict(r.to_dict()) == r``)."""
+        d = dataclasses.asdict(self)
+        if d["custom_table"] is not None:
+            d["custom_table"] = dict(d["custom_table"])
+        return d
+
+    # -- derived facts --------------------------------------------------------------------
+    @property
+    def deck_size(self) -> int:
+        """52, or 54 with jokers."""
+        return 52 + self.jokers
+
+    def penalty_table(self) -> dict[str, int]:
+        """The table that prices cards left in hand: ``scoring`` if it is a table, else ``table``."""
+        name = self.scoring if self.scoring in PENALTY_TABLES or self.scoring == "custom" else self.table
+        values = dict(self.custom_table) if name == "custom" else dict(PENALTY_TABLES[name])
+        values.setdefault("JK", values["K"])
+        return values
+
+    def check_players(self, num_players: int) -> None:
+        """RULES.md 2.2: 2 to 6 players, and enough cards for every hand plus the four sides."""
+        if type(num_players) is not int or not 2 <= num_players <= 6:
+            raise RulesError(f"num_players must be 2 to 6, not {num_players!r}")
+        need = num_players * self.hand_size + 4
+        if need > self.deck_size:
+            raise RulesError(
+                f"cannot deal {self.hand_size} cards to each of {num_players} players: that needs "
+                f"{num_players} x {self.hand_size} + 4 = {need} cards and the deck holds {self.deck_size}"
+            )
+
+
+def _show(value: Any) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def _check_custom_table(table: Any) -> dict[str, int]:
+    if not isinstance(table, Mapping):
+        raise RulesError(
+            "rule 'custom_table' must map every rank (A 2 .. 10 J Q K, and optionally JK) to a penalty"
+        )
+    out = {}
+    for key, value in table.items():
+        k = str(key).upper()
+        if k not in RANK_KEYS and k != "JK":
+            raise RulesError(f"custom_table key {key!r} is not a rank; allowed: {', '.join(RANK_KEYS)}, JK")
+        if type(value) is not int or value < 0:
+            raise RulesError(f"custom_table value for {key!r} must be a whole number >= 0, not {value!r}")
+        out[k] = value
+    missing = [r for r in RANK_KEYS if r not in out]
+    if missing:
+        raise RulesError(f"custom_table lacks a penalty for {', '.join(missing)}")
+    return out
+
+
+CHOICES: dict[str, tuple] = {
+    "draw": ("start", "end", "stuck"),
+    "kings_on_sides": (True, False),
+    "cross_kings": ("to_corner", "stay"),
+    "pile_moves": ("whole", "none", "partial"),
+    "must_play": ("optional", "all"),
+    "king_first": (False, True),
+    "fill_spaces_first": (False, True),
+    "corner_build": ("alternate", "same_suit"),
+    "clear_complete_piles": (False, True),
+    "blocked": ("no_winner", "fewest_cards"),
+    "jokers": (0, 2),
+    "scoring": SCORING_VALUES,
+    "table": tuple(PENALTY_TABLES) + ("custom",),
+    "tie_break": ("extra_deal", "shared"),
+    "chips_per_card": (False, True),
+}
+"""The allowed values of every variant with a fixed choice, the default first."""
+
+DESCRIPTIONS: dict[str, str] = {
+    "draw": "when a player draws: at the start of the turn, with the end-turn move, or only when stuck",
+    "kings_on_sides": "whether a king may be played onto an empty side",
+    "cross_kings": "a king turned up for a side at the deal goes to a corner, or stays",
+    "pile_moves": "moving piles: whole piles, none (but king-bottomed sides into corners), or partial",
+    "must_play": "all: the turn may not end while a card from hand can be played",
+    "king_first": "while holding a king and a corner is empty, only kings into corners",
+    "fill_spaces_first": "while a side is empty and a card can go there, only plays into empty sides",
+    "corner_build": "corner piles alternate colours, or follow the king's suit",
+    "clear_complete_piles": "a pile K down to A is removed and shuffled into the stock",
+    "blocked": "a blocked deal has no winner, or the fewest cards win",
+    "jokers": "number of jokers in the deck (wild cards)",
+    "hand_size": "cards dealt to each player (whole number >= 1)",
+    "scoring": "a penalty table (lowest total wins) or another scoring system",
+    "table": "penalty table used by winner_collects, chips_per_card and score rewards",
+    "custom_table": "penalty per rank (A..K, JK) for scoring or table 'custom'",
+    "target": "total that ends the match (ignored by single)",
+    "tie_break": "a tie at the end of a match: one more deal, or all tied players win",
+    "chips": "chips each player starts with under scoring chips",
+    "chips_per_card": "under chips, losers also pay the winner their penalty in chips",
+}
+
+PRESETS: dict[str, dict[str, Any]] = {
+    "standard": {},
+    "bicycle": {"cross_kings": "stay", "must_play": "all", "scoring": "single"},
+    "pagat": {"draw": "end", "cross_kings": "stay"},
+    "printable": {"draw": "end", "cross_kings": "stay"},
+    "wikihow": {"clear_complete_piles": True},
+    "online": {"kings_on_sides": False, "scoring": "kings_double", "tie_break": "shared"},
+    "german": {"scoring": "wins", "target": 5},
+}
+"""RULES.md 6: each named rule set as its overrides of the defaults."""
