@@ -53,10 +53,15 @@ NO_COLOUR = -1
 
 
 class PlayCard(NamedTuple):
-    """Play ``card`` from hand onto ``pile``."""
+    """Play ``card`` from hand onto ``pile``.
+
+    Each move type carries its ``kind`` so that moves of different types never compare equal
+    (plain tuples would make ``PlayCard(7, 0) == MovePile(7, 0)``).
+    """
 
     card: int
     pile: int
+    kind: str = "play"
 
 
 class MovePile(NamedTuple):
@@ -64,10 +69,13 @@ class MovePile(NamedTuple):
 
     src: int
     dst: int
+    kind: str = "move"
 
 
 class EndTurn(NamedTuple):
     """Close the turn (and draw, under ``draw: end``)."""
+
+    kind: str = "end"
 
 
 END_TURN = EndTurn()
@@ -197,7 +205,7 @@ def _link_ok(prev: tuple[int, int], c: int, v: tuple[int, int], corner_suit: int
         return False
     if prev[1] == NO_COLOUR or v[1] == NO_COLOUR or v[1] != prev[1]:
         return True
-    return corner_suit is not None and c < 52 and SUIT[c] == corner_suit
+    return corner_suit is not None and (c >= 52 or SUIT[c] == corner_suit)
 
 
 def _refresh(state: GameState, p: int) -> None:
@@ -435,7 +443,7 @@ def why_illegal(state: GameState, move: Move) -> str | None:
 
 
 def _why_play_illegal(state: GameState, move: PlayCard) -> str | None:
-    card, p = move
+    card, p = move.card, move.pile
     if type(p) is not int or not 0 <= p < NUM_PILES:
         return f"no pile {p!r} (piles are 0..7: {', '.join(PILE_NAMES)})"
     if type(card) is not int or not 0 <= card < 54:
@@ -472,7 +480,7 @@ def _why_not_fit(state: GameState, card: int, p: int) -> str:
 
 
 def _why_pile_move_illegal(state: GameState, move: MovePile) -> str | None:
-    p, q = move
+    p, q = move.src, move.dst
     for x in (p, q):
         if type(x) is not int or not 0 <= x < NUM_PILES:
             return f"no pile {x!r} (piles are 0..7: {', '.join(PILE_NAMES)})"
