@@ -64,8 +64,8 @@ from __future__ import annotations
 
 import hashlib
 import random
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
 
 from . import engine
 from .engine import GameState, Move
@@ -153,7 +153,7 @@ def _check_finished(state: GameState) -> None:
 
 
 def _added(totals: Sequence[int], points: Sequence[int]) -> tuple[int, ...]:
-    return tuple(t + p for t, p in zip(totals, points))
+    return tuple(t + p for t, p in zip(totals, points, strict=True))
 
 
 def score_penalties(totals: Sequence[int], state: GameState, rules: Rules, pot: int = 0) -> Scored:
