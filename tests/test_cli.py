@@ -1,0 +1,58 @@
+"""The ``kc`` command line: ``kc rules`` and ``kc demo``."""
+
+from __future__ import annotations
+
+import pytest
+
+from kc_env import PRESETS
+from kc_env.cli import main
+from kc_env.rules import CHOICES
+
+
+def test_rules_lists_every_preset_and_variant_with_allowed_values(capsys):
+    assert main(["rules"]) == 0
+    out = capsys.readouterr().out
+    for name in PRESETS:
+        assert name in out
+    for variant, allowed in CHOICES.items():
+        assert variant in out
+        assert " | ".join(str(v).lower() if isinstance(v, bool) else str(v) for v in allowed) in out
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+@pytest.mark.parametrize("players", [2, 4, 6])
+def test_demo_plays_a_full_match_under_every_preset(capsys, preset, players):
+    assert main(["demo", "--rules", preset, "-n", str(players), "--seed", "5", "-q"]) == 0
+    out = capsys.readouterr().out
+    assert "=== match over after" in out
+    assert out.count("player ") >= players
+    assert "<- wins" in out
+
+
+def test_demo_prints_every_deal_as_a_position(capsys):
+    assert main(["demo", "--seed", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "--- deal 1:" in out and "hand 0:" in out and "penalties" in out
+
+
+def test_demo_with_overrides_and_same_seed_is_reproducible(capsys):
+    args = ["demo", "--rules", "pagat,must_play=all,jokers=2", "-n", "3", "--seed", "9"]
+    main(args)
+    first = capsys.readouterr().out
+    main(args)
+    assert capsys.readouterr().out == first
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--rules", "nosuch"], "unknown preset 'nosuch'"),
+        (["--rules", "standard,draw=sideways"], "rule 'draw' cannot be 'sideways'; allowed: start, end, stuck"),
+        (["--rules", "standard,colour=blue"], "unknown rule 'colour'"),
+        (["-n", "7"], "num_players must be 2 to 6"),
+        (["--rules", "standard,hand_size=9", "-n", "6"], "cannot deal 9 cards to each of 6 players"),
+    ],
+)
+def test_demo_refuses_bad_rules_with_a_clear_message(capsys, args, message):
+    assert main(["demo", *args]) == 2
+    assert message in capsys.readouterr().err
