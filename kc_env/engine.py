@@ -198,14 +198,15 @@ def _joker_value_on(state: GameState, p: int, below: tuple[int, int] | None) -> 
 def _link_ok(prev: tuple[int, int], c: int, v: tuple[int, int], corner_suit: int | None) -> bool:
     """Whether a card ``c`` of value ``v`` may lie on a card of value ``prev`` in a pile.
 
-    Ranks must step down by one; colours alternate (no colour matches anything), or, on a
-    same-suit corner (``corner_suit`` not None), the card follows the corner's suit.
+    Ranks must step down by one. On a same-suit corner (``corner_suit`` not None) a real card
+    must be of the corner's suit, whatever its colour (a joker always is); elsewhere colours
+    alternate (no colour matches anything).
     """
     if v[0] != prev[0] - 1:
         return False
-    if prev[1] == NO_COLOUR or v[1] == NO_COLOUR or v[1] != prev[1]:
-        return True
-    return corner_suit is not None and (c >= 52 or SUIT[c] == corner_suit)
+    if corner_suit is not None:
+        return c >= 52 or SUIT[c] == corner_suit
+    return prev[1] == NO_COLOUR or v[1] == NO_COLOUR or v[1] != prev[1]
 
 
 def _refresh(state: GameState, p: int) -> None:
@@ -290,10 +291,12 @@ def _deal_cross(state: GameState) -> None:
     """Turn four cards onto the sides; under ``to_corner`` kings go to corners and sides refill.
 
     A joker cannot start a side (RULES.md 4.9): one turned up goes to the bottom of the stock.
+    If the stock holds no more real cards (hands may take all but four cards, and a king sent
+    to a corner uses one of those), the side is left empty, to be filled from hand.
     """
     to_corner = state.rules.cross_kings == "to_corner"
     for side in SIDES:
-        while not state.piles[side] and state.stock:
+        while not state.piles[side] and any(c < 52 for c in state.stock):
             c = state.stock.pop()
             if c >= 52:
                 state.stock.insert(0, c)
@@ -345,7 +348,7 @@ def _pile_moves(state: GameState) -> list[MovePile]:
     for p in full:
         pile = piles[p]
         bottom = pile[0]
-        if p < 4 and empty_corners and bottom < 52 and RANK[bottom] == KING:
+        if p < 4 and empty_corners and bottom < 52 and RANK[bottom] == KING and _fits_a_corner(state, pile):
             moves.extend(MovePile(p, k) for k in empty_corners)
         if rules.pile_moves == "none":
             continue
@@ -358,38 +361,57 @@ def _pile_moves(state: GameState) -> list[MovePile]:
     return moves
 
 
+def _fits_a_corner(state: GameState, pile: list[int]) -> bool:
+    """Whether a king-bottomed side pile may become a corner pile. Under ``same_suit`` only a
+    lone king may: the cards on a side alternate colour, so the next one is never of the king's
+    suit, and a corner must follow its king's suit (RULES.md 4.6)."""
+    return state.rules.corner_build == "alternate" or len(pile) == 1
+
+
 def _part_start(state: GameState, p: int, q: int) -> int | None:
     """Where the part of pile ``p`` that may move onto non-empty pile ``q`` starts, or None."""
     pile = state.piles[p]
-    top_rank, top_colour = state.top_value[q]
+    top_rank = state.top_value[q][0]
     i = value(state, pile[0])[0] - (top_rank - 1)
     if i < 0 or i >= len(pile) or (i > 0 and state.rules.pile_moves != "partial"):
         return None
     x = pile[i]
-    if x < 52:
-        if not state.accepts[q] >> x & 1:
-            return None
-    elif top_colour != NO_COLOUR and state.joker_value[x][1] == top_colour:
+    if x < 52 and not state.accepts[q] >> x & 1:
         return None
-    needs_walk = (JOKER_MASK and any(c >= 52 for c in pile[i + 1:] + [x])) or (
-        p >= 4 and state.rules.corner_build == "same_suit")
+    # A real card that fits carries the rest of an alternating part with it; jokers, and a
+    # same-suit corner (which does not alternate colours) at either end, need the whole walk.
+    same_suit = _is_same_suit_corner(state, p) or _is_same_suit_corner(state, q)
+    needs_walk = same_suit or any(c >= 52 for c in pile[i:])
     if needs_walk and not _part_fits(state, pile[i:], q):
         return None
     return i
 
 
 def _part_fits(state: GameState, part: list[int], q: int) -> bool:
-    """Walk a moving part as it would lie on pile ``q`` (jokers re-valued by their new place)."""
-    corner_suit = _corner_suit(state.piles[q]) if _is_same_suit_corner(state, q) else None
+    """Walk a moving part as it would lie on pile ``q``.
+
+    A played joker is judged by the card it stands for (RULES.md 4.9): it keeps its rank (the
+    walk steps ranks down) and its colour, so a joker standing for a red card only moves where a
+    red card may lie; a joker of no colour takes the colour its new place gives it.
+    """
+    same_suit = _is_same_suit_corner(state, q)
+    suit = _corner_suit(state.piles[q]) if same_suit else None  # a joker-king corner takes one later
     prev = state.top_value[q]
     for j, c in enumerate(part):
-        if c >= 52:
-            v = _joker_value_on(state, q, prev)
+        if c >= 52:  # the value _joker_value_on gives it once the cards below are in place
+            if same_suit:
+                v = prev[0] - 1, NO_COLOUR if suit is None else SUIT_COLOUR[suit]
+            else:
+                v = _joker_value_on(state, q, prev)
+            old_colour = state.joker_value[c][1]
+            if NO_COLOUR not in (v[1], old_colour) and v[1] != old_colour:
+                return False
         else:
             v = (RANK[c], COLOUR[c])
-            link_suit = corner_suit if j > 0 else None  # the join itself was checked by accepts
-            if j > 0 and not _link_ok(prev, c, v, link_suit):
+            if j > 0 and not _link_ok(prev, c, v, suit):  # the join itself was checked by accepts
                 return False
+            if same_suit and suit is None:
+                suit = SUIT[c]
         prev = v
     return True
 
@@ -497,11 +519,20 @@ def _why_pile_move_illegal(state: GameState, move: MovePile) -> str | None:
     if not state.piles[q]:
         if q < 4:
             return f"piles never move onto an empty side ({dst})"
+        bottom = state.piles[p][0]
+        if p < 4 and bottom < 52 and RANK[bottom] == KING:
+            return (f"corner_build is 'same_suit': only a lone king may move into the empty corner {dst} "
+                    f"(the cards on {card_name(bottom)} are not of its suit)")
         return f"only a side pile with a king at the bottom may move into the empty corner {dst}"
     if state.rules.pile_moves == "none":
         return "pile_moves is 'none': only a king-bottomed side pile may move, into an empty corner"
-    what = "no part" if state.rules.pile_moves == "partial" else f"the bottom card {card_name(state.piles[p][0])}"
-    return f"{what} of {src} fits on {card_name(state.piles[q][-1])} ({dst})"
+    top = card_name(state.piles[q][-1])
+    if state.rules.pile_moves == "partial":
+        return f"no part of {src} fits on {top} ({dst})"
+    bottom = state.piles[p][0]
+    if _is_same_suit_corner(state, q) and bottom < 52 and state.accepts[q] >> bottom & 1:
+        return f"on the same-suit corner {dst} every card of the moving pile {src} must be of the corner's suit"
+    return f"the bottom card {card_name(bottom)} of {src} does not fit on {top} ({dst})"
 
 
 # -- applying moves ----------------------------------------------------------------------------
