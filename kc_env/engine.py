@@ -31,6 +31,7 @@ from .cards import (
     RANK,
     RANK_COLOUR_MASK,
     RANK_MASK,
+    RANK_NAMES,
     RED,
     SUIT,
     SUIT_COLOUR,
@@ -492,13 +493,23 @@ def _why_not_fit(state: GameState, card: int, p: int) -> str:
         if card >= 52:
             return "a joker may not start a side pile"
         return "kings_on_sides is false: a king may not go onto an empty side"
-    top = pile[-1]
-    rank, colour = state.top_value[p]
-    if rank == 1:
-        return f"nothing is built on an ace ({card_name(top)})"
+    top = _top_name(state, p)
+    if state.top_value[p][0] == 1:
+        return f"nothing is built on an ace ({top})"
     if _is_same_suit_corner(state, p):
-        return f"on a same-suit corner the card must be one rank below {card_name(top)} and of the king's suit"
-    return f"it does not fit on {card_name(top)} (one rank lower and the other colour)"
+        return f"on a same-suit corner the card must be one rank below {top} and of the king's suit"
+    return f"it does not fit on {top} (one rank lower and the other colour)"
+
+
+def _top_name(state: GameState, p: int) -> str:
+    """The top card of non-empty pile ``p`` by name; a joker with the card it stands for."""
+    top = state.piles[p][-1]
+    if top < 52:
+        return card_name(top)
+    rank, colour = state.top_value[p]
+    if colour == NO_COLOUR:
+        return f"JK as a {RANK_NAMES[rank]} of no colour"
+    return f"JK as a {('black', 'red')[colour]} {RANK_NAMES[rank]}"
 
 
 def _why_pile_move_illegal(state: GameState, move: MovePile) -> str | None:
@@ -526,7 +537,7 @@ def _why_pile_move_illegal(state: GameState, move: MovePile) -> str | None:
         return f"only a side pile with a king at the bottom may move into the empty corner {dst}"
     if state.rules.pile_moves == "none":
         return "pile_moves is 'none': only a king-bottomed side pile may move, into an empty corner"
-    top = card_name(state.piles[q][-1])
+    top = _top_name(state, q)
     if state.rules.pile_moves == "partial":
         return f"no part of {src} fits on {top} ({dst})"
     bottom = state.piles[p][0]
