@@ -1,0 +1,136 @@
+"""The flat action layout: one ``Discrete(497)`` for every rule set and player count.
+
+Layout version ``ACTION_LAYOUT_VERSION = 1``. Piles are numbered as in ``engine``:
+0 N, 1 E, 2 S, 3 W, 4 NE, 5 SE, 6 SW, 7 NW. Cards are the ids of ``cards`` (0..51, jokers 52
+and 53).
+
+| indices  | count | action                  | index formula                  | name          |
+|----------|-------|-------------------------|--------------------------------|---------------|
+| 0..431   | 432   | play card ``c`` on ``p`` | ``PLAY_OFFSET + c * 8 + p``    | ``play 9H->N`` |
+| 432..495 | 64    | move pile ``s`` onto ``d`` | ``MOVE_OFFSET + s * 8 + d``  | ``move W->N``  |
+| 496      | 1     | end the turn            | ``END_TURN_ACTION``            | ``end turn``   |
+
+The eight indices with ``s == d`` (``move N->N``...) exist so that the formula has no holes;
+they are never legal. Plays of the jokers (cards 52 and 53) are never legal without jokers.
+The second joker is named ``JK2`` (``play JK2->N``) so that every index has its own name and
+``parse(name(i)) == i`` for every ``i``.
+
+Every table (the move of each index, the name of each index, the index of each name) is built
+once at import; ``encode``, ``decode`` and ``name`` only index.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from . import engine
+from .cards import NUM_CARDS
+from .engine import END_TURN, EndTurn, GameState, Move, MovePile, PlayCard
+
+ACTION_LAYOUT_VERSION = 1
+NUM_PILES = engine.NUM_PILES
+PLAY_OFFSET = 0
+MOVE_OFFSET = PLAY_OFFSET + NUM_CARDS * NUM_PILES  # 432
+END_TURN_ACTION = MOVE_OFFSET + NUM_PILES * NUM_PILES  # 496
+NUM_ACTIONS = END_TURN_ACTION + 1  # 497
+
+
+def _build_moves() -> tuple[Move, ...]:
+    plays = [PlayCard(c, p) for c in range(NUM_CARDS) for p in range(NUM_PILES)]
+    pile_moves = [MovePile(s, d) for s in range(NUM_PILES) for d in range(NUM_PILES)]
+    return tuple(plays + pile_moves + [END_TURN])
+
+
+def _unique_name(move: Move) -> str:
+    """``engine.move_name``, except that the second joker is written ``JK2``."""
+    if isinstance(move, PlayCard) and move.card == 53:
+        return f"play JK2->{engine.PILE_NAMES[move.pile]}"
+    return engine.move_name(move)
+
+
+MOVES: tuple[Move, ...] = _build_moves()
+"""The move of every action index."""
+NAMES: tuple[str, ...] = tuple(_unique_name(m) for m in MOVES)
+"""The readable name of every action index (``play 9H->N``, ``move W->N``, ``end turn``)."""
+_INDEX_OF_NAME = {n: i for i, n in enumerate(NAMES)}
+
+assert len(MOVES) == NUM_ACTIONS == 497
+assert len(_INDEX_OF_NAME) == NUM_ACTIONS, "action names must be unique"
+
+
+def _check_index(i: int) -> int:
+    try:
+        i = operator.index(i)
+    except TypeError:
+        raise TypeError(f"an action is a whole number 0..{NUM_ACTIONS - 1}, not {i!r}") from None
+    if not 0 <= i < NUM_ACTIONS:
+        raise ValueError(f"action {i} is outside 0..{NUM_ACTIONS - 1}")
+    return i
+
+
+def encode(move: Move) -> int:
+    """The action index of an engine move (``PlayCard``, ``MovePile`` or ``END_TURN``)."""
+    if isinstance(move, PlayCard):
+        card, pile = operator.index(move.card), operator.index(move.pile)
+        if 0 <= card < NUM_CARDS and 0 <= pile < NUM_PILES:
+            return PLAY_OFFSET + card * NUM_PILES + pile
+    elif isinstance(move, MovePile):
+        src, dst = operator.index(move.src), operator.index(move.dst)
+        if 0 <= src < NUM_PILES and 0 <= dst < NUM_PILES:
+            return MOVE_OFFSET + src * NUM_PILES + dst
+    elif isinstance(move, EndTurn):
+        return END_TURN_ACTION
+    else:
+        raise TypeError(f"not a move: {move!r}")
+    raise ValueError(f"move out of range (cards 0..{NUM_CARDS - 1}, piles 0..{NUM_PILES - 1}): {move!r}")
+
+
+def decode(i: int) -> Move:
+    """The engine move of action index ``i`` (any integer type, numpy included)."""
+    return MOVES[_check_index(i)]
+
+
+def name(i: int) -> str:
+    """The readable name of action index ``i``: ``play 9H->N``, ``move W->N``, ``end turn``."""
+    return NAMES[_check_index(i)]
+
+
+def parse(text: str, state: GameState | None = None) -> int:
+    """The action index of a move written as text (every form ``engine.parse_move`` reads, and
+    the names of ``name``, e.g. ``play JK2->N``).
+
+    A joker written ``JK`` means the first joker (52); given ``state``, it means the joker that
+    the player to act holds, when that player holds only the other one.
+    """
+    key = " ".join(text.split())
+    index = _INDEX_OF_NAME[key] if key in _INDEX_OF_NAME else encode(engine.parse_move(text))
+    move = MOVES[index]
+    if isinstance(move, PlayCard) and move.card == 52 and state is not None:
+        hand = state.hands[state.current_player]
+        if 52 not in hand and 53 in hand:
+            return encode(PlayCard(53, move.pile))
+    return index
+
+
+def legal_actions(state: GameState) -> list[int]:
+    """The indices of the legal moves of the player to act (empty once the deal is over)."""
+    return [encode(m) for m in engine.legal_moves(state)]
+
+
+def legal_mask(state: GameState) -> np.ndarray:
+    """An ``int8`` array of ``NUM_ACTIONS``: 1 at the index of every legal move, else 0.
+
+    On a live turn it is never all zero (``END_TURN`` or a card play is always legal); once the
+    deal is over it is all zero.
+    """
+    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+    mask[legal_actions(state)] = 1
+    return mask
+
+
+__all__ = [
+    "ACTION_LAYOUT_VERSION", "PLAY_OFFSET", "MOVE_OFFSET", "END_TURN_ACTION", "NUM_ACTIONS", "MOVES",
+    "NAMES", "encode", "decode", "name", "parse", "legal_actions", "legal_mask",
+]
