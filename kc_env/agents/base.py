@@ -1,0 +1,46 @@
+"""The one interface every agent follows (DESIGN.md, Agents).
+
+An agent is made by ``kc_env.agents.load(spec, seed=None)`` and asked for moves with
+``agent.act(obs) -> int``, where ``obs`` is the PettingZoo observation of the seat to act:
+``{"observation": float32 vector (kc_env.observation), "action_mask": int8 vector of 497}``.
+The answer is an action index of ``kc_env.actions`` whose mask entry is 1. An agent sees
+nothing but ``obs``; a rule-based agent reads its seat's view with
+``kc_env.observation.decode(obs["observation"])``.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+
+import numpy as np
+
+
+class Agent(ABC):
+    """A player: ``act`` picks a legal action from a seat's observation."""
+
+    spec: str = "agent"
+    """The spec string that ``kc_env.agents.load`` knows this agent by."""
+
+    def reset(self, seed: int | None = None) -> None:
+        """Called at the start of each episode; ``seed`` (when given) reseeds any randomness.
+
+        Does nothing by default: an agent without state or randomness need not override it.
+        """
+        return None
+
+    @abstractmethod
+    def act(self, obs: Mapping[str, np.ndarray]) -> int:
+        """The action index to play, one whose ``obs["action_mask"]`` entry is 1."""
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(spec={self.spec!r})"
+
+
+def legal_actions(obs: Mapping[str, np.ndarray]) -> np.ndarray:
+    """The legal action indices of an observation; raises ``ValueError`` when there are none
+    (the seat is not to act, or the deal is over)."""
+    legal = np.flatnonzero(np.asarray(obs["action_mask"]))
+    if legal.size == 0:
+        raise ValueError("the action mask has no legal action: this seat is not to act")
+    return legal
