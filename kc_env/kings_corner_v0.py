@@ -1,0 +1,406 @@
+"""
+# Kings in the Corner (``kings_corner_v0``)
+
+| Import             | `from kc_env import kings_corner_v0`                       |
+|--------------------|------------------------------------------------------------|
+| Actions            | Discrete(497)                                              |
+| Parallel API       | No                                                         |
+| Agents             | `agents = ['player_0', ..., 'player_{n-1}']`, n = 2 to 6   |
+| Action values      | [0, 496]                                                   |
+| Observation shape  | Dict: `observation` (1584,) float32, `action_mask` (497,) int8 |
+| Observation values | [0, 1], except `scores` [-2, 2] and `rule_penalty` [0, 4]  |
+
+Kings in the Corner for 2 to 6 players (rules: ``RULES.md``), as a PettingZoo AEC environment.
+Seat ``i`` is agent ``player_i``; play goes from seat ``i`` to seat ``i + 1``. A turn is several
+actions by the same agent: the agent to act keeps ``agent_selection`` until it plays
+``end turn`` (or the deal ends).
+
+```python
+from kc_env import kings_corner_v0
+env = kings_corner_v0.env(rules="pagat", num_players=3)
+env.reset(seed=42)
+for agent in env.agent_iter():
+    obs, reward, termination, truncation, info = env.last()
+    action = None if termination or truncation else env.action_space(agent).sample(obs["action_mask"])
+    env.step(action)
+```
+
+### Actions
+One flat ``Discrete(497)`` for every rule set and player count (``kc_env.actions``, layout 1):
+
+| indices  | action                           | index                 | name           |
+|----------|----------------------------------|-----------------------|----------------|
+| 0..431   | play card ``c`` onto pile ``p``  | ``c * 8 + p``         | ``play 9H->N`` |
+| 432..495 | move pile ``s`` onto pile ``d``  | ``432 + s * 8 + d``   | ``move W->N``  |
+| 496      | end the turn (draws under ``draw: end``) | ``496``       | ``end turn``   |
+
+Cards are 0..51 (``suit * 13 + rank - 1``, suits C D H S) and the jokers 52, 53; piles are
+0 N, 1 E, 2 S, 3 W, 4 NE, 5 SE, 6 SW, 7 NW. ``actions.encode``, ``decode``, ``name`` and
+``parse`` convert. Under ``pile_moves: partial`` the part of the pile that moves is implied.
+
+### Observations
+``{"observation": vector, "action_mask": mask}``. The vector (``kc_env.observation``, layout 1,
+1584 float32 values) holds only what the agent's seat may see, seats written relative to it:
+
+| slices | size | meaning |
+|---|---|---|
+| hand, hand_size | 54 + 1 | the agent's own cards (one-hot) and their number |
+| pile_{P}_cards / _top / _bottom | 3 x 54 per pile | each pile's cards, top card and bottom card, one-hot |
+| pile_{P}_length / _top_rank / _top_colour | 1 + 13 + 3 per pile | its length, the rank and colour its top stands for |
+| others_hand_sizes | 5 | the other hands' sizes, from the agent's left |
+| stock_size | 1 | cards in the stock |
+| scores | 6 | match totals, the agent first (0 in a one-deal episode) |
+| drawn, played, moved, idle_turns, my_turn | 5 | the turn's phase |
+| to_act, dealer | 6 + 6 | who is to act and who dealt, relative to the agent |
+| num_players | 5 | one-hot 2..6 |
+| rule_* | 46 + 3 + 14 | every variant one-hot, hand size, target, chips, penalty table |
+
+``observation.decode(vector)`` gives the same view back as a readable ``SeatView``. The
+``action_mask`` is 1 for the legal actions of the agent to act, all 0 for every other agent
+and once the episode is over. On a live turn it is never all 0.
+
+### Rewards
+Given when the episode ends (``win_loss``) or when each deal ends (``score``):
+
+| ``reward`` | winner(s) | others | no winner / truncated |
+|---|---|---|---|
+| ``win_loss`` (default) | +1 (k winners: +1/k each) | -1/(n-1) (-1/(n-k)) | 0 |
+| ``score`` | 0 | -penalty / (hand_size x costliest card) | blocked: -own penalty / same; truncated: 0 |
+
+With ``episode="deal"`` the winner is the deal's; with ``episode="match"`` it is the match's
+(``kc_env.match``: totals, target, tie-break, dealer rotation), and ``score`` rewards come at the
+end of every deal of the match. ``score`` prices hands by ``rules.penalty_table()``; a hand
+``hand_size`` cards of the costliest card scores -1. The sum of ``win_loss`` rewards is 0.
+
+### Illegal actions
+``raw_env`` raises the engine's ``IllegalMove`` (a ``ValueError``, the state unchanged) for an
+action whose mask entry is 0 or that is outside 0..496. ``env()`` wraps it like PettingZoo's
+classic games: ``TerminateIllegalWrapper`` ends the game, the offender gets -1 and the other
+agents 0; ``AssertOutOfBoundsWrapper`` asserts the action is in the action space;
+``OrderEnforcingWrapper`` refuses ``step``/``observe`` before ``reset``.
+
+### Arguments
+``env(**kwargs)`` and ``raw_env(**kwargs)`` take:
+
+- ``rules``: a preset name (``standard``, ``bicycle``, ``pagat``, ``printable``, ``wikihow``,
+  ``online``, ``german``), a ``Rules``, or a dict of variants (``{"preset": "pagat", "jokers": 2}``).
+  Every variant of ``RULES.md`` section 4 and 5 is a field of ``Rules``. Default ``standard``.
+- ``num_players``: 2 to 6 (default 2).
+- ``episode``: ``"deal"`` (default) or ``"match"``.
+- ``reward``: ``"win_loss"`` (default) or ``"score"``.
+- ``max_moves``: a deal is cut off after this many moves, end-turn moves included (default
+  1000; random play needs about 100). In a one-deal episode that truncates the episode; in a
+  match the deal counts as blocked (``kc_env.match.truncate``) and the match goes on.
+- ``max_deals``: a match episode that has not ended after this many deals is truncated
+  (default 100; a ``chips`` match can in principle go on for ever).
+- ``dealer``: the seat that deals the first deal, or ``"random"`` (default: drawn from the
+  episode's seed).
+- ``render_mode``: ``None``, ``"ansi"`` (``render()`` returns the text) or ``"human"`` (printed
+  after every step).
+- ``render_view``: ``"acting"`` (default: the hand of the agent to act, the others as counts)
+  or ``"all"`` (every hand: for watching agents, not for playing against them).
+
+``reset(seed=None, options=None)``: the same seed and actions always give the same game.
+``options={"position": TEXT}`` starts from a position written as text (``engine.from_text``;
+it must have ``num_players`` hands and not be over). Other option keys are ignored.
+
+After the episode, ``infos[agent]`` holds ``"deal"``: the last deal's ``winner`` (seat or
+None), ``blocked``, ``truncated`` and ``penalties`` (by seat), and in a match ``"match"``:
+``winners`` and ``totals``.
+
+### Version history
+* v0: first release (action layout 1, observation layout 1).
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle, seeding
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from . import actions, engine
+from . import match as match_mod
+from . import observation as obs_mod
+from .engine import GameState, IllegalMove
+from .render import render as render_text
+from .rules import Rules
+
+EPISODES = ("deal", "match")
+REWARDS = ("win_loss", "score")
+RENDER_VIEWS = ("acting", "all")
+DEFAULT_MAX_MOVES = 1000
+DEFAULT_MAX_DEALS = 100
+ILLEGAL_REWARD = -1
+SEED_BOUND = 2**63
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """The environment with PettingZoo's classic wrappers: an illegal action ends the game with
+    -1 for the offender, an action outside the space is an assertion error, and the calls must
+    come in order (reset first)."""
+    aec = raw_env(**kwargs)
+    aec = wrappers.TerminateIllegalWrapper(aec, illegal_reward=ILLEGAL_REWARD)
+    aec = wrappers.AssertOutOfBoundsWrapper(aec)
+    return wrappers.OrderEnforcingWrapper(aec)
+
+
+def _choice(name: str, value: Any, allowed: tuple) -> Any:
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}, not {value!r}")
+    return value
+
+
+def _positive(name: str, value: Any) -> int:
+    if type(value) is not int or value < 1:
+        raise ValueError(f"{name} must be a whole number of at least 1, not {value!r}")
+    return value
+
+
+class raw_env(AECEnv, EzPickle):
+    """Kings in the Corner as a PettingZoo AEC environment (see the module docstring)."""
+
+    metadata = {
+        "name": "kings_corner_v0",
+        "render_modes": ["ansi", "human"],
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
+
+    def __init__(self, rules: Rules | str | dict | None = None, num_players: int = 2, episode: str = "deal",
+                 reward: str = "win_loss", max_moves: int = DEFAULT_MAX_MOVES,
+                 max_deals: int = DEFAULT_MAX_DEALS, dealer: int | str = "random",
+                 render_mode: str | None = None, render_view: str = "acting") -> None:
+        EzPickle.__init__(self, rules=rules, num_players=num_players, episode=episode, reward=reward,
+                          max_moves=max_moves, max_deals=max_deals, dealer=dealer,
+                          render_mode=render_mode, render_view=render_view)
+        super().__init__()
+        self.rules = Rules.coerce(rules)
+        self.rules.check_players(num_players)
+        self.num_players = num_players
+        self.episode = _choice("episode", episode, EPISODES)
+        self.reward_kind = _choice("reward", reward, REWARDS)
+        self.max_moves = _positive("max_moves", max_moves)
+        self.max_deals = _positive("max_deals", max_deals)
+        if dealer != "random" and (type(dealer) is not int or not 0 <= dealer < num_players):
+            raise ValueError(f"dealer must be a seat 0..{num_players - 1} or 'random', not {dealer!r}")
+        self.dealer = dealer
+        self.render_mode = _choice("render_mode", render_mode, (None, *self.metadata["render_modes"]))
+        self.render_view = _choice("render_view", render_view, RENDER_VIEWS)
+
+        self.possible_agents = [f"player_{i}" for i in range(num_players)]
+        self.agent_seat = {a: i for i, a in enumerate(self.possible_agents)}
+        self.action_spaces = {a: spaces.Discrete(actions.NUM_ACTIONS) for a in self.possible_agents}
+        self.observation_spaces = {a: self._make_observation_space() for a in self.possible_agents}
+        self._np_random: np.random.Generator | None = None
+        self.state_: GameState | None = None
+        self.match: match_mod.Match | None = None
+        self.move_log: list[str] = []
+
+    @staticmethod
+    def _make_observation_space() -> spaces.Dict:
+        return spaces.Dict({
+            "observation": spaces.Box(obs_mod.LOW, obs_mod.HIGH, dtype=np.float32),
+            "action_mask": spaces.Box(0, 1, shape=(actions.NUM_ACTIONS,), dtype=np.int8),
+        })
+
+    def observation_space(self, agent: str) -> spaces.Dict:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Discrete:
+        return self.action_spaces[agent]
+
+    # -- episode ---------------------------------------------------------------------------
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Deal a new episode. The same ``seed`` gives the same game; ``options={"position":
+        TEXT}`` starts from that position."""
+        if seed is not None or self._np_random is None:
+            self._np_random, _ = seeding.np_random(seed)
+        rng = self._np_random
+        dealer = int(rng.integers(self.num_players)) if self.dealer == "random" else self.dealer
+        seed_ = int(rng.integers(SEED_BOUND))
+        position = (options or {}).get("position")
+        if self.episode == "match":
+            self.match = match_mod.Match(self.rules, self.num_players, seed=seed_, dealer=dealer)
+            state = self.match.new_deal()
+        else:
+            self.match = None
+            state = engine.new_deal(self.rules, self.num_players, seed=seed_, dealer=dealer)
+        if position is not None:
+            state = self._read_position(position, seed_)
+        self.state_ = state
+        self.move_log = []
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        self.agent_selection = self.agents[state.current_player]
+        if self.render_mode == "human":
+            self.render()
+
+    def _read_position(self, text: str, seed: int) -> GameState:
+        state = engine.from_text(text, self.rules, seed=seed)
+        if state.num_players != self.num_players:
+            raise ValueError(f"the position has {state.num_players} hands, the environment {self.num_players} players")
+        if state.is_over:
+            raise ValueError("the position is already over: an episode must start on a live turn")
+        return state
+
+    @property
+    def game(self) -> GameState:
+        """The engine state of the deal being played (after ``reset``)."""
+        if self.state_ is None:
+            raise RuntimeError("call reset() first")
+        return self.state_
+
+    @property
+    def totals(self) -> tuple[int, ...] | None:
+        """The match totals by seat (``episode="match"``), else None."""
+        return None if self.match is None else self.match.totals
+
+    # -- observing -------------------------------------------------------------------------
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = self.agent_seat[agent]
+        return {
+            "observation": obs_mod.encode(self.game, seat, self.totals),
+            "action_mask": self.action_mask(agent),
+        }
+
+    def action_mask(self, agent: str) -> np.ndarray:
+        """The int8 mask of ``agent``'s legal actions (all 0 unless it is to act in a live game)."""
+        live = agent in self.terminations and not (self.terminations[agent] or self.truncations[agent])
+        if live and agent == self.agent_selection:
+            return actions.legal_mask(self.game)
+        return np.zeros(actions.NUM_ACTIONS, dtype=np.int8)
+
+    # -- stepping --------------------------------------------------------------------------
+
+    def step(self, action: int | None) -> None:
+        """Play ``action`` for the agent to act; raises ``IllegalMove`` for an illegal action
+        (the state unchanged). A terminated or truncated agent steps ``None``."""
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            return self._was_dead_step(action)
+        move = self._legal_move(action)
+        state = self.game
+        seat = state.current_player
+        engine.apply(state, move)
+        self.move_log.append(f"{agent} {actions.name(actions.encode(move))}")
+        self._cumulative_rewards[agent] = 0.0
+        self._clear_rewards()
+        if state.is_over:
+            self._end_deal(truncated=False)
+        elif state.move_count >= self.max_moves:
+            self._end_deal(truncated=True)
+        if not (self.terminations[agent] or self.truncations[agent]):
+            self.agent_selection = self.agents[self.game.current_player]
+        else:
+            self.agent_selection = self.agents[seat]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _legal_move(self, action: Any) -> engine.Move:
+        """The engine move of ``action`` if it is legal now, else ``IllegalMove`` with the reason."""
+        try:
+            index = operator.index(action)
+        except TypeError:
+            raise IllegalMove(f"{self.agent_selection}: an action is a whole number 0..496, not {action!r}") from None
+        if not 0 <= index < actions.NUM_ACTIONS:
+            raise IllegalMove(f"{self.agent_selection}: action {index} is outside 0..{actions.NUM_ACTIONS - 1}")
+        move = actions.decode(index)
+        reason = engine.why_illegal(self.game, move)
+        if reason is not None:
+            raise IllegalMove(f"{self.agent_selection}: action {index} ({actions.name(index)}) is illegal: {reason}")
+        return move
+
+    def _end_deal(self, truncated: bool) -> None:
+        """Score the finished (or cut-off) deal; end the episode or deal the match's next deal."""
+        state = self.game
+        if self.match is None:
+            self._set_deal_info(state, truncated, engine.deal_penalties(state) if state.is_over else None)
+            if truncated:
+                self.truncations = dict.fromkeys(self.agents, True)
+                return
+            self._give_deal_rewards(state.winner, engine.deal_penalties(state))
+            self.terminations = dict.fromkeys(self.agents, True)
+            return
+        if truncated:
+            match_mod.truncate(state)
+        record = self.match.record_deal(state, truncated=truncated)
+        self._set_deal_info(state, truncated, list(record.penalties))
+        if self.reward_kind == "score":
+            self._give_score(record.penalties)
+        if self.match.is_over:
+            if self.reward_kind == "win_loss":
+                self._give_win_loss(self.match.winners)
+            self._set_match_info()
+            self.terminations = dict.fromkeys(self.agents, True)
+        elif self.match.deal_number >= self.max_deals:
+            self.match.truncated = True
+            self._set_match_info()
+            self.truncations = dict.fromkeys(self.agents, True)
+        else:
+            self.state_ = self.match.new_deal()
+
+    def _give_deal_rewards(self, winner: int | None, penalties: list[int]) -> None:
+        if self.reward_kind == "score":
+            self._give_score(penalties)
+        else:
+            self._give_win_loss([] if winner is None else [winner])
+
+    def _give_win_loss(self, winners: list[int]) -> None:
+        """Winners +1/k each, the others -1/(n-k) each; nothing when nobody (or everybody) won."""
+        n, k = self.num_players, len(winners)
+        if 0 < k < n:
+            for seat, agent in enumerate(self.agents):
+                self.rewards[agent] = 1.0 / k if seat in winners else -1.0 / (n - k)
+
+    def _give_score(self, penalties) -> None:
+        table = self.rules.penalty_table()
+        norm = self.rules.hand_size * max(max(table.values()), 1)
+        for seat, agent in enumerate(self.agents):
+            self.rewards[agent] += -penalties[seat] / norm
+
+    def _set_deal_info(self, state: GameState, truncated: bool, penalties: list[int] | None) -> None:
+        for agent in self.agents:
+            self.infos[agent] = {"deal": {"winner": state.winner, "blocked": state.blocked and not truncated,
+                                          "truncated": truncated, "penalties": penalties}}
+
+    def _set_match_info(self) -> None:
+        for agent in self.agents:
+            self.infos[agent]["match"] = {"winners": list(self.match.winners), "totals": list(self.match.totals)}
+
+    # -- rendering -------------------------------------------------------------------------
+
+    def render(self) -> str | None:
+        """``ansi``: the position as text; ``human``: printed. Seen by the agent to act
+        (``render_view="acting"``) or with every hand (``"all"``)."""
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode (choose 'ansi' or 'human').")
+            return None
+        text = self.render_seat(None if self.render_view == "all" else self.agent_seat[self.agent_selection])
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def render_seat(self, seat: int | None, color: bool = False) -> str:
+        """The position as text seen by ``seat`` (None: every hand), with the last moves."""
+        return render_text(self.game, seat, totals=self.totals, last_moves=self.move_log,
+                           names=self.possible_agents, color=color)
+
+    def close(self) -> None:
+        pass
+
+
+__all__ = ["env", "raw_env", "EPISODES", "REWARDS", "DEFAULT_MAX_MOVES", "DEFAULT_MAX_DEALS"]

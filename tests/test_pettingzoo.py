@@ -1,0 +1,248 @@
+"""The PettingZoo AEC env (kc_env.kings_corner_v0): PettingZoo's api_test and seed_test for every
+preset and 2 to 6 players, turns, rewards, episodes, illegal actions, positions, rendering."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, seed_test
+
+from kc_env import PRESETS, IllegalMove, Rules, actions, engine
+from kc_env import kings_corner_v0 as kc
+from kc_env import observation as obs_mod
+from kc_env.cards import parse_card
+
+PLAYERS = range(2, 7)
+# PettingZoo's api_test warns about Dict observations for every env not on its own list of
+# classic games; the Dict {"observation", "action_mask"} is the classic convention itself.
+KNOWN_WARNINGS = ("Observation space for each agent probably", "Observation is not a NumPy array")
+
+
+@pytest.fixture(autouse=True)
+def _quiet_known_warnings():
+    with warnings.catch_warnings():
+        for text in KNOWN_WARNINGS:
+            warnings.filterwarnings("ignore", message=text)
+        yield
+
+
+@pytest.mark.parametrize("num_players", PLAYERS)
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_api_and_seed(preset, num_players):
+    api_test(kc.env(rules=preset, num_players=num_players), num_cycles=300)
+    seed_test(lambda: kc.env(rules=preset, num_players=num_players), num_cycles=300)
+
+
+@pytest.mark.parametrize("episode,reward,num_players", [("match", "win_loss", 3), ("match", "score", 2),
+                                                        ("deal", "score", 5), ("match", "win_loss", 6)])
+def test_api_and_seed_raw_env_and_matches(episode, reward, num_players):
+    make = lambda: kc.raw_env(rules="german", num_players=num_players, episode=episode, reward=reward)  # noqa: E731
+    api_test(make(), num_cycles=300)
+    seed_test(make, num_cycles=300)
+
+
+def play(aec, seed: int = 0, policy_seed: int = 0, limit: int = 100_000) -> list[tuple]:
+    """Play random legal actions to the end; returns (agent, action, reward, term, trunc) per step."""
+    aec.reset(seed=seed)
+    rng = np.random.default_rng(policy_seed)
+    log = []
+    for agent in aec.agent_iter(limit):
+        ob, reward, term, trunc, info = aec.last()
+        action = None if term or trunc else int(rng.choice(np.flatnonzero(ob["action_mask"])))
+        log.append((agent, action, reward, term, trunc))
+        aec.step(action)
+    return log
+
+
+def test_same_seed_same_game_and_other_seed_other_game():
+    a = play(kc.raw_env(num_players=3), seed=5)
+    b = play(kc.raw_env(num_players=3), seed=5)
+    c = play(kc.raw_env(num_players=3), seed=6)
+    assert a == b and a != c
+
+
+def test_agent_keeps_the_turn_until_end_turn():
+    aec = kc.raw_env(num_players=3)
+    aec.reset(seed=1)
+    for _ in range(200):
+        agent = aec.agent_selection
+        mask = aec.observe(agent)["action_mask"]
+        assert all(not aec.observe(a)["action_mask"].any() for a in aec.agents if a != agent)
+        legal = np.flatnonzero(mask)
+        others = [i for i in legal if i != actions.END_TURN_ACTION]
+        action = int(others[0]) if others else actions.END_TURN_ACTION
+        seat = aec.game.current_player
+        aec.step(action)
+        if aec.terminations[agent]:
+            break
+        if action == actions.END_TURN_ACTION:
+            assert aec.agent_selection == f"player_{(seat + 1) % 3}"
+        else:
+            assert aec.agent_selection == agent
+
+
+def test_observe_gives_each_agent_its_own_seat():
+    aec = kc.raw_env(num_players=4)
+    aec.reset(seed=2)
+    for seat, agent in enumerate(aec.possible_agents):
+        vec = aec.observe(agent)["observation"]
+        np.testing.assert_array_equal(vec, obs_mod.encode(aec.game, seat))
+        assert obs_mod.decode(vec).hand == tuple(sorted(aec.game.hands[seat]))
+
+
+@pytest.mark.parametrize("num_players", PLAYERS)
+def test_win_loss_rewards(num_players):
+    for seed in range(8):
+        aec = kc.raw_env(num_players=num_players)
+        log = play(aec, seed=seed, policy_seed=seed)
+        final = {agent: reward for agent, action, reward, term, trunc in log if term}
+        assert set(final) == set(aec.possible_agents)
+        state = aec.game
+        if state.winner is None:
+            assert all(r == 0 for r in final.values())
+        else:
+            for seat, agent in enumerate(aec.possible_agents):
+                expected = 1.0 if seat == state.winner else -1.0 / (num_players - 1)
+                assert final[agent] == pytest.approx(expected)
+        assert sum(final.values()) == pytest.approx(0)
+
+
+def test_score_rewards_are_minus_the_normalised_penalty():
+    for seed in range(10):
+        aec = kc.raw_env(rules="pagat", num_players=3, reward="score")
+        log = play(aec, seed=seed)
+        final = {agent: reward for agent, action, reward, term, trunc in log if term}
+        norm = 7 * 10  # hand_size x the costliest card (K, 10) of the standard table
+        penalties = engine.deal_penalties(aec.game)
+        assert [final[a] for a in aec.possible_agents] == pytest.approx([-p / norm for p in penalties])
+
+
+def test_match_episode_plays_deals_until_the_match_is_over():
+    aec = kc.raw_env(rules="german", num_players=2, episode="match")
+    log = play(aec, seed=3)
+    assert log[-1][3] and aec.agents == []  # every agent stepped out after the match
+    aec2 = kc.raw_env(rules="german", num_players=2, episode="match")
+    aec2.reset(seed=3)
+    rng = np.random.default_rng(0)
+    while not any(aec2.terminations.values()):
+        aec2.step(int(rng.choice(np.flatnonzero(aec2.observe(aec2.agent_selection)["action_mask"]))))
+    match = aec2.match
+    assert match.is_over and max(match.totals) >= 5 and len(match.history) >= 5
+    winners = match.winners
+    for seat, agent in enumerate(aec2.agents):
+        assert aec2.infos[agent]["match"] == {"winners": winners, "totals": list(match.totals)}
+        assert aec2._cumulative_rewards[agent] == pytest.approx(1.0 if seat in winners else -1.0)
+        assert obs_mod.decode(aec2.observe(agent)["observation"]).scores[0] == pytest.approx(match.totals[seat] / 5)
+
+
+def test_score_rewards_in_a_match_add_up_to_the_totals():
+    aec = kc.raw_env(rules="standard", num_players=3, episode="match", reward="score")
+    aec.reset(seed=4)
+    earned = dict.fromkeys(aec.possible_agents, 0.0)
+    rng = np.random.default_rng(1)
+    while not any(aec.terminations.values()):
+        aec.step(int(rng.choice(np.flatnonzero(aec.observe(aec.agent_selection)["action_mask"]))))
+        for agent, reward in aec.rewards.items():
+            earned[agent] += reward
+    assert aec.match.is_over
+    assert [earned[a] for a in aec.possible_agents] == pytest.approx([-t / 70 for t in aec.match.totals])
+
+
+def test_truncation_after_max_moves():
+    aec = kc.raw_env(num_players=2, max_moves=5)
+    log = play(aec, seed=0)
+    assert sum(1 for entry in log if entry[1] is not None) == 5
+    assert all(trunc and not term and reward == 0 for _, action, reward, term, trunc in log if action is None)
+
+
+def test_match_truncation_after_max_deals():
+    aec = kc.raw_env(rules="standard", num_players=2, episode="match", max_deals=1, max_moves=3)
+    log = play(aec, seed=0)
+    assert all(trunc for _, action, _, _, trunc in log if action is None)
+    assert aec.match.truncated and len(aec.match.history) == 1 and aec.match.history[0].truncated
+
+
+def test_raw_env_raises_on_an_illegal_action_and_changes_nothing():
+    aec = kc.raw_env(num_players=2)
+    aec.reset(seed=0)
+    agent = aec.agent_selection
+    mask = aec.observe(agent)["action_mask"]
+    before = aec.game.snapshot()
+    for bad in (int(np.flatnonzero(mask == 0)[0]), 432, 497, -1):
+        with pytest.raises(IllegalMove):
+            aec.step(bad)
+    assert aec.game.snapshot() == before and aec.agent_selection == agent
+    assert not any(aec.terminations.values())
+
+
+def test_env_ends_the_game_on_an_illegal_action_with_minus_one_for_the_offender():
+    aec = kc.env(num_players=3)
+    aec.reset(seed=0)
+    offender = aec.agent_selection
+    illegal = int(np.flatnonzero(aec.observe(offender)["action_mask"] == 0)[0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        aec.step(illegal)
+    assert all(aec.terminations.values())
+    rewards = {}
+    for agent in aec.agent_iter():
+        ob, reward, term, trunc, info = aec.last()
+        assert term and not ob["action_mask"].any()
+        rewards[agent] = reward
+        aec.step(None)
+    assert rewards == {a: (-1 if a == offender else 0) for a in ("player_0", "player_1", "player_2")}
+
+
+def test_env_asserts_on_an_action_outside_the_space():
+    aec = kc.env()
+    aec.reset(seed=0)
+    with pytest.raises(AssertionError):
+        aec.step(497)
+
+
+def test_reset_from_a_position():
+    text = "N: 9H\nE: 4C\nS: 10S\nW: 7D\nNE: -\nSE: -\nSW: -\nNW: -\nhand 0: 8S KD QC\nhand 1: KS 5H 2C\nstock: 2D 9C\nturn: 1 drawn\n"
+    aec = kc.raw_env(num_players=2)
+    aec.reset(seed=0, options={"position": text})
+    assert aec.agent_selection == "player_1"
+    assert engine.to_text(aec.game) == text
+    aec.step(actions.parse("play KS->NE"))
+    assert aec.game.piles[4] == [parse_card("KS")]
+    with pytest.raises(ValueError, match="2 hands"):
+        kc.raw_env(num_players=3).reset(options={"position": text})
+
+
+def test_options_are_checked():
+    for kwargs in ({"episode": "season"}, {"reward": "points"}, {"max_moves": 0}, {"num_players": 7},
+                   {"dealer": 2}, {"render_mode": "rgb_array"}, {"rules": "nope"}):
+        with pytest.raises(ValueError):
+            kc.raw_env(**kwargs)
+    aec = kc.raw_env(rules={"preset": "pagat", "jokers": 2}, num_players=6, dealer=5)
+    aec.reset(seed=0)
+    assert aec.rules == Rules.preset("pagat", jokers=2) and aec.game.dealer == 5
+
+
+def test_render_ansi_shows_the_acting_seat_only():
+    aec = kc.raw_env(num_players=3, render_mode="ansi")
+    aec.reset(seed=7)
+    aec.step(actions.END_TURN_ACTION)
+    text = aec.render()
+    seat = aec.game.current_player
+    for name in ("NW", "NE", "SW", "SE", "stock", "player_0", "last moves", "end turn"):
+        assert name in text
+    assert "(you)" in text.splitlines()[6 + seat]
+    for other in range(3):
+        line = text.splitlines()[6 + other]
+        assert (":" in line) == (other == seat)
+    everything = kc.raw_env(num_players=3, render_mode="ansi", render_view="all")
+    everything.reset(seed=7)
+    assert all(":" in line for line in everything.render().splitlines()[6:9])
+
+
+def test_render_human_prints(capsys):
+    aec = kc.raw_env(render_mode="human")
+    aec.reset(seed=0)
+    assert aec.render() is None
+    assert "stock" in capsys.readouterr().out
