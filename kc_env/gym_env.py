@@ -1,0 +1,216 @@
+"""``KingsCorner-v0``: a single-agent Gymnasium env; the learner holds one seat, fixed agents the
+others.
+
+```python
+import gymnasium, kc_env
+env = gymnasium.make("KingsCorner-v0", rules="pagat", num_players=3, opponents=["random", "random"])
+obs, info = env.reset(seed=0)
+while True:
+    action = env.action_space.sample(info["action_mask"])
+    obs, reward, terminated, truncated, info = env.step(action)
+    if terminated or truncated:
+        break
+```
+
+- **Observation**: the learner's observation vector (``kc_env.observation``, layout 1,
+  ``Box(1584,)`` float32). The action mask is *not* in the observation: it is
+  ``env.action_masks()`` (a bool array, the method sb3-contrib's ``MaskablePPO`` calls) and
+  ``info["action_mask"]`` (int8).
+- **Actions**: ``Discrete(497)`` (``kc_env.actions``). The learner keeps acting until it plays
+  ``end turn`` (496); the opponents then play their turns inside ``step`` until it is the
+  learner's turn again or the episode ends.
+- **Rewards**: the learner's own, as ``kings_corner_v0`` gives them (``win_loss`` or ``score``);
+  a step returns everything the learner earned since its previous action, opponents' moves
+  included. Every observation, mask and reward returned is the learner's, never an opponent's.
+- **Learner seat**: ``learner_seat=k`` or ``"random"`` (default: drawn at each reset from the
+  env's seed). ``opponents``: agent specs (``kc_env.agents.load``) or ``Agent`` objects, one per
+  other seat, ``opponents[j]`` sitting ``j + 1`` seats to the learner's left; default all
+  ``"random"``. Opponents act on their own seat's PettingZoo observation only.
+- **Illegal actions**: ``illegal_action="terminate"`` (default) ends the episode at once with
+  reward -1 and ``info["illegal_action"] = True`` plus the reason in ``info["illegal_reason"]``
+  (the same price as ``kings_corner_v0.env()``), so that checkers and unmasked algorithms
+  (plain PPO, DQN) can run; ``illegal_action="raise"`` raises ``kc_env.IllegalMove`` naming the
+  action and why it is illegal (use it with masked training to catch bugs).
+- Every other keyword (``rules``, ``num_players``, ``episode``, ``reward``, ``max_moves``,
+  ``max_deals``, ``dealer``) is passed to ``kings_corner_v0.raw_env`` and means the same there.
+  ``reset(options={"position": TEXT})`` starts from a position.
+- A one-deal episode that would end before the learner's first action (possible only with tiny
+  hands) is dealt again from the next seed, so every episode gives the learner a turn.
+- ``step`` after the episode has ended raises ``RuntimeError``: call ``reset()``.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Sequence
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from . import actions, agents, engine
+from . import observation as obs_mod
+from .agents.base import Agent
+from .engine import IllegalMove
+from .kings_corner_v0 import DEFAULT_MAX_DEALS, DEFAULT_MAX_MOVES, ILLEGAL_REWARD, SEED_BOUND, raw_env
+from .rules import Rules
+
+ILLEGAL_ACTIONS = ("terminate", "raise")
+MAX_REDEALS = 100
+
+
+class KingsCornerEnv(gymnasium.Env):
+    """Kings in the Corner for one learner against fixed opponents (see the module docstring)."""
+
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+
+    def __init__(self, rules: Rules | str | dict | None = None, num_players: int = 2,
+                 opponents: Sequence[str | Agent] | None = None, learner_seat: int | str = "random",
+                 episode: str = "deal", reward: str = "win_loss", max_moves: int = DEFAULT_MAX_MOVES,
+                 max_deals: int = DEFAULT_MAX_DEALS, dealer: int | str = "random",
+                 illegal_action: str = "terminate", render_mode: str | None = None) -> None:
+        self.aec = raw_env(rules=rules, num_players=num_players, episode=episode, reward=reward,
+                           max_moves=max_moves, max_deals=max_deals, dealer=dealer)
+        n = num_players
+        if learner_seat != "random" and (type(learner_seat) is not int or not 0 <= learner_seat < n):
+            raise ValueError(f"learner_seat must be a seat 0..{n - 1} or 'random', not {learner_seat!r}")
+        self.learner_seat_option = learner_seat
+        opponents = ["random"] * (n - 1) if opponents is None else list(opponents)
+        if len(opponents) != n - 1:
+            raise ValueError(f"{n} players need {n - 1} opponents, got {len(opponents)}: {opponents!r}")
+        self.opponents: list[Agent] = [agents.load(spec) for spec in opponents]
+        if illegal_action not in ILLEGAL_ACTIONS:
+            raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTIONS}, not {illegal_action!r}")
+        self.illegal_action = illegal_action
+        if render_mode not in (None, *self.metadata["render_modes"]):
+            raise ValueError(f"render_mode must be None, 'ansi' or 'human', not {render_mode!r}")
+        self.render_mode = render_mode
+        self.observation_space = spaces.Box(obs_mod.LOW, obs_mod.HIGH, dtype=np.float32)
+        self.action_space = spaces.Discrete(actions.NUM_ACTIONS)
+        self.learner_seat = 0
+        self._done = True
+        self._reward = 0.0
+
+    @property
+    def learner(self) -> str:
+        """The learner's agent name in the underlying PettingZoo env (``player_<seat>``)."""
+        return self.aec.possible_agents[self.learner_seat]
+
+    def _opponent_at(self, seat: int) -> Agent:
+        return self.opponents[(seat - self.learner_seat) % self.aec.num_players - 1]
+
+    # -- episode ---------------------------------------------------------------------------
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
+              ) -> tuple[np.ndarray, dict[str, Any]]:
+        super().reset(seed=seed)
+        rng = self.np_random
+        for _ in range(MAX_REDEALS):
+            if self.learner_seat_option == "random":
+                self.learner_seat = int(rng.integers(self.aec.num_players))
+            else:
+                self.learner_seat = self.learner_seat_option
+            for agent in self.opponents:
+                agent.reset(seed=int(rng.integers(SEED_BOUND)))
+            self.aec.reset(seed=int(rng.integers(SEED_BOUND)), options=options)
+            self._done, self._reward = False, 0.0
+            self._play_opponents()
+            if not self._episode_over():
+                break
+            if options and "position" in options:
+                raise ValueError("the position ends before the learner's first action")
+        else:
+            raise RuntimeError(f"{MAX_REDEALS} deals in a row ended before the learner's first action")
+        if self.render_mode == "human":
+            self.render()
+        return self._observation(), self._info()
+
+    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        if self._done:
+            raise RuntimeError("the episode is over: call reset() before step()")
+        reason = self._why_illegal(action)
+        if reason is not None:
+            if self.illegal_action == "raise":
+                raise IllegalMove(f"the learner ({self.learner}) chose {reason}")
+            self._done = True
+            info = self._info()
+            info.update(illegal_action=True, illegal_reason=reason)
+            return self._observation(), float(ILLEGAL_REWARD), True, False, info
+        self._reward = 0.0
+        self._aec_step(operator.index(action))
+        self._play_opponents()
+        terminated = self.aec.terminations[self.learner]
+        truncated = self.aec.truncations[self.learner]
+        self._done = terminated or truncated
+        if self.render_mode == "human":
+            self.render()
+        return self._observation(), float(self._reward), bool(terminated), bool(truncated), self._info()
+
+    def _why_illegal(self, action: Any) -> str | None:
+        try:
+            index = operator.index(action)
+        except TypeError:
+            return f"{action!r}, which is not an action (a whole number 0..{actions.NUM_ACTIONS - 1})"
+        if not 0 <= index < actions.NUM_ACTIONS:
+            return f"action {index}, outside 0..{actions.NUM_ACTIONS - 1}"
+        reason = engine.why_illegal(self.aec.game, actions.decode(index))
+        if reason is not None:
+            return f"action {index} ({actions.name(index)}), which is illegal: {reason}"
+        return None
+
+    def _aec_step(self, action: int) -> None:
+        self.aec.step(action)
+        self._reward += self.aec.rewards[self.learner]
+
+    def _play_opponents(self) -> None:
+        """Let the opponents act until it is the learner's turn or the episode is over."""
+        aec = self.aec
+        while not self._episode_over() and aec.agent_selection != self.learner:
+            agent = aec.agent_selection
+            self._aec_step(self._opponent_at(aec.agent_seat[agent]).act(aec.observe(agent)))
+
+    def _episode_over(self) -> bool:
+        return self.aec.terminations[self.learner] or self.aec.truncations[self.learner]
+
+    # -- what the learner sees -------------------------------------------------------------
+
+    def _observation(self) -> np.ndarray:
+        return obs_mod.encode(self.aec.game, self.learner_seat, self.aec.totals)
+
+    def _learner_mask(self) -> np.ndarray:
+        if self._done:
+            return np.zeros(actions.NUM_ACTIONS, dtype=np.int8)
+        return self.aec.action_mask(self.learner)
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal actions as a bool array of 497 (for sb3-contrib ``MaskablePPO``)."""
+        return self._learner_mask().astype(bool)
+
+    def _info(self) -> dict[str, Any]:
+        info = {key: _copy(value) for key, value in self.aec.infos[self.learner].items()}
+        info["action_mask"] = self._learner_mask()
+        info["learner_seat"] = self.learner_seat
+        return info
+
+    def render(self) -> str | None:
+        """``ansi``: the position as the learner sees it; ``human``: printed."""
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode (choose 'ansi' or 'human').")
+            return None
+        text = self.aec.render_seat(self.learner_seat)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+
+def _copy(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copy(v) for v in value]
+    return value
+
+
+__all__ = ["KingsCornerEnv", "ILLEGAL_ACTIONS"]

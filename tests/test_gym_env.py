@@ -1,0 +1,186 @@
+"""The single-agent Gymnasium env KingsCorner-v0 (kc_env.gym_env): Gymnasium's and SB3's
+checkers, the learner's own observation, mask and reward, illegal actions, and a short
+MaskablePPO run."""
+
+from __future__ import annotations
+
+import warnings
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+from stable_baselines3.common.env_checker import check_env as sb3_check_env
+
+import kc_env  # noqa: F401  (registers KingsCorner-v0)
+from kc_env import IllegalMove, actions, agents, engine
+from kc_env import observation as obs_mod
+from kc_env.gym_env import KingsCornerEnv
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"rules": "pagat", "num_players": 4, "episode": "match"},
+                                    {"rules": "german", "num_players": 3, "reward": "score", "learner_seat": 2}])
+def test_gymnasium_check_env(kwargs):
+    env = gymnasium.make("KingsCorner-v0", **kwargs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # any checker warning fails the test
+        check_env(env.unwrapped)
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"rules": "bicycle", "num_players": 6, "episode": "match"}])
+def test_sb3_check_env(kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        sb3_check_env(gymnasium.make("KingsCorner-v0", **kwargs))
+
+
+def _expected_final_reward(state: engine.GameState, seat: int) -> float:
+    if state.winner is None:
+        return 0.0
+    return 1.0 if state.winner == seat else -1.0 / (state.num_players - 1)
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4, 6])
+def test_everything_returned_is_the_learners_own(num_players):
+    for seed in range(4 * num_players):
+        env = KingsCornerEnv(rules="standard", num_players=num_players)
+        rng = np.random.default_rng(seed)
+        obs, info = env.reset(seed=seed)
+        seat = env.learner_seat
+        total = 0.0
+        while True:
+            state = env.aec.game
+            assert env.aec.agent_selection == env.learner == f"player_{seat}"
+            assert state.current_player == seat
+            np.testing.assert_array_equal(obs, obs_mod.encode(state, seat))
+            mask = actions.legal_mask(state)
+            np.testing.assert_array_equal(info["action_mask"], mask)
+            np.testing.assert_array_equal(env.action_masks(), mask.astype(bool))
+            assert obs_mod.decode(obs).hand == tuple(sorted(state.hands[seat]))
+            obs, reward, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+            total += reward
+            if terminated or truncated:
+                break
+            assert reward == 0.0
+        state = env.aec.game
+        assert reward == pytest.approx(_expected_final_reward(state, seat))
+        np.testing.assert_array_equal(obs, obs_mod.encode(state, seat))
+        assert not info["action_mask"].any() and not env.action_masks().any()
+        assert info["deal"]["winner"] == state.winner
+
+
+def test_learner_seat_random_covers_every_seat_and_fixed_seat_holds():
+    env = KingsCornerEnv(num_players=3)
+    seats = {env.reset(seed=s)[1]["learner_seat"] for s in range(30)}
+    assert seats == {0, 1, 2}
+    fixed = KingsCornerEnv(num_players=3, learner_seat=1)
+    assert {fixed.reset(seed=s)[1]["learner_seat"] for s in range(10)} == {1}
+
+
+def _trajectory(seed: int, steps: int = 40) -> list:
+    env = gymnasium.make("KingsCorner-v0", num_players=3, opponents=["random", "random"])
+    obs, info = env.reset(seed=seed)
+    out = [obs]
+    for _ in range(steps):
+        obs, reward, terminated, truncated, info = env.step(int(np.flatnonzero(info["action_mask"])[-1]))
+        out += [obs, reward]
+        if terminated or truncated:
+            obs, info = env.reset()
+            out.append(obs)
+    return out
+
+
+def test_same_seed_same_game():
+    a, b, c = _trajectory(1), _trajectory(1), _trajectory(2)
+    assert all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
+    assert not all(np.array_equal(x, y) for x, y in zip(a, c, strict=False))
+
+
+def test_match_episode_scores_reach_the_learner():
+    env = KingsCornerEnv(rules="german", num_players=2, episode="match", learner_seat=0)
+    obs, info = env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    while True:
+        obs, reward, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+        if terminated or truncated:
+            break
+    match = env.aec.match
+    assert terminated and match.is_over
+    assert reward == pytest.approx(1.0 if 0 in match.winners else -1.0)
+    assert info["match"]["totals"] == list(match.totals)
+    assert obs_mod.decode(obs).scores == pytest.approx([t / 5 for t in match.totals])
+
+
+def test_illegal_action_terminates_by_default():
+    env = KingsCornerEnv()
+    obs, info = env.reset(seed=0)
+    illegal = int(np.flatnonzero(info["action_mask"] == 0)[0])
+    obs, reward, terminated, truncated, info = env.step(illegal)
+    assert (reward, terminated, truncated) == (-1.0, True, False)
+    assert info["illegal_action"] and actions.name(illegal) in info["illegal_reason"]
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step(actions.END_TURN_ACTION)
+    env.reset(seed=0)
+    assert env.step(600)[2] and env.reset(seed=0) and env.step(None)[2]
+
+
+def test_illegal_action_raises_when_asked():
+    env = KingsCornerEnv(illegal_action="raise")
+    obs, info = env.reset(seed=0)
+    illegal = int(np.flatnonzero(info["action_mask"] == 0)[0])
+    before = env.aec.game.snapshot()
+    with pytest.raises(IllegalMove, match=r"learner \(player_\d\) chose action"):
+        env.step(illegal)
+    assert env.aec.game.snapshot() == before
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match="known specs"):
+        KingsCornerEnv(opponents=["grandmaster"])
+    with pytest.raises(ValueError, match="need 2 opponents"):
+        KingsCornerEnv(num_players=3, opponents=["random"])
+    with pytest.raises(ValueError):
+        KingsCornerEnv(learner_seat=2)
+    with pytest.raises(ValueError):
+        KingsCornerEnv(illegal_action="ignore")
+    assert isinstance(KingsCornerEnv(opponents=[agents.load("random", seed=3)]).opponents[0], agents.RandomAgent)
+
+
+def test_render_shows_the_learners_hand():
+    env = KingsCornerEnv(num_players=3, render_mode="ansi", learner_seat=2)
+    env.reset(seed=0)
+    text = env.render()
+    assert "player_2 (you)" in text and "stock" in text
+
+
+def test_maskable_ppo_trains_without_illegal_actions():
+    """A few thousand MaskablePPO steps; illegal_action="raise" makes any illegal action an error."""
+    torch = pytest.importorskip("torch")
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.monitor import Monitor
+
+    torch.set_num_threads(1)
+    env = Monitor(gymnasium.make("KingsCorner-v0", num_players=3, illegal_action="raise"))
+    model = MaskablePPO("MlpPolicy", env, n_steps=512, batch_size=128, n_epochs=2, seed=0,
+                        policy_kwargs={"net_arch": [64, 64]}, verbose=0)
+    model.learn(total_timesteps=4096)
+    assert model.num_timesteps >= 4096
+    assert len(env.get_episode_rewards()) > 10
+    obs, info = env.reset(seed=1)
+    for _ in range(200):
+        action, _ = model.predict(obs, action_masks=env.unwrapped.action_masks(), deterministic=True)
+        obs, reward, terminated, truncated, info = env.step(int(action))
+        if terminated or truncated:
+            obs, info = env.reset()
+
+
+def test_registration_and_imports_without_torch_or_gymnasium():
+    """kc_env and its envs import without torch; the engine imports without gymnasium too."""
+    import subprocess
+    import sys
+
+    code = ("import sys; sys.modules['torch'] = None; import kc_env, kc_env.kings_corner_v0, kc_env.gym_env; "
+            "import gymnasium; assert 'KingsCorner-v0' in gymnasium.registry; "
+            "sys.modules['gymnasium'] = None; [sys.modules.pop(m) for m in list(sys.modules) if m.startswith('kc_env')]; "
+            "import kc_env; kc_env.engine.new_deal('standard', 2, seed=0); kc_env.actions.legal_mask")
+    subprocess.run([sys.executable, "-c", code], check=True)
