@@ -5,17 +5,20 @@ counts. ``viewer=None`` shows every hand (for watching agents play, never for a 
 against them). ``color=True`` paints red suits with ANSI escape codes. A pile of more than
 ``MAX_SHOWN`` cards is shortened to its two bottom cards, ``…``, its two top cards and its
 length. A joker on a pile shows the card it stands for: ``JK(9r)`` is a joker standing for a red
-9 (``b`` black, ``*`` no colour). Example (``viewer=0``, two players)::
+9 (``b`` black, ``*`` no colour). Example (``pagat`` with two jokers, three players, seen by
+``player_2``)::
 
-    Kings in the Corner · standard · 2 players · player_1 to act (drawn)
+    Kings in the Corner · pagat (jokers=2) · 3 players · player_2 to act
 
-       NW -                    N 6♦                    NE K♥
-        W J♣               stock 33                     E 4♣ 3♦
-       SW -                    S 8♥ 7♠                 SE -
+         NW JK(K*) Q♦                    N 9♥               NE K♣ Q♥ J♣ 10♥
+          W A♣                       stock 12                E 10♦ 9♣ 8♦ 7♣ 6♥
+         SW K♦ Q♠ J♥ 10♣ JK(9r) 8♠       S 5♥ 4♣ 3♥ 2♣      SE K♥ Q♣ J♦
 
-    player_0 (you)  7 cards: A♣ 2♣ 8♣ A♦ 2♦ 5♥ 10♠
-    player_1        8 cards  ← to act
-    last moves: player_0 play 7S->S · player_0 end turn
+    player_0        5 cards
+    player_1        4 cards
+    player_2 (you)  7 cards: 3♣ 8♣ 5♦ 4♥ A♠ 7♠ 10♠  ← to act
+    scores: player_0 0 · player_1 0 · player_2 0 (target 25)
+    last moves: player_1 play JD->SE · player_1 move N->E · player_1 play 9H->N · player_1 end turn
 """
 
 from __future__ import annotations
@@ -27,12 +30,12 @@ from .engine import PILE_NAMES, GameState
 from .rules import PRESETS, Rules
 
 MAX_SHOWN = 6
+MIN_WIDTH = 8  # narrowest pile column
 LAST_MOVES = 6
 RED_SUITS = "♥♦"
 _RED, _RESET = "\x1b[31m", "\x1b[0m"
 _CROSS = (("NW", "N", "NE"), ("W", None, "E"), ("SW", "S", "SE"))
 _COLOUR_LETTER = {0: "b", 1: "r", -1: "*"}
-_CELL = 26
 
 
 def card_text(state: GameState, c: int, color: bool = False) -> str:
@@ -61,22 +64,16 @@ def _visible_len(text: str) -> int:
     return len(text.replace(_RED, "").replace(_RESET, ""))
 
 
-def _cell(label: str, body: str) -> str:
-    text = f"{label:>5} {body}"
-    return text + " " * max(1, _CELL - _visible_len(text))
-
-
 def cross_lines(state: GameState, color: bool = False) -> list[str]:
-    """The eight piles drawn as a cross (corners at the corners), the stock count in the middle."""
+    """The eight piles drawn as a cross (corners at the corners), the stock count in the middle;
+    each column as wide as its widest pile."""
+    cells = [[("stock", str(len(state.stock))) if name is None
+              else (name, pile_text(state, PILE_NAMES.index(name), color)) for name in row] for row in _CROSS]
+    widths = [max(MIN_WIDTH, *(_visible_len(body) for body in col)) for col in zip(*[[b for _, b in row] for row in cells], strict=True)]
     lines = []
-    for row in _CROSS:
-        cells = []
-        for name in row:
-            if name is None:
-                cells.append(_cell("stock", str(len(state.stock))))
-            else:
-                cells.append(_cell(name, pile_text(state, PILE_NAMES.index(name), color)))
-        lines.append("  " + "".join(cells).rstrip())
+    for row in cells:
+        parts = [f"{label:>5} {body}" + " " * (width - _visible_len(body)) for (label, body), width in zip(row, widths, strict=True)]
+        lines.append("  " + "   ".join(parts).rstrip())
     return lines
 
 
@@ -122,10 +119,20 @@ def _title(state: GameState, names: Sequence[str]) -> str:
 
 
 def _rules_label(rules: Rules) -> str:
+    """The nearest preset's name and the fields that differ from it: ``pagat (jokers=2)``."""
+    mine = rules.to_dict()
+    best: tuple[int, str, list[str]] | None = None
     for name in PRESETS:
-        if Rules.preset(name) == rules:
-            return name
-    return "custom rules"
+        base = Rules.preset(name).to_dict()
+        diff = [f"{k}={_show(v)}" for k, v in mine.items() if v != base[k]]
+        if best is None or len(diff) < best[0]:
+            best = (len(diff), name, diff)
+    _, name, diff = best
+    return f"{name} ({', '.join(diff)})" if diff else name
+
+
+def _show(value: object) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
 
 
 def _target(state: GameState) -> str:
