@@ -1,0 +1,51 @@
+"""The examples in docs/environments.md and in the env cards run, and the ansi drawing shown
+in the docs is what the code it quotes prints."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+from pathlib import Path
+
+import pytest
+
+from kc_env import gym_env, kings_corner_v0
+
+DOC = Path(__file__).resolve().parent.parent / "docs" / "environments.md"
+BLOCK = re.compile(r"(<!-- no-test -->\n)?```(python|text)\n(.*?)```", re.S)
+
+
+def blocks(text: str) -> list[tuple[bool, str, str]]:
+    return [(bool(skip), kind, body) for skip, kind, body in BLOCK.findall(text)]
+
+
+def run(code: str) -> str:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(code, "<doc>", "exec"), {})
+    return out.getvalue()
+
+
+DOC_BLOCKS = [body for skip, kind, body in blocks(DOC.read_text()) if kind == "python" and not skip]
+
+
+@pytest.mark.parametrize("code", DOC_BLOCKS, ids=[f"block{i}" for i in range(len(DOC_BLOCKS))])
+def test_doc_examples_run(code):
+    run(code)
+
+
+def test_doc_examples_stay_short():
+    assert all(len(code.strip().splitlines()) <= 12 for code in DOC_BLOCKS)
+
+
+def test_the_ansi_drawing_in_the_docs_is_real():
+    found = blocks(DOC.read_text())
+    drawing = next(body for _, kind, body in found if kind == "text")
+    assert run(DOC_BLOCKS[-1]) == drawing + "\n"
+
+
+@pytest.mark.parametrize("module", [kings_corner_v0, gym_env])
+def test_env_card_examples_run(module):
+    for code in re.findall(r"```python\n(.*?)```", module.__doc__, re.S):
+        run(code)
