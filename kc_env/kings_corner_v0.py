@@ -65,7 +65,7 @@ Given when the episode ends (``win_loss``) or when each deal ends (``score``):
 | ``reward`` | winner(s) | others | no winner / truncated |
 |---|---|---|---|
 | ``win_loss`` (default) | +1 (k winners: +1/k each) | -1/(n-1) (-1/(n-k)) | 0 |
-| ``score`` | 0 | -penalty / (hand_size x costliest card) | blocked: -own penalty / same; truncated: 0 |
+| ``score`` | 0 | -penalty / (hand_size x costliest card) | blocked: -own penalty / same; a truncated one-deal episode: 0 |
 
 With ``episode="deal"`` the winner is the deal's; with ``episode="match"`` it is the match's
 (``kc_env.match``: totals, target, tie-break, dealer rotation), and ``score`` rewards come at the
