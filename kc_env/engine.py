@@ -341,25 +341,52 @@ def _forced_plays(state: GameState, hand: int, plays: list[PlayCard]) -> tuple[l
 
 
 def _pile_moves(state: GameState) -> list[MovePile]:
-    rules = state.rules
+    """Every pile move allowed by ``pile_moves`` (before ``king_first``), by source then destination."""
     piles = state.piles
-    moves = []
+    rules = state.rules
+    mode = rules.pile_moves
     full = [p for p in range(NUM_PILES) if piles[p]]
-    empty_corners = [k for k in CORNERS if not piles[k]]
-    for p in full:
-        pile = piles[p]
-        bottom = pile[0]
-        if p < 4 and empty_corners and bottom < 52 and RANK[bottom] == KING and _fits_a_corner(state, pile):
-            moves.extend(MovePile(p, k) for k in empty_corners)
-        if rules.pile_moves == "none":
-            continue
-        bottom_rank = value(state, bottom)[0]
+    moves = []
+    for p in full:  # king-bottomed sides into empty corners, under every mode
+        bottom = piles[p][0]
+        if p < 4 and bottom < 52 and RANK[bottom] == KING and _fits_a_corner(state, piles[p]):
+            moves.extend(MovePile(p, k) for k in CORNERS if not piles[k])
+    if mode == "none":
+        return moves
+    if mode == "whole" and not rules.jokers and rules.corner_build == "alternate":
+        # Fast path: a whole pile moves exactly when its bottom card is among the cards the
+        # (non-empty) destination accepts; one mask test per destination.
+        source_of = {piles[p][0]: p for p in full}
+        bottoms = mask_of(source_of)
+        accepts = state.accepts
         for q in full:
-            if q == p or (rules.pile_moves == "whole" and state.top_value[q][0] != bottom_rank + 1):
-                continue
-            if _part_start(state, p, q) is not None:
+            m = accepts[q] & bottoms
+            while m:
+                low = m & -m
+                p = source_of[low.bit_length() - 1]
+                if p != q:
+                    moves.append(MovePile(p, q))
+                m ^= low
+        moves.sort()
+        return moves
+    for p in full:
+        for q in full:
+            if q != p and _part_start(state, p, q) is not None:
                 moves.append(MovePile(p, q))
+    moves.sort()
     return moves
+
+
+def _pile_move_ok(state: GameState, p: int, q: int) -> bool:
+    """Whether moving pile ``p`` (or its top part) onto pile ``q`` is allowed by ``pile_moves``."""
+    piles = state.piles
+    if p == q or not piles[p]:
+        return False
+    if not piles[q]:
+        bottom = piles[p][0]
+        return (p < 4 and q >= 4 and bottom < 52 and RANK[bottom] == KING
+                and _fits_a_corner(state, piles[p]))
+    return state.rules.pile_moves != "none" and _part_start(state, p, q) is not None
 
 
 def _fits_a_corner(state: GameState, pile: list[int]) -> bool:
@@ -476,6 +503,8 @@ def _why_play_illegal(state: GameState, move: PlayCard) -> str | None:
         return f"{name} is not in player {state.current_player}'s hand"
     if not state.accepts[p] >> card & 1:
         return f"{name} may not go on {pile_name}: {_why_not_fit(state, card, p)}"
+    if not (state.rules.king_first or state.rules.fill_spaces_first):
+        return None
     hand = _hand_mask(state)
     plays, forced = _forced_plays(state, hand, _raw_plays(state, hand))
     if move not in plays:
@@ -522,9 +551,9 @@ def _why_pile_move_illegal(state: GameState, move: MovePile) -> str | None:
         return "a pile cannot move onto itself"
     if not state.piles[p]:
         return f"{src} is empty"
-    if move in _pile_moves(state):
+    if _pile_move_ok(state, p, q):
         hand = _hand_mask(state)
-        if _forced_plays(state, hand, _raw_plays(state, hand))[1] == "king_first":
+        if state.rules.king_first and _forced_plays(state, hand, _raw_plays(state, hand))[1] == "king_first":
             return "king_first: while you hold a king and a corner is empty, no pile may move"
         return None
     if not state.piles[q]:
