@@ -655,7 +655,7 @@ def _end_turn(state: GameState) -> None:
     else:
         state.idle_turns += 1
         if state.idle_turns >= state.num_players:
-            _finish_blocked(state)
+            end_blocked(state)
             return
     state.current_player = (seat + 1) % state.num_players
     _begin_turn(state)
@@ -677,8 +677,9 @@ def _finish(state: GameState, winner: int | None) -> None:
     state.winner = winner
 
 
-def _finish_blocked(state: GameState) -> None:
-    """RULES.md 4.8: a blocked deal has no winner, or the single player with fewest cards wins."""
+def end_blocked(state: GameState) -> None:
+    """End the deal as blocked (RULES.md 4.8): no winner, or under ``blocked: fewest_cards`` the
+    single player with the fewest cards wins. Environments call it to truncate a deal too."""
     state.blocked = True
     winner = None
     if state.rules.blocked == "fewest_cards":
@@ -764,6 +765,8 @@ def to_text(state: GameState) -> str:
         lines.append(f"dealer: {state.dealer}")
     if state.idle_turns:
         lines.append(f"idle: {state.idle_turns}")
+    if any(state.turns_without_play):
+        lines.append("unplayed: " + " ".join(map(str, state.turns_without_play)))
     if state.is_over:
         result = "blocked" if state.blocked else "out"
         lines.append(f"over: {result}" + ("" if state.winner is None else f" winner {state.winner}"))
@@ -775,7 +778,8 @@ def from_text(text: str, rules: Rules | str | None = None, seed: int = 0) -> Gam
 
     Lines: one per pile (``N: 9H 8S`` bottom to top, ``-`` for empty), ``hand I: ...`` for seats
     0.., ``stock: ...`` top card first, ``turn: I [drawn] [played] [moved]``, and optionally
-    ``dealer: I``, ``idle: K`` and ``over: out|blocked [winner I]``. A joker is ``JK``.
+    ``dealer: I``, ``idle: K`` (idle turns in a row, RULES.md 4.8), ``unplayed: K0 K1 ..`` (turns
+    each seat ended without playing a card, for chips) and ``over: out|blocked [winner I]``. A joker is ``JK``.
     If the player to act has not drawn yet, the start of the turn happens now (RULES.md 4.1).
     Raises ``PositionError`` naming the line at fault.
     """
@@ -834,11 +838,11 @@ def from_text(text: str, rules: Rules | str | None = None, seed: int = 0) -> Gam
                 raise PositionError(f"line {lineno}: expected 'turn: I [drawn] [played] [moved]', got {raw!r}")
             turn = (int(words[0]), set(words[1:]))
             turn_line = lineno
-        elif key.lower() in ("dealer", "idle", "over"):
+        elif key.lower() in ("dealer", "idle", "over", "unplayed"):
             extra[key.lower()] = rest
             extra[key.lower() + "_line"] = str(lineno)
         else:
-            raise PositionError(f"line {lineno}: unknown line {key!r} (piles, 'hand I', stock, turn, dealer, idle, over)")
+            raise PositionError(f"line {lineno}: unknown line {key!r} (piles, 'hand I', stock, turn, dealer, idle, unplayed, over)")
 
     missing = [PILE_NAMES[p] for p in range(NUM_PILES) if piles[p] is None]
     if missing:
@@ -882,6 +886,16 @@ def _read_extras(state: GameState, extra: dict[str, str]) -> None:
         state.is_over = True
         state.blocked = words[0] == "blocked"
         state.winner = int(words[2]) if len(words) == 3 else None
+        line = f"line {extra['over_line']}"
+        if not state.blocked and (state.winner is None or state.hands[state.winner]):
+            raise PositionError(f"{line}: a deal that ends by going out names a winner whose hand is empty")
+        if state.blocked and state.winner is not None and state.rules.blocked != "fewest_cards":
+            raise PositionError(f"{line}: a blocked deal has a winner only under blocked: fewest_cards")
+    if "unplayed" in extra:
+        words = extra["unplayed"].split()
+        if len(words) != state.num_players or not all(w.isdigit() for w in words):
+            raise PositionError(f"line {extra['unplayed_line']}: expected one count per player, got {extra['unplayed']!r}")
+        state.turns_without_play = [int(w) for w in words]
 
 
 def _value_jokers_from_text(state: GameState) -> None:
@@ -909,5 +923,5 @@ __all__ = [
     "PILE_NAMES", "PILE_INDEX", "SIDES", "CORNERS", "PlayCard", "MovePile", "EndTurn", "END_TURN",
     "Move", "IllegalMove", "PositionError", "GameState", "new_deal", "legal_moves", "apply",
     "why_illegal", "deal_penalties", "hand_penalty", "move_name", "parse_move", "to_text",
-    "from_text", "pile_is_legal", "all_cards", "has_play_or_pile_move", "BLACK", "RED", "cards_of",
+    "from_text", "pile_is_legal", "end_blocked", "all_cards", "has_play_or_pile_move", "BLACK", "RED", "cards_of",
 ]

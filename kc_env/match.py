@@ -258,7 +258,7 @@ def truncate(state: GameState) -> GameState:
     """End an unfinished deal as blocked (RULES.md 4.8: truncation counts as a blocked deal):
     no winner, or under ``blocked: fewest_cards`` the single seat with the fewest cards."""
     if not state.is_over:
-        engine._finish_blocked(state)  # the engine's own blocked rule, so the two never differ
+        engine.end_blocked(state)  # the engine's own blocked rule, so the two never differ
     return state
 
 

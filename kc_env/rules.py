@@ -137,8 +137,12 @@ class Rules:
         return cls.from_dict(value)
 
     def replace(self, **changes: Any) -> "Rules":
-        """A copy with some fields changed (validated)."""
-        return self.from_dict({**self.to_dict(), **changes})
+        """A copy with some fields changed (validated). Leaving ``single`` without naming a target
+        gives the default target back (``single`` keeps none)."""
+        data = {**self.to_dict(), **changes}
+        if data["target"] is None and "target" not in changes:
+            data["target"] = Rules.target
+        return self.from_dict(data)
 
     def to_dict(self) -> dict[str, Any]:
         """Every field as plain data (``Rules.from_dict(r.to_dict()) == r``)."""

@@ -1,0 +1,72 @@
+"""Positions written as text: what ``from_text`` refuses, naming the line, and what it keeps."""
+
+from __future__ import annotations
+
+import pytest
+
+from kc_env import PositionError, Rules, engine
+
+BASE = """\
+N: 9H
+E: 4C
+S: 10S
+W: 7D
+NE: -
+SE: -
+SW: -
+NW: -
+hand 0: 8S KD QC
+hand 1: KS 5H 2C
+stock: 2D 9C
+turn: 0 drawn
+"""
+
+
+def with_lines(*extra: str) -> str:
+    return BASE + "".join(line + "\n" for line in extra)
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        (BASE.replace("N: 9H", "N: 9X"), "line 1: not a card: '9X'"),
+        (BASE.replace("E: 4C", "E: 9H"), "line 2: 9H appears twice (also on line 1)"),
+        (BASE.replace("S: 10S", "S: 10S 10D"), "pile S is not a legal pile"),
+        (BASE.replace("NE: -", "NE: QH"), "pile NE is not a legal pile"),
+        (BASE.replace("turn: 0 drawn", "turn: 5"), "line 12: turn 5 but there are 2 players"),
+        (BASE.replace("turn: 0 drawn", "turn: me"), "line 12: expected 'turn: I"),
+        (BASE.replace("hand 1: KS 5H 2C\n", ""), "hands 0..n-1 for 2 to 6 players"),
+        (BASE.replace("SW: -\n", ""), "lacks a line for pile SW"),
+        (BASE + "colour: blue\n", "line 13: unknown line 'colour'"),
+        (BASE + "nonsense\n", "line 13: expected 'NAME: ...'"),
+        (with_lines("over: out winner 0"), "line 13: a deal that ends by going out names a winner whose hand is empty"),
+        (with_lines("over: out"), "names a winner"),
+        (with_lines("over: blocked winner 1"), "a blocked deal has a winner only under blocked: fewest_cards"),
+        (with_lines("unplayed: 1"), "line 13: expected one count per player"),
+        (with_lines("dealer: 4"), "line 13: dealer 4 but there are 2 players"),
+    ],
+)
+def test_a_malformed_position_names_its_line(text, message):
+    with pytest.raises(PositionError, match=None) as err:
+        engine.from_text(text, "standard")
+    assert message in str(err.value)
+
+
+def test_jokers_are_refused_when_the_rules_have_none():
+    with pytest.raises(PositionError, match="line 1: more jokers than the rules' 0"):
+        engine.from_text(BASE.replace("N: 9H", "N: 9H JK"), "standard")
+
+
+def test_chips_bookkeeping_and_results_round_trip():
+    """The counts of turns without a play (chips) and a finished deal survive the text."""
+    text = with_lines("unplayed: 2 1", "over: blocked winner 1")
+    state = engine.from_text(text, Rules(blocked="fewest_cards"))
+    assert state.turns_without_play == [2, 1]
+    assert state.is_over and state.blocked and state.winner == 1
+    assert engine.to_text(state) == text
+
+
+def test_rules_replace_leaves_single_with_the_default_target():
+    """Turning a single-deal rule set into a scored one gives the default target back."""
+    assert Rules.preset("bicycle").replace(scoring="standard").target == Rules().target
+    assert Rules.preset("bicycle").replace(scoring="standard", target=50).target == 50
