@@ -13,6 +13,7 @@ import pytest
 from kc_env import gym_env, kings_corner_v0
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "environments.md"
+README = Path(__file__).resolve().parent.parent / "README.md"
 BLOCK = re.compile(r"(<!-- no-test -->\n)?```(python|text)\n(.*?)```", re.S)
 
 
@@ -43,6 +44,20 @@ def test_the_ansi_drawing_in_the_docs_is_real():
     found = blocks(DOC.read_text())
     drawing = next(body for _, kind, body in found if kind == "text")
     assert run(DOC_BLOCKS[-1]) == drawing + "\n"
+
+
+README_BLOCKS = [body for skip, kind, body in blocks(README.read_text()) if kind == "python" and not skip]
+
+
+@pytest.mark.parametrize("code", README_BLOCKS, ids=[f"block{i}" for i in range(len(README_BLOCKS))])
+def test_readme_examples_run(code):
+    run(code)
+
+
+def test_the_ansi_drawing_in_the_readme_is_real():
+    drawing = next(body for _, kind, body in blocks(README.read_text()) if kind == "text")
+    made_by = next(code for code in README_BLOCKS if "render()" in code)
+    assert run(made_by) == drawing + "\n"
 
 
 @pytest.mark.parametrize("module", [kings_corner_v0, gym_env])
