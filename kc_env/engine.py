@@ -329,7 +329,12 @@ def _raw_plays(state: GameState, hand: int) -> list[PlayCard]:
 
 def _forced_plays(state: GameState, hand: int, plays: list[PlayCard]) -> tuple[list[PlayCard], str | None]:
     """Apply ``king_first`` then ``fill_spaces_first`` (RULES.md 4.5); returns the plays and which
-    rule forced them (None if neither applies)."""
+    rule forced them (None if neither applies).
+
+    Where RULES.md is silent: only a real king in hand triggers ``king_first`` (a joker may go
+    into a corner but is not a king in hand); ``king_first`` also stops pile moves while it
+    applies, ``fill_spaces_first`` restricts card plays only, so pile moves stay legal under it.
+    """
     rules = state.rules
     if rules.king_first and hand & KING_MASK and any(not state.piles[k] for k in CORNERS):
         return [m for m in plays if m.pile >= 4 and m.card < 52 and RANK[m.card] == KING], "king_first"
