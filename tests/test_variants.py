@@ -423,6 +423,26 @@ def test_a_joker_left_in_hand_costs_what_a_king_costs():
     assert engine.deal_penalties(state) == [0, 61]
 
 
+def test_a_joker_that_moves_with_a_pile_keeps_the_card_it_stands_for():
+    """4.9: the pile is judged by the cards the jokers stand for. RULES.md is silent on piles
+    that move; a joker keeps standing for its card: one standing for a red 7 moves only where a
+    red 7 may lie, and a joker standing for a black 9 cannot join a same-suit hearts corner."""
+    state = position("W: 8C JK\nN: 8D\nE: 8S\nhand 0: 2C\nhand 1: 3C", jokers=2, pile_moves="partial")
+    assert_illegal(state, "move W N", "no part of W fits on 8D")
+    play(state, "move W E")
+    assert pile(state, "E") == "8S JK" and pile(state, "W") == "8C"
+
+    corner = position("W: 10H JK\nNE: KH QH JH\nhand 0: 2C\nhand 1: 3C", jokers=2, corner_build="same_suit")
+    assert_illegal(corner, "move W NE", "same-suit corner NE", "corner's suit")
+
+
+def test_a_joker_in_hand_does_not_trigger_king_first():
+    """4.5 and 4.9 (RULES.md is silent): ``king_first`` is about kings in hand; a joker may go
+    into an empty corner but does not force anything."""
+    state = position("N: 10S\nhand 0: JK 9H\nhand 1: 3C", jokers=2, king_first=True)
+    assert {"play JK->NE", "play 9H->N", "play JK->N"} <= legal(state)
+
+
 # -- 6. presets --------------------------------------------------------------------------------
 
 PRESET_TABLE = {  # RULES.md 6, row by row
