@@ -1,0 +1,237 @@
+"""Many deals at once as arrays: the Python side of the compiled kernel (``kernel.py``).
+
+``VecGame`` holds ``size`` games in the kernel's structure of arrays. A game is dealt by the
+kernel (``deal``: the engine's ``new_deal`` for the same seed and dealer, bit for bit) or
+copied from an engine ``GameState`` (``load``), random generator included.
+
+It plays games move by move with actions chosen outside (every seat), which is what the
+differential test and the engine benchmark need; ``KingsCornerVecEnv`` builds the RL env on top.
+
+```python
+game = VecGame(4)
+game.deal([0], "pagat", 3, seeds=[7], dealers=[0])  # == engine.new_deal("pagat", 3, seed=7)
+game.load(1, engine.new_deal("pagat", 3, seed=8))  # or copy an engine state in
+masks = game.legal_masks([0])               # int8 [1, 497], as actions.legal_mask
+obs = game.observe([0], [game.to_act(0)])   # float32 [1, 1584], as observation.encode
+game.step([0], [496])                       # end turn, as engine.apply(state, END_TURN)
+game.to_state(0)                            # back to an engine GameState (hands sorted)
+```
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+import numpy as np
+
+from .. import engine
+from .. import observation as obs_mod
+from ..engine import GameState
+from ..rules import RANK_KEYS, Rules
+from . import kernel as K
+
+_REWARD_KINDS = {"win_loss": K.REWARD_WIN_LOSS, "score": K.REWARD_SCORE}
+_DRAW = {"start": K.DRAW_START, "end": K.DRAW_END, "stuck": K.DRAW_STUCK}
+_PILE_MOVES = {"whole": K.MOVES_WHOLE, "none": K.MOVES_NONE, "partial": K.MOVES_PARTIAL}
+
+
+def rules_row(rules: Rules, max_moves: int = 1000, reward: str = "win_loss") -> np.ndarray:
+    """The kernel's int64 rules row (``kernel.R_*`` columns) for ``rules``, the env's
+    ``max_moves`` and reward kind."""
+    row = np.zeros(K.NUM_R, dtype=np.int64)
+    row[K.R_DRAW] = _DRAW[rules.draw]
+    row[K.R_KINGS_ON_SIDES] = rules.kings_on_sides
+    row[K.R_PILE_MOVES] = _PILE_MOVES[rules.pile_moves]
+    row[K.R_MUST_ALL] = rules.must_play == "all"
+    row[K.R_KING_FIRST] = rules.king_first
+    row[K.R_FILL_FIRST] = rules.fill_spaces_first
+    row[K.R_SAME_SUIT] = rules.corner_build == "same_suit"
+    row[K.R_CLEAR] = rules.clear_complete_piles
+    row[K.R_FEWEST] = rules.blocked == "fewest_cards"
+    row[K.R_HAND_SIZE] = rules.hand_size
+    row[K.R_MAX_MOVES] = max_moves
+    row[K.R_REWARD] = _REWARD_KINDS[reward]
+    row[K.R_JOKERS] = rules.jokers
+    row[K.R_TO_CORNER] = rules.cross_kings == "to_corner"
+    table = rules.penalty_table()
+    for i, key in enumerate((*RANK_KEYS, "JK")):
+        row[K.R_PEN + i] = table[key]
+    return row
+
+
+_ROW = 25 + 8 * 13 + 1 + 54 + 4  # one loaded game, see _state_row
+
+
+def _state_row(state: GameState) -> list[int]:
+    """An engine state flattened for ``kernel``'s loader (``_load_rows``)."""
+    n = state.num_players
+    hands = [sum(1 << c for c in h) for h in state.hands] + [0] * (K.MAX_SEATS - n)
+    piles: list[int] = []
+    for p in state.piles:
+        piles += p + [0] * (13 - len(p))
+    jv = [state.joker_value.get(52, (0, 0)), state.joker_value.get(53, (0, 0))]
+    return ([state.dealer, state.current_player, state.drawn, state.played, state.moved, state.idle_turns,
+             state.is_over, -1 if state.winner is None else state.winner, state.blocked, state.move_count, n]
+            + hands + [len(p) for p in state.piles] + piles + [len(state.stock)]
+            + state.stock + [0] * (54 - len(state.stock)) + [jv[0][0], jv[1][0], jv[0][1], jv[1][1]])
+
+
+def _load_rows(idx: np.ndarray, rows: np.ndarray, piles, pinfo, hands, stock, S) -> None:
+    """Write flattened states (``_state_row``) into the arrays (plain numpy, vectorised)."""
+    S[idx, :] = 0
+    cols = [K.DEALER, K.CUR, K.DRAWN, K.PLAYED, K.MOVED, K.IDLE, K.OVER, K.WINNER, K.BLOCKED, K.MOVES, K.NP]
+    S[idx[:, None], np.array(cols)] = rows[:, :11]
+    hands[idx] = rows[:, 11:17]
+    pinfo[idx, :, K.LEN] = rows[:, 17:25]
+    piles[idx, :, :13] = rows[:, 25:129].reshape(-1, 8, 13)
+    S[idx, K.SLEN] = rows[:, 129]
+    stock[idx, :54] = rows[:, 130:184]
+    S[idx[:, None], np.array([K.JR, K.JR + 1, K.JC, K.JC + 1])] = rows[:, 184:188]
+
+
+class VecGame:
+    """``size`` games in the kernel's arrays, every seat played from outside (see the module
+    docstring). Indices are game numbers ``0..size-1``; batched calls take a list of them."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.piles = np.zeros((size, 8, K.PILE_CAP), dtype=np.int8)
+        self.pinfo = np.zeros((size, 8, K.PINFO), dtype=np.int64)
+        self.hands = np.zeros((size, K.MAX_SEATS), dtype=np.int64)
+        self.stock = np.zeros((size, K.STOCK_CAP), dtype=np.int8)
+        self.S = np.zeros((size, K.NUM_S), dtype=np.int64)
+        self.R = np.zeros((size, K.NUM_R), dtype=np.int64)
+        self.rules_vecs = np.zeros((size, K.RULES_SIZE), dtype=np.float32)
+        self.mt = np.zeros((size, K.MT_N + 1), dtype=np.int64)  # each deal's random.Random state
+        self.rules: list[Rules | None] = [None] * size
+        self.seeds: list[int | None] = [None] * size
+
+    def set_rules(self, idx: Sequence[int], rules: Rules | str | None, max_moves: int = 1000,
+                  reward: str = "win_loss") -> None:
+        """Use ``rules`` (and the env's ``max_moves`` and reward kind) in games ``idx``."""
+        rules = Rules.coerce(rules)
+        idx = np.asarray(idx, dtype=np.int64)
+        self.R[idx] = rules_row(rules, max_moves, reward)
+        self.rules_vecs[idx] = obs_mod.rules_vector(rules)
+        for b in idx.tolist():
+            self.rules[b] = rules
+
+    def deal(self, idx: Sequence[int], rules: Rules | str | None, num_players: int, seeds: Sequence[int],
+             dealers: Sequence[int], max_moves: int = 1000, reward: str = "win_loss") -> None:
+        """Deal games ``idx`` in the kernel: game ``idx[i]`` becomes
+        ``engine.new_deal(rules, num_players, seed=seeds[i], dealer=dealers[i])``."""
+        rules = Rules.coerce(rules)
+        rules.check_players(num_players)
+        seeds = [int(s) for s in seeds]
+        if any(not 0 <= s < 2**63 for s in seeds):
+            raise ValueError("the kernel deals seeds 0 <= seed < 2**63")
+        if any(not 0 <= int(d) < num_players for d in dealers):
+            raise ValueError(f"dealers must be seats 0..{num_players - 1}")
+        self.set_rules(idx, rules, max_moves, reward)
+        idx = np.asarray(idx, dtype=np.int64)
+        K.deal_batch(idx, np.asarray(seeds, dtype=np.int64), np.asarray(dealers, dtype=np.int64),
+                     np.full(len(idx), num_players, dtype=np.int64), self.piles, self.pinfo, self.hands,
+                     self.stock, self.S, self.R, self.mt)
+        for b, s in zip(idx.tolist(), seeds, strict=True):
+            self.seeds[b] = s
+
+    # -- loading deals ---------------------------------------------------------------------
+
+    def load(self, b: int, state: GameState, max_moves: int = 1000, reward: str = "win_loss") -> None:
+        """Copy the engine state ``state`` into game ``b`` (its random generator is copied too,
+        so the engine state may go on independently)."""
+        self.load_many([b], [state], max_moves, reward)
+
+    def load_many(self, idx: Sequence[int], states: Sequence[GameState], max_moves: int = 1000,
+                  reward: str = "win_loss") -> None:
+        """``load`` for several games at once."""
+        idx = np.asarray(idx, dtype=np.int64)
+        rows = np.array([_state_row(s) for s in states], dtype=np.int64).reshape(-1, _ROW)
+        _load_rows(idx, rows, self.piles, self.pinfo, self.hands, self.stock, self.S)
+        for b, state in zip(idx.tolist(), states, strict=True):
+            self.set_rules([b], state.rules, max_moves, reward)
+            version, words, _ = state.rng.getstate()
+            self.mt[b] = words
+            self.seeds[b] = state.seed
+        K.refresh_batch(idx, self.piles, self.pinfo, self.S, self.R)
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def to_act(self, b: int) -> int:
+        """The seat to act in game ``b``."""
+        return int(self.S[b, K.CUR])
+
+    def is_over(self, b: int) -> bool:
+        return bool(self.S[b, K.OVER])
+
+    def truncated(self, b: int) -> bool:
+        """Whether game ``b`` was cut off after ``max_moves`` moves (the deal is not over)."""
+        return bool(self.S[b, K.TRUNC])
+
+    def winner(self, b: int) -> int | None:
+        w = int(self.S[b, K.WINNER])
+        return None if w < 0 or not self.S[b, K.OVER] else w
+
+    def legal_masks(self, idx: Sequence[int]) -> np.ndarray:
+        """int8 ``[len(idx), 497]``: the legal mask of the player to act in each game."""
+        idx = np.asarray(idx, dtype=np.int64)
+        out = np.zeros((len(idx), K.NUM_ACTIONS), dtype=np.int8)
+        K.legal_batch(idx, self.piles, self.pinfo, self.hands, self.S, self.R, out)
+        return out
+
+    def observe(self, idx: Sequence[int], seats: Sequence[int]) -> np.ndarray:
+        """float32 ``[len(idx), 1584]``: the observation of ``seats[i]`` in game ``idx[i]``."""
+        idx = np.asarray(idx, dtype=np.int64)
+        out = np.empty((len(idx), K.OBS_SIZE), dtype=np.float32)
+        K.encode_batch(idx, np.asarray(seats, dtype=np.int64), self.piles, self.pinfo, self.hands,
+                       self.S, self.rules_vecs, out)
+        return out
+
+    def rewards(self, b: int) -> list[float]:
+        """Per seat, the reward ``kings_corner_v0`` gives when this one-deal episode ends."""
+        return [K.seat_reward(self.hands, self.S, self.R, b, seat) for seat in range(int(self.S[b, K.NP]))]
+
+    # -- playing ---------------------------------------------------------------------------
+
+    def step(self, idx: Sequence[int], acts: Sequence[int]) -> None:
+        """Play ``acts[i]`` for the player to act in game ``idx[i]``. The actions must be legal
+        (check ``legal_masks``): the kernel does not check them."""
+        idx = np.asarray(idx, dtype=np.int64)
+        K.apply_batch(idx, np.asarray(acts, dtype=np.int64), self.piles, self.pinfo, self.hands,
+                      self.stock, self.S, self.R, self.mt)
+
+    def play_random(self, idx: Sequence[int], seed: int, max_steps: int = 1000) -> int:
+        """Every seat picks uniformly among its legal actions (a SplitMix64 stream per game from
+        ``seed``) in games ``idx`` until each deal ends or is cut off; returns the moves played."""
+        idx = np.asarray(idx, dtype=np.int64)
+        rng = np.zeros(self.size, dtype=np.uint64)
+        rng[idx] = (seed + idx) % 2**64
+        return int(K.play_random(idx, self.piles, self.pinfo, self.hands, self.stock, self.S, self.R,
+                                 self.mt, rng, max_steps))
+
+    def to_state(self, b: int) -> GameState:
+        """Game ``b`` as an engine ``GameState`` (hands sorted by card id; the engine keeps them in
+        the order dealt and drawn, which no rule, observation or score depends on)."""
+        S = self.S[b]
+        n = int(S[K.NP])
+        jv = {}
+        piles = [self.piles[b, p, :self.pinfo[b, p, K.LEN]].tolist() for p in range(8)]
+        for j in (0, 1):
+            if any(52 + j in p for p in piles):
+                jv[52 + j] = (int(S[K.JR + j]), int(S[K.JC + j]))
+        rng = random.Random()
+        rng.setstate((3, tuple(int(w) for w in self.mt[b]), None))
+        state = GameState(
+            rules=self.rules[b], num_players=n, dealer=int(S[K.DEALER]), piles=piles,
+            hands=[engine.cards_of(int(self.hands[b, s])) for s in range(n)],
+            stock=self.stock[b, :S[K.SLEN]].tolist(), current_player=int(S[K.CUR]),
+            drawn=bool(S[K.DRAWN]), played=bool(S[K.PLAYED]), moved=bool(S[K.MOVED]),
+            idle_turns=int(S[K.IDLE]), is_over=bool(S[K.OVER]), winner=self.winner(b),
+            blocked=bool(S[K.BLOCKED]), move_count=int(S[K.MOVES]), turns_without_play=[0] * n,
+            joker_value=jv, seed=self.seeds[b], rng=rng)
+        engine._refresh_all(state)
+        return state
+
+
+__all__ = ["VecGame", "rules_row"]

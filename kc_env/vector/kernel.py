@@ -1,0 +1,982 @@
+"""The compiled core of the vector env: the rules of ``kc_env.engine`` over a structure of
+arrays, one row per game, in numba ``nopython`` functions (``cache=True``).
+
+Every function here mirrors one function of the reference engine (named in its docstring) and
+must stay equal to it: ``tests/test_vector_diff.py`` plays thousands of deals through both and
+compares every observation, mask, reward and ending. Read ``engine.py`` first; this file is
+the same rules in a form that compiles.
+
+State of game ``b`` (arrays made by ``kc_env.vector.game.alloc_state``):
+
+- ``piles[b, p, i]`` (int8): card ``i`` from the bottom of pile ``p`` (0..7: N E S W NE SE SW NW).
+- ``pinfo[b, p]`` (int64 x 4): ``LEN``, the value its top stands for (``TOP_RANK``,
+  ``TOP_COLOUR``; 0 and 0 when empty), and ``ACC``, the bitmask of the cards it accepts from hand
+  (the engine's ``accepts`` cache).
+- ``hands[b, seat]`` (int64): bitmask of each hand (bit ``c`` for card ``c``; bits 0..53 only, so
+  the sign bit is never used and plain int64 arithmetic is safe).
+- ``stock[b, i]`` (int8): the stock, ``S[b, SLEN]`` cards, the top is the last one.
+- ``S[b, k]`` (int64): the scalars of the state, columns named below (``CUR``, ``OVER``...).
+- ``R[b, k]`` (int64): the rules, columns named below; ``R_PEN + r - 1`` is the penalty of rank
+  ``r`` and ``R_PEN + 13`` the joker's.
+
+A played joker's value is ``S[b, JR + j]``, ``S[b, JC + j]`` for joker ``52 + j``; colour ``-1``
+is "no colour" as in the engine. Integers are int64 throughout (numba turns uint64 mixed with
+int64 into floats); the only uint64 values are the random generators' states.
+
+Randomness inside a deal is the engine's own: ``random.Random(seed)`` shuffles the deck and,
+under ``clear_complete_piles``, the stock. ``mt_seed``, ``mt_shuffle`` and friends are CPython's
+Mersenne Twister and ``Random.shuffle``, bit for bit, with each game's generator state in
+``mt[b]`` (624 words and the index, the tuple of ``Random.getstate()``), so ``deal`` gives
+``engine.new_deal``'s deal for the same seed and dealer, and a reshuffle the engine's order.
+The differential test checks both, generator state included.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .. import cards as _cards
+from .. import observation as _obs
+
+# -- card tables (frozen into the compiled code as constants) --------------------------------
+
+RANK = np.array(_cards.RANK, dtype=np.int64)
+COLOUR = np.array(_cards.COLOUR, dtype=np.int64)
+SUIT = np.array(_cards.SUIT, dtype=np.int64)
+SUIT_COLOUR = np.array(_cards.SUIT_COLOUR, dtype=np.int64)
+RANK_MASK = np.array(_cards.RANK_MASK, dtype=np.int64)
+RANK_COLOUR_MASK = np.array(_cards.RANK_COLOUR_MASK, dtype=np.int64)
+SUIT_MASK = np.array([_cards.mask_of(c for c in range(52) if _cards.SUIT[c] == s) for s in range(4)],
+                     dtype=np.int64)
+KING_MASK = np.int64(_cards.KING_MASK)
+JOKER_MASK = np.int64(_cards.JOKER_MASK)
+ALL_REAL = np.int64((1 << 52) - 1)
+NO_COLOUR = -1
+KING = 13
+
+# -- layout of the state arrays ------------------------------------------------------------
+
+MAX_SEATS = 6
+PILE_CAP = 16  # a pile holds at most 13 cards (K down to A)
+STOCK_CAP = 56
+NUM_ACTIONS = 497
+MOVE_OFFSET = 432
+END_TURN_ACTION = 496
+
+LEN, TOP_RANK, TOP_COLOUR, ACC = 0, 1, 2, 3
+PINFO = 4
+
+# columns of S
+CUR, DRAWN, PLAYED, MOVED, IDLE, OVER, WINNER, BLOCKED, MOVES, DEALER, NP, SLEN = range(12)
+TRUNC = 13  # the env cut the deal off after max_moves
+JR, JC = 14, 16  # joker values: rank at JR + j, colour at JC + j
+LEARNER = 18  # the vector env's learner seat
+LSTEPS = 19  # learner actions this episode
+LOGLEN = 20  # moves logged this deal
+NUM_S = 24
+
+# columns of R
+(R_DRAW, R_KINGS_ON_SIDES, R_PILE_MOVES, R_MUST_ALL, R_KING_FIRST, R_FILL_FIRST, R_SAME_SUIT, R_CLEAR,
+ R_FEWEST, R_HAND_SIZE, R_MAX_MOVES, R_REWARD, R_JOKERS, R_TO_CORNER) = range(14)
+R_PEN = 14  # 14 penalties: ranks A..K, then the joker
+NUM_R = R_PEN + 14
+DRAW_START, DRAW_END, DRAW_STUCK = 0, 1, 2
+MOVES_WHOLE, MOVES_NONE, MOVES_PARTIAL = 0, 1, 2
+REWARD_WIN_LOSS, REWARD_SCORE = 0, 1
+
+# -- observation layout (kc_env.observation, layout 1) ----------------------------------------
+
+OBS_SIZE = _obs.OBS_SIZE
+RULES_START = _obs.RULES_START
+RULES_SIZE = OBS_SIZE - RULES_START
+O_HAND_SIZE = _obs.SLICES["hand_size"].start
+O_PILES = _obs.PILE_START
+O_PILE_BLOCK = _obs.PILE_BLOCK
+O_CARDS, O_TOP, O_BOTTOM = 0, 54, 108
+O_LENGTH = 162
+O_TOP_RANK = 163
+O_TOP_COLOUR = 176
+O_OTHERS = _obs.SLICES["others_hand_sizes"].start
+O_STOCK = _obs.SLICES["stock_size"].start
+O_SCORES = _obs.SLICES["scores"].start
+O_DRAWN = _obs.SLICES["drawn"].start
+O_PLAYED = _obs.SLICES["played"].start
+O_MOVED = _obs.SLICES["moved"].start
+O_IDLE = _obs.SLICES["idle_turns"].start
+O_MY_TURN = _obs.SLICES["my_turn"].start
+O_TO_ACT = _obs.SLICES["to_act"].start
+O_DEALER = _obs.SLICES["dealer"].start
+O_NUM_PLAYERS = _obs.SLICES["num_players"].start
+assert (_obs._CARDS, _obs._TOP, _obs._BOTTOM, _obs._LENGTH, _obs._TOP_RANK, _obs._TOP_COLOUR) == (
+    O_CARDS, O_TOP, O_BOTTOM, O_LENGTH, O_TOP_RANK, O_TOP_COLOUR), "observation layout changed"
+
+MT_N = 624  # Mersenne Twister state words; mt[b, MT_N] is the index (Random.getstate()[1])
+
+# status of a game after env_advance
+READY, DONE, NEED_OPP, ILLEGAL = 0, 1, 2, 3
+# what env_advance does first, per game
+MODE_ACT, MODE_RESUME, MODE_OPP = 0, 1, 2
+
+_DEBRUIJN = np.int64(0x03F79D71B4CB0A89)
+_DEBRUIJN_INDEX = np.array([
+    0, 1, 48, 2, 57, 49, 28, 3, 61, 58, 50, 42, 38, 29, 17, 4, 62, 55, 59, 36, 53, 51, 43, 22, 45, 39,
+    33, 30, 24, 18, 12, 5, 63, 47, 56, 27, 60, 41, 37, 16, 54, 35, 52, 21, 44, 32, 23, 11, 46, 26, 40,
+    15, 34, 20, 31, 10, 25, 14, 19, 9, 13, 8, 7, 6], dtype=np.int64)
+
+
+# -- bits ------------------------------------------------------------------------------------
+
+@njit(cache=True, inline="always")
+def low_bit_index(m):
+    """Index of the lowest set bit of ``m`` (m != 0, bits 0..53)."""
+    return _DEBRUIJN_INDEX[(((m & -m) * _DEBRUIJN) >> 58) & 63]
+
+
+@njit(cache=True, inline="always")
+def popcount(x):
+    """Number of set bits of a mask of bits 0..53."""
+    x = x - ((x >> 1) & 0x5555555555555555)
+    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
+    return ((x * 0x0101010101010101) >> 56) & 0xFF
+
+
+@njit(cache=True, inline="always")
+def bit(c):
+    return np.int64(1) << c
+
+
+# -- CPython's random.Random: Mersenne Twister, seeding by an int, shuffle --------------------
+
+_M32 = 0xFFFFFFFF
+
+
+def _init_genrand_19650218() -> np.ndarray:
+    mt = np.zeros(MT_N + 1, dtype=np.int64)
+    mt[0] = 19650218
+    for i in range(1, MT_N):
+        mt[i] = (1812433253 * (int(mt[i - 1]) ^ (int(mt[i - 1]) >> 30)) + i) & _M32
+    mt[MT_N] = MT_N
+    return mt
+
+
+_MT_19650218 = _init_genrand_19650218()
+
+
+@njit(cache=True)
+def mt_seed(mt, b, seed):
+    """``random.Random(seed)`` for an int 0 <= seed < 2**63: init_by_array over its 32-bit words."""
+    key = np.zeros(2, dtype=np.int64)
+    key[0] = seed & _M32
+    key[1] = (seed >> 32) & _M32
+    key_length = 2 if key[1] else 1
+    mt[b, :] = _MT_19650218  # init_genrand(19650218), the same for every seed
+    i, j = 1, 0
+    for _ in range(max(MT_N, key_length)):
+        prev = mt[b, i - 1]
+        mt[b, i] = ((mt[b, i] ^ (((prev ^ (prev >> 30)) * 1664525) & _M32)) + key[j] + j) & _M32
+        i += 1
+        j += 1
+        if i >= MT_N:
+            mt[b, 0] = mt[b, MT_N - 1]
+            i = 1
+        if j >= key_length:
+            j = 0
+    for _ in range(MT_N - 1):
+        prev = mt[b, i - 1]
+        mt[b, i] = ((mt[b, i] ^ (((prev ^ (prev >> 30)) * 1566083941) & _M32)) - i) & _M32
+        i += 1
+        if i >= MT_N:
+            mt[b, 0] = mt[b, MT_N - 1]
+            i = 1
+    mt[b, 0] = 0x80000000
+
+
+@njit(cache=True)
+def mt_twist(mt, b):
+    """The generation step of genrand_uint32: the next 624 words."""
+    for k in range(MT_N):
+        y = (mt[b, k] & 0x80000000) | (mt[b, k + 1 if k + 1 < MT_N else 0] & 0x7FFFFFFF)
+        v = mt[b, k + 397 if k + 397 < MT_N else k + 397 - MT_N] ^ (y >> 1)
+        if y & 1:
+            v ^= 0x9908B0DF
+        mt[b, k] = v
+    mt[b, MT_N] = 0
+
+
+@njit(cache=True)
+def mt_next(mt, b):
+    """genrand_uint32 of CPython's _randommodule.c."""
+    if mt[b, MT_N] >= MT_N:
+        mt_twist(mt, b)
+    y = mt[b, mt[b, MT_N]]
+    mt[b, MT_N] += 1
+    y ^= y >> 11
+    y ^= (y << 7) & 0x9D2C5680
+    y ^= (y << 15) & 0xEFC60000
+    y ^= y >> 18
+    return y & _M32
+
+
+@njit(cache=True)
+def mt_randbelow(mt, b, n):
+    """Random._randbelow_with_getrandbits(n) for 1 <= n < 2**32."""
+    k = 0
+    while (n >> k) > 0:
+        k += 1
+    r = mt_next(mt, b) >> (32 - k)
+    while r >= n:
+        r = mt_next(mt, b) >> (32 - k)
+    return r
+
+
+@njit(cache=True)
+def mt_shuffle(mt, b, x, n):
+    """Random.shuffle of the first ``n`` items of the row ``x``."""
+    for i in range(n - 1, 0, -1):
+        j = mt_randbelow(mt, b, i + 1)
+        t = x[i]
+        x[i] = x[j]
+        x[j] = t
+
+
+# -- values and fits (engine: value, _corner_suit, _accepts, _joker_value_on, _link_ok) --------
+
+@njit(cache=True)
+def card_rank(S, b, c):
+    """engine.value(state, c)[0]."""
+    if c >= 52:
+        return S[b, JR + c - 52]
+    return RANK[c]
+
+
+@njit(cache=True)
+def card_colour(S, b, c):
+    """engine.value(state, c)[1]."""
+    if c >= 52:
+        return S[b, JC + c - 52]
+    return COLOUR[c]
+
+
+@njit(cache=True)
+def corner_suit(piles, pinfo, b, p):
+    """engine._corner_suit: the suit of the first real card from the bottom, -1 for None."""
+    for i in range(pinfo[b, p, LEN]):
+        c = piles[b, p, i]
+        if c < 52:
+            return SUIT[c]
+    return -1
+
+
+@njit(cache=True)
+def same_suit_corner(R, b, p):
+    """engine._is_same_suit_corner."""
+    return p >= 4 and R[b, R_SAME_SUIT] != 0
+
+
+@njit(cache=True)
+def accepts(piles, pinfo, R, b, p):
+    """engine._accepts: bitmask of the cards that may be played from hand onto pile ``p``."""
+    if pinfo[b, p, LEN] == 0:
+        if p >= 4:
+            return KING_MASK | JOKER_MASK
+        if R[b, R_KINGS_ON_SIDES]:
+            return ALL_REAL
+        return ALL_REAL & ~KING_MASK
+    rank = pinfo[b, p, TOP_RANK]
+    colour = pinfo[b, p, TOP_COLOUR]
+    if rank == 1:
+        return np.int64(0)
+    if same_suit_corner(R, b, p):
+        suit = corner_suit(piles, pinfo, b, p)
+        below = RANK_MASK[rank - 1]
+        if suit >= 0:
+            below &= SUIT_MASK[suit]
+        return below | JOKER_MASK
+    if colour == NO_COLOUR:
+        return RANK_MASK[rank - 1] | JOKER_MASK
+    return RANK_COLOUR_MASK[rank - 1, 1 - colour] | JOKER_MASK
+
+
+@njit(cache=True)
+def joker_value_on(piles, pinfo, R, b, p):
+    """engine._joker_value_on(state, p, top_value[p]): (rank, colour) a joker takes on pile ``p``."""
+    if pinfo[b, p, LEN] == 0:
+        return KING, NO_COLOUR
+    rank = pinfo[b, p, TOP_RANK]
+    colour = pinfo[b, p, TOP_COLOUR]
+    if same_suit_corner(R, b, p):
+        suit = corner_suit(piles, pinfo, b, p)
+        if suit < 0:
+            return rank - 1, NO_COLOUR
+        return rank - 1, SUIT_COLOUR[suit]
+    if colour == NO_COLOUR:
+        return rank - 1, NO_COLOUR
+    return rank - 1, 1 - colour
+
+
+@njit(cache=True)
+def link_ok(prev_rank, prev_colour, c, rank, colour, suit):
+    """engine._link_ok (``suit`` -1 for None)."""
+    if rank != prev_rank - 1:
+        return False
+    if suit >= 0:
+        return c >= 52 or SUIT[c] == suit
+    return prev_colour == NO_COLOUR or colour == NO_COLOUR or colour != prev_colour
+
+
+@njit(cache=True)
+def refresh(piles, pinfo, S, R, b, p):
+    """engine._refresh: the cached top value and acceptance mask of pile ``p``."""
+    n = pinfo[b, p, LEN]
+    if n:
+        top = piles[b, p, n - 1]
+        pinfo[b, p, TOP_RANK] = card_rank(S, b, top)
+        pinfo[b, p, TOP_COLOUR] = card_colour(S, b, top)
+    else:
+        pinfo[b, p, TOP_RANK] = 0
+        pinfo[b, p, TOP_COLOUR] = 0
+    pinfo[b, p, ACC] = accepts(piles, pinfo, R, b, p)
+
+
+# -- pile moves (engine: _pile_moves, _fits_a_corner, _part_start, _part_fits) -----------------
+
+@njit(cache=True)
+def part_fits(piles, pinfo, S, R, b, p, i, q):
+    """engine._part_fits(state, piles[p][i:], q)."""
+    same = same_suit_corner(R, b, q)
+    suit = corner_suit(piles, pinfo, b, q) if same else -1
+    prev_rank = pinfo[b, q, TOP_RANK]
+    prev_colour = pinfo[b, q, TOP_COLOUR]
+    for j in range(i, pinfo[b, p, LEN]):
+        c = piles[b, p, j]
+        if c >= 52:
+            rank = prev_rank - 1
+            if same:
+                colour = NO_COLOUR if suit < 0 else SUIT_COLOUR[suit]
+            else:
+                colour = NO_COLOUR if prev_colour == NO_COLOUR else 1 - prev_colour
+            old = S[b, JC + c - 52]
+            if colour != NO_COLOUR and old != NO_COLOUR and colour != old:
+                return False
+        else:
+            rank = RANK[c]
+            colour = COLOUR[c]
+            if j > i and not link_ok(prev_rank, prev_colour, c, rank, colour, suit):
+                return False
+            if same and suit < 0:
+                suit = SUIT[c]
+        prev_rank = rank
+        prev_colour = colour
+    return True
+
+
+@njit(cache=True)
+def part_start(piles, pinfo, S, R, b, p, q):
+    """engine._part_start: where the part of pile ``p`` that may move onto the non-empty pile
+    ``q`` starts, or -1."""
+    n = pinfo[b, p, LEN]
+    i = card_rank(S, b, piles[b, p, 0]) - (pinfo[b, q, TOP_RANK] - 1)
+    if i < 0 or i >= n or (i > 0 and R[b, R_PILE_MOVES] != MOVES_PARTIAL):
+        return -1
+    x = piles[b, p, i]
+    if x < 52 and not (pinfo[b, q, ACC] >> x) & 1:
+        return -1
+    needs_walk = same_suit_corner(R, b, p) or same_suit_corner(R, b, q)
+    if not needs_walk:
+        for j in range(i, n):
+            if piles[b, p, j] >= 52:
+                needs_walk = True
+                break
+    if needs_walk and not part_fits(piles, pinfo, S, R, b, p, i, q):
+        return -1
+    return i
+
+
+@njit(cache=True)
+def pile_moves(piles, pinfo, S, R, b, out, k, first_only):
+    """engine._pile_moves: appends the action indices to ``out`` from ``k`` on, returns the new
+    count (``first_only``: stop at the first one, for ``has_play_or_pile_move``)."""
+    empty_corners = 0
+    for c in range(4, 8):
+        if pinfo[b, c, LEN] == 0:
+            empty_corners += 1
+    mode = R[b, R_PILE_MOVES]
+    for p in range(8):
+        n = pinfo[b, p, LEN]
+        if n == 0:
+            continue
+        bottom = piles[b, p, 0]
+        if p < 4 and empty_corners > 0 and bottom < 52 and RANK[bottom] == KING and (
+                R[b, R_SAME_SUIT] == 0 or n == 1):
+            for c in range(4, 8):
+                if pinfo[b, c, LEN] == 0:
+                    out[k] = MOVE_OFFSET + p * 8 + c
+                    k += 1
+                    if first_only:
+                        return k
+        if mode == MOVES_NONE:
+            continue
+        bottom_rank = card_rank(S, b, bottom)
+        for q in range(8):
+            if q == p or pinfo[b, q, LEN] == 0:
+                continue
+            if mode == MOVES_WHOLE and pinfo[b, q, TOP_RANK] != bottom_rank + 1:
+                continue
+            if part_start(piles, pinfo, S, R, b, p, q) >= 0:
+                out[k] = MOVE_OFFSET + p * 8 + q
+                k += 1
+                if first_only:
+                    return k
+    return k
+
+
+@njit(cache=True)
+def legal_actions(piles, pinfo, hands, S, R, b, out):
+    """engine.legal_moves as action indices written to ``out``; returns how many (0 once over).
+    Card plays first, then pile moves, then end turn (the engine's order)."""
+    if S[b, OVER]:
+        return 0
+    hand = hands[b, S[b, CUR]]
+    k = 0
+    king_first = False
+    if R[b, R_KING_FIRST] and hand & KING_MASK:
+        for c in range(4, 8):
+            if pinfo[b, c, LEN] == 0:
+                king_first = True
+    if king_first:  # only kings into corners, no pile moves
+        for p in range(4, 8):
+            m = hand & pinfo[b, p, ACC] & KING_MASK
+            while m:
+                c = low_bit_index(m)
+                m &= m - 1
+                out[k] = c * 8 + p
+                k += 1
+        plays = k
+    else:
+        fill = False
+        if R[b, R_FILL_FIRST]:
+            for p in range(4):
+                if pinfo[b, p, LEN] == 0 and hand & pinfo[b, p, ACC]:
+                    fill = True
+        for p in range(8):
+            if fill and (p >= 4 or pinfo[b, p, LEN] != 0):
+                continue
+            m = hand & pinfo[b, p, ACC]
+            while m:
+                c = low_bit_index(m)
+                m &= m - 1
+                out[k] = c * 8 + p
+                k += 1
+        plays = k
+        k = pile_moves(piles, pinfo, S, R, b, out, k, False)
+    if not (R[b, R_MUST_ALL] and plays > 0):
+        out[k] = END_TURN_ACTION
+        k += 1
+    return k
+
+
+@njit(cache=True)
+def has_play_or_pile_move(piles, pinfo, hands, S, R, b, scratch):
+    """engine.has_play_or_pile_move (for ``draw: stuck``)."""
+    hand = hands[b, S[b, CUR]]
+    for p in range(8):
+        if hand & pinfo[b, p, ACC]:
+            return True
+    return pile_moves(piles, pinfo, S, R, b, scratch, 0, True) > 0
+
+
+@njit(cache=True)
+def is_legal(piles, pinfo, hands, S, R, b, a, scratch):
+    """Whether action ``a`` is among ``legal_actions`` (any int; False outside 0..496)."""
+    if a < 0 or a >= NUM_ACTIONS:
+        return False
+    n = legal_actions(piles, pinfo, hands, S, R, b, scratch)
+    for i in range(n):
+        if scratch[i] == a:
+            return True
+    return False
+
+
+# -- applying moves (engine: apply, _play, _move_pile, _after_pile_grew, _end_turn, ...) ------
+
+@njit(cache=True)
+def draw_card(hands, stock, S, b):
+    S[b, SLEN] -= 1
+    hands[b, S[b, CUR]] |= bit(stock[b, S[b, SLEN]])
+
+
+@njit(cache=True)
+def after_pile_grew(piles, pinfo, stock, S, R, mt, b, p):
+    """engine._after_pile_grew: a complete pile goes into the stock, which is reshuffled."""
+    n = pinfo[b, p, LEN]
+    if R[b, R_CLEAR] and n == 13:
+        for i in range(n):
+            c = piles[b, p, i]
+            if c >= 52:
+                S[b, JR + c - 52] = 0
+                S[b, JC + c - 52] = 0
+            stock[b, S[b, SLEN]] = c
+            S[b, SLEN] += 1
+        pinfo[b, p, LEN] = 0
+        mt_shuffle(mt, b, stock[b], S[b, SLEN])
+    refresh(piles, pinfo, S, R, b, p)
+
+
+@njit(cache=True)
+def play_card(piles, pinfo, hands, stock, S, R, mt, b, c, p):
+    """engine._play."""
+    seat = S[b, CUR]
+    hands[b, seat] &= ~bit(c)
+    if c >= 52:
+        rank, colour = joker_value_on(piles, pinfo, R, b, p)
+        S[b, JR + c - 52] = rank
+        S[b, JC + c - 52] = colour
+    n = pinfo[b, p, LEN]
+    piles[b, p, n] = c
+    pinfo[b, p, LEN] = n + 1
+    S[b, PLAYED] = 1
+    after_pile_grew(piles, pinfo, stock, S, R, mt, b, p)
+    if hands[b, seat] == 0:
+        S[b, OVER] = 1
+        S[b, WINNER] = seat
+
+
+@njit(cache=True)
+def move_pile(piles, pinfo, stock, S, R, mt, b, p, q):
+    """engine._move_pile."""
+    i = 0 if pinfo[b, q, LEN] == 0 else part_start(piles, pinfo, S, R, b, p, q)
+    n = pinfo[b, p, LEN]
+    for j in range(i, n):
+        c = piles[b, p, j]
+        if c >= 52:
+            rank, colour = joker_value_on(piles, pinfo, R, b, q)
+            S[b, JR + c - 52] = rank
+            S[b, JC + c - 52] = colour
+        m = pinfo[b, q, LEN]
+        piles[b, q, m] = c
+        pinfo[b, q, LEN] = m + 1
+        pinfo[b, q, TOP_RANK] = card_rank(S, b, c)
+        pinfo[b, q, TOP_COLOUR] = card_colour(S, b, c)
+    pinfo[b, p, LEN] = i
+    S[b, MOVED] = 1
+    refresh(piles, pinfo, S, R, b, p)
+    after_pile_grew(piles, pinfo, stock, S, R, mt, b, q)
+
+
+@njit(cache=True)
+def begin_turn(piles, pinfo, hands, stock, S, R, b, scratch):
+    """engine._begin_turn: the start-of-turn draw (``start``), or the draw when stuck."""
+    S[b, DRAWN] = 0
+    S[b, PLAYED] = 0
+    S[b, MOVED] = 0
+    draw = R[b, R_DRAW]
+    if S[b, SLEN] == 0 or draw == DRAW_END:
+        return
+    if draw == DRAW_START or not has_play_or_pile_move(piles, pinfo, hands, S, R, b, scratch):
+        draw_card(hands, stock, S, b)
+        S[b, DRAWN] = 1
+
+
+@njit(cache=True)
+def finish_blocked(hands, S, R, b):
+    """engine._finish_blocked."""
+    S[b, BLOCKED] = 1
+    S[b, OVER] = 1
+    S[b, WINNER] = -1
+    if R[b, R_FEWEST]:
+        fewest = 99
+        count = 0
+        winner = -1
+        for seat in range(S[b, NP]):
+            size = popcount(hands[b, seat])
+            if size < fewest:
+                fewest = size
+                count = 1
+                winner = seat
+            elif size == fewest:
+                count += 1
+        if count == 1:
+            S[b, WINNER] = winner
+
+
+@njit(cache=True)
+def end_turn(piles, pinfo, hands, stock, S, R, b, scratch):
+    """engine._end_turn."""
+    seat = S[b, CUR]
+    drew = S[b, DRAWN]
+    if R[b, R_DRAW] == DRAW_END and S[b, SLEN] > 0:
+        draw_card(hands, stock, S, b)
+        drew = 1
+    if S[b, PLAYED] or S[b, MOVED] or drew or S[b, SLEN] > 0:
+        S[b, IDLE] = 0
+    else:
+        S[b, IDLE] += 1
+        if S[b, IDLE] >= S[b, NP]:
+            finish_blocked(hands, S, R, b)
+            return
+    S[b, CUR] = (seat + 1) % S[b, NP]
+    begin_turn(piles, pinfo, hands, stock, S, R, b, scratch)
+
+
+@njit(cache=True)
+def apply_action(piles, pinfo, hands, stock, S, R, mt, b, a, scratch):
+    """engine.apply of a legal action index, then the env's truncation after max_moves
+    (``kings_corner_v0.raw_env.step``)."""
+    S[b, MOVES] += 1
+    if a < MOVE_OFFSET:
+        play_card(piles, pinfo, hands, stock, S, R, mt, b, a // 8, a % 8)
+    elif a < END_TURN_ACTION:
+        move_pile(piles, pinfo, stock, S, R, mt, b, (a - MOVE_OFFSET) // 8, (a - MOVE_OFFSET) % 8)
+    else:
+        end_turn(piles, pinfo, hands, stock, S, R, b, scratch)
+    if not S[b, OVER] and S[b, MOVES] >= R[b, R_MAX_MOVES]:
+        S[b, TRUNC] = 1
+
+
+# -- dealing (engine: new_deal, _deal_cross) --------------------------------------------------
+
+@njit(cache=True)
+def deal(piles, pinfo, hands, stock, S, R, mt, b, seed, dealer, n, scratch):
+    """engine.new_deal(rules, n, seed=seed, dealer=dealer) into game ``b``: shuffle, hands one
+    card at a time from the dealer's left, the cross (kings to corners under ``to_corner``, a
+    joker to the bottom of the stock), then the first turn begins. ``LEARNER`` is kept."""
+    learner = S[b, LEARNER]
+    S[b, :] = 0
+    S[b, LEARNER] = learner
+    S[b, WINNER] = -1
+    S[b, NP] = n
+    S[b, DEALER] = dealer
+    mt_seed(mt, b, seed)
+    size = 52 + R[b, R_JOKERS]
+    for c in range(size):
+        stock[b, c] = c
+    mt_shuffle(mt, b, stock[b], size)
+    for seat in range(MAX_SEATS):
+        hands[b, seat] = 0
+    top = size
+    for i in range(R[b, R_HAND_SIZE] * n):
+        top -= 1
+        hands[b, (dealer + 1 + i) % n] |= bit(stock[b, top])
+    for p in range(8):
+        pinfo[b, p, LEN] = 0
+    real = 0
+    for i in range(top):
+        if stock[b, i] < 52:
+            real += 1
+    for side in range(4):
+        while pinfo[b, side, LEN] == 0 and real > 0:
+            top -= 1
+            c = stock[b, top]
+            if c >= 52:  # a joker cannot start a side: to the bottom of the stock
+                for i in range(top, 0, -1):
+                    stock[b, i] = stock[b, i - 1]
+                stock[b, 0] = c
+                top += 1
+                continue
+            real -= 1
+            if R[b, R_TO_CORNER] and RANK[c] == KING:
+                corner = -1
+                for k in range(4, 8):
+                    if pinfo[b, k, LEN] == 0:
+                        corner = k
+                        break
+                if corner >= 0:
+                    piles[b, corner, 0] = c
+                    pinfo[b, corner, LEN] = 1
+                    continue
+            piles[b, side, 0] = c
+            pinfo[b, side, LEN] = 1
+    S[b, SLEN] = top
+    S[b, CUR] = (dealer + 1) % n
+    for p in range(8):
+        refresh(piles, pinfo, S, R, b, p)
+    begin_turn(piles, pinfo, hands, stock, S, R, b, scratch)
+
+
+# -- rewards (kings_corner_v0: _give_win_loss, _give_score) -----------------------------------
+
+@njit(cache=True)
+def hand_penalty(hand, R, b):
+    """engine.hand_penalty by the rules' table (``R_PEN`` columns)."""
+    total = 0
+    m = hand
+    while m:
+        c = low_bit_index(m)
+        m &= m - 1
+        if c >= 52:
+            total += R[b, R_PEN + 13]
+        else:
+            total += R[b, R_PEN + RANK[c] - 1]
+    return total
+
+
+@njit(cache=True)
+def seat_reward(hands, S, R, b, seat):
+    """The reward ``kings_corner_v0`` gives ``seat`` when a one-deal episode ends (0 if cut off)."""
+    if S[b, TRUNC] or not S[b, OVER]:
+        return 0.0
+    n = S[b, NP]
+    winner = S[b, WINNER]
+    if R[b, R_REWARD] == REWARD_WIN_LOSS:
+        if winner < 0:
+            return 0.0
+        if seat == winner:
+            return 1.0
+        return -1.0 / (n - 1)
+    top = 1
+    for i in range(14):
+        if R[b, R_PEN + i] > top:
+            top = R[b, R_PEN + i]
+    norm = R[b, R_HAND_SIZE] * top
+    penalty = 0 if seat == winner else hand_penalty(hands[b, seat], R, b)
+    return 0.0 + (-penalty / norm)
+
+
+# -- observations and masks (observation.encode, actions.legal_mask) --------------------------
+
+@njit(cache=True)
+def encode(piles, pinfo, hands, S, b, seat, rules_vec, out):
+    """observation.encode(state, seat, totals=None) written into the float32 row ``out``."""
+    out[:RULES_START] = 0.0
+    out[RULES_START:] = rules_vec
+    n = S[b, NP]
+    hand = hands[b, seat]
+    m = hand
+    while m:
+        out[low_bit_index(m)] = 1.0
+        m &= m - 1
+    out[O_HAND_SIZE] = popcount(hand) / 54.0
+    for p in range(8):
+        length = pinfo[b, p, LEN]
+        if length == 0:
+            continue
+        at = O_PILES + p * O_PILE_BLOCK
+        for i in range(length):
+            out[at + O_CARDS + piles[b, p, i]] = 1.0
+        out[at + O_TOP + piles[b, p, length - 1]] = 1.0
+        out[at + O_BOTTOM + piles[b, p, 0]] = 1.0
+        out[at + O_LENGTH] = length / 13.0
+        out[at + O_TOP_RANK + pinfo[b, p, TOP_RANK] - 1] = 1.0
+        colour = pinfo[b, p, TOP_COLOUR]
+        out[at + O_TOP_COLOUR + (2 if colour == NO_COLOUR else colour)] = 1.0
+    for k in range(1, n):
+        out[O_OTHERS + k - 1] = popcount(hands[b, (seat + k) % n]) / 54.0
+    out[O_STOCK] = S[b, SLEN] / 54.0
+    out[O_DRAWN] = S[b, DRAWN]
+    out[O_PLAYED] = S[b, PLAYED]
+    out[O_MOVED] = S[b, MOVED]
+    out[O_IDLE] = min(S[b, IDLE] / n, 1.0)
+    out[O_MY_TURN] = 1.0 if (S[b, OVER] == 0 and S[b, CUR] == seat) else 0.0
+    out[O_TO_ACT + (S[b, CUR] - seat) % n] = 1.0
+    out[O_DEALER + (S[b, DEALER] - seat) % n] = 1.0
+    out[O_NUM_PLAYERS + n - 2] = 1.0
+
+
+@njit(cache=True)
+def write_mask(piles, pinfo, hands, S, R, b, out, scratch):
+    """actions.legal_mask(state) into the row ``out`` (any numeric dtype); returns the count."""
+    out[:] = 0
+    n = legal_actions(piles, pinfo, hands, S, R, b, scratch)
+    for i in range(n):
+        out[scratch[i]] = 1
+    return n
+
+
+# -- batched entry points ------------------------------------------------------------------
+
+@njit(cache=True)
+def apply_batch(idx, acts, piles, pinfo, hands, stock, S, R, mt):
+    """Apply ``acts[i]`` for the player to act in game ``idx[i]`` (no legality check: the caller
+    has checked the mask)."""
+    scratch = np.empty(NUM_ACTIONS, dtype=np.int64)
+    for i in range(idx.shape[0]):
+        apply_action(piles, pinfo, hands, stock, S, R, mt, idx[i], acts[i], scratch)
+
+
+@njit(cache=True)
+def deal_batch(idx, seeds, dealers, nps, piles, pinfo, hands, stock, S, R, mt):
+    """``deal`` game ``idx[i]`` with ``seeds[i]``, ``dealers[i]`` and ``nps[i]`` players."""
+    scratch = np.empty(NUM_ACTIONS, dtype=np.int64)
+    for i in range(idx.shape[0]):
+        deal(piles, pinfo, hands, stock, S, R, mt, idx[i], seeds[i], dealers[i], nps[i], scratch)
+
+
+@njit(cache=True)
+def legal_batch(idx, piles, pinfo, hands, S, R, out):
+    """The legal mask of the player to act in each game ``idx[i]``, into ``out[i]``."""
+    scratch = np.empty(NUM_ACTIONS, dtype=np.int64)
+    for i in range(idx.shape[0]):
+        write_mask(piles, pinfo, hands, S, R, idx[i], out[i], scratch)
+
+
+@njit(cache=True)
+def encode_batch(idx, seats, piles, pinfo, hands, S, rules_vecs, out):
+    """The observation of seat ``seats[i]`` in game ``idx[i]``, into ``out[i]``."""
+    for i in range(idx.shape[0]):
+        b = idx[i]
+        encode(piles, pinfo, hands, S, b, seats[i], rules_vecs[b], out[i])
+
+
+@njit(cache=True)
+def refresh_batch(idx, piles, pinfo, S, R):
+    """Recompute every pile's cache of games loaded from outside."""
+    for i in range(idx.shape[0]):
+        for p in range(8):
+            refresh(piles, pinfo, S, R, idx[i], p)
+
+
+# -- the vector env's loop: learner action, then opponents until the learner is to act ---------
+
+@njit(cache=True)
+def splitmix64(state, b):
+    """Next 64 random bits of game ``b``'s generator (SplitMix64), as uint64."""
+    z = state[b] + np.uint64(0x9E3779B97F4A7C15)
+    state[b] = z
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True)
+def randbelow(state, b, n):
+    """A random int in 0..n-1 (n >= 1) from game ``b``'s generator."""
+    return np.int64((splitmix64(state, b) >> np.uint64(11)) % np.uint64(n))
+
+
+@njit(cache=True)
+def opponents_play(piles, pinfo, hands, stock, S, R, mt, rng, opp_kind, log, rules_vecs,
+                   opp_obs, opp_mask, b, scratch):
+    """Opponents play in game ``b`` until the learner is to act (READY), the deal has ended
+    (DONE) or an outside opponent must choose (NEED_OPP, its view written to ``opp_obs[b]``,
+    ``opp_mask[b]``). Random opponents choose here, from ``rng``."""
+    learner = S[b, LEARNER]
+    cap = log.shape[1]
+    while True:
+        if S[b, OVER] or S[b, TRUNC]:
+            return DONE
+        seat = S[b, CUR]
+        if seat == learner:
+            return READY
+        if opp_kind[b, seat] != 0:
+            encode(piles, pinfo, hands, S, b, seat, rules_vecs[b], opp_obs[b])
+            write_mask(piles, pinfo, hands, S, R, b, opp_mask[b], scratch)
+            return NEED_OPP
+        n = legal_actions(piles, pinfo, hands, S, R, b, scratch)
+        a = scratch[randbelow(rng, b, n)]
+        if S[b, LOGLEN] < cap:
+            log[b, S[b, LOGLEN]] = a
+        S[b, LOGLEN] += 1
+        apply_action(piles, pinfo, hands, stock, S, R, mt, b, a, scratch)
+
+
+@njit(cache=True)
+def new_episodes(idx, piles, pinfo, hands, stock, S, R, mt, rng, opp_kind, log, rules_vecs, obs,
+                 masks, status, opp_obs, opp_mask, seeds, fixed_seat, fixed_dealer, kinds, max_redeals):
+    """Deal the next episode of each game ``idx[i]`` and play the opponents until the learner
+    is to act. The deal seed (63 bits), dealer and learner seat are drawn from the game's own
+    generator (a fixed seat or dealer >= 0 is kept); a deal that ends before the learner's first
+    action is dealt again (``gym_env``'s rule), at most ``max_redeals`` times (then status DONE).
+    ``kinds[j]`` is the kind of the opponent ``j + 1`` seats to the learner's left."""
+    scratch = np.empty(NUM_ACTIONS, dtype=np.int64)
+    for i in range(idx.shape[0]):
+        b = idx[i]
+        n = S[b, NP]
+        for _ in range(max_redeals):
+            seed = np.int64(splitmix64(rng, b) >> np.uint64(1))
+            dealer = randbelow(rng, b, n) if fixed_dealer < 0 else fixed_dealer
+            learner = randbelow(rng, b, n) if fixed_seat < 0 else fixed_seat
+            S[b, LEARNER] = learner
+            deal(piles, pinfo, hands, stock, S, R, mt, b, seed, dealer, n, scratch)
+            seeds[b] = seed
+            for seat in range(n):
+                opp_kind[b, seat] = 0 if seat == learner else kinds[(seat - learner) % n - 1]
+            st = opponents_play(piles, pinfo, hands, stock, S, R, mt, rng, opp_kind, log, rules_vecs,
+                                opp_obs, opp_mask, b, scratch)
+            if st != DONE:
+                break
+        status[b] = st
+        if st == READY:
+            encode(piles, pinfo, hands, S, b, learner, rules_vecs[b], obs[b])
+            write_mask(piles, pinfo, hands, S, R, b, masks[b], scratch)
+
+
+@njit(cache=True)
+def env_advance(idx, modes, acts, piles, pinfo, hands, stock, S, R, mt, rng, opp_kind, log,
+                rules_vecs, obs, masks, rewards, status, opp_obs, opp_mask):
+    """Advance each game ``b = idx[i]`` of the vector env as far as it can go.
+
+    ``modes[i]``: ``MODE_ACT`` applies the learner's action ``acts[i]`` (status ``ILLEGAL`` and
+    reward -1 if ``masks[b]``, the learner's current mask, forbids it), ``MODE_OPP`` applies an
+    outside opponent's ``acts[i]``, ``MODE_RESUME`` only continues. Then ``opponents_play``.
+    On ``READY`` and ``DONE`` (``rewards[b]``: the learner's reward) and ``ILLEGAL`` the
+    learner's observation and mask are written to ``obs[b]`` and ``masks[b]``. Every move played
+    is appended to ``log[b]``.
+    """
+    scratch = np.empty(NUM_ACTIONS, dtype=np.int64)
+    cap = log.shape[1]
+    for i in range(idx.shape[0]):
+        b = idx[i]
+        learner = S[b, LEARNER]
+        if modes[i] != MODE_RESUME:
+            a = acts[i]
+            if modes[i] == MODE_ACT:
+                if a < 0 or a >= NUM_ACTIONS or not masks[b, a]:
+                    rewards[b] = -1.0
+                    status[b] = ILLEGAL
+                    masks[b, :] = False
+                    continue
+                S[b, LSTEPS] += 1
+            if S[b, LOGLEN] < cap:
+                log[b, S[b, LOGLEN]] = a
+            S[b, LOGLEN] += 1
+            apply_action(piles, pinfo, hands, stock, S, R, mt, b, a, scratch)
+        st = opponents_play(piles, pinfo, hands, stock, S, R, mt, rng, opp_kind, log, rules_vecs,
+                            opp_obs, opp_mask, b, scratch)
+        status[b] = st
+        if st == READY or st == DONE:
+            encode(piles, pinfo, hands, S, b, learner, rules_vecs[b], obs[b])
+            if st == DONE:
+                rewards[b] = seat_reward(hands, S, R, b, learner)
+                masks[b, :] = False
+            else:
+                write_mask(piles, pinfo, hands, S, R, b, masks[b], scratch)
+
+
+@njit(cache=True)
+def play_random(idx, piles, pinfo, hands, stock, S, R, mt, rng, max_steps):
+    """Every seat random: play up to ``max_steps`` moves in each game ``idx[i]`` (stopping at the
+    end of the deal). Returns the number of moves played (the compiled engine's benchmark)."""
+    scratch = np.empty(NUM_ACTIONS, dtype=np.int64)
+    total = 0
+    for i in range(idx.shape[0]):
+        b = idx[i]
+        for _ in range(max_steps):
+            if S[b, OVER] or S[b, TRUNC]:
+                break
+            n = legal_actions(piles, pinfo, hands, S, R, b, scratch)
+            apply_action(piles, pinfo, hands, stock, S, R, mt, b, scratch[randbelow(rng, b, n)], scratch)
+            total += 1
+    return total
+
+
+@njit(cache=True)
+def sample_masks(masks, rng, out):
+    """A uniformly random legal action per row of ``masks`` (SplitMix64 stream ``rng[i]`` per
+    row), into ``out``; -1 for a row with no legal action. For random baselines and benchmarks."""
+    for i in range(masks.shape[0]):
+        n = 0
+        for a in range(masks.shape[1]):
+            if masks[i, a]:
+                n += 1
+        if n == 0:
+            out[i] = -1
+            continue
+        k = randbelow(rng, i, n)
+        for a in range(masks.shape[1]):
+            if masks[i, a]:
+                if k == 0:
+                    out[i] = a
+                    break
+                k -= 1

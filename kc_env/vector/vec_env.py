@@ -1,0 +1,316 @@
+"""``KingsCornerVecEnv``: ``num_envs`` single-agent games in one process, as a stable-baselines3
+``VecEnv`` with action masks that sb3-contrib's ``MaskablePPO`` uses directly.
+
+```python
+from sb3_contrib import MaskablePPO
+from kc_env.vector import KingsCornerVecEnv
+env = KingsCornerVecEnv(256, rules="pagat", num_players=3, opponents=["random", "greedy"], seed=0)
+model = MaskablePPO("MlpPolicy", env, n_steps=64).learn(100_000)
+```
+
+Each of the ``num_envs`` games is what ``KingsCorner-v0`` (``kc_env.gym_env``) is: the learner
+holds one seat, the opponents play their turns inside ``step``, and every observation, mask and
+reward is the learner's. The same rules, action layout (``Discrete(497)``) and observation
+(``Box(1584,)``, layout 1) as the reference engine; ``tests/test_vector_diff.py`` proves it.
+
+- ``step(actions)`` returns ``obs`` float32 ``[num_envs, 1584]``, ``rewards`` float32, ``dones``
+  bool and one info dict per game. A game whose episode ended is dealt again at once (the SB3
+  convention): its info holds ``terminal_observation``, ``TimeLimit.truncated`` (cut off after
+  ``max_moves`` moves), ``episode`` (``r`` the learner's reward, ``l`` its number of actions,
+  ``t`` seconds since the env was made, as SB3's ``Monitor`` writes it) and ``deal`` (``seed``,
+  ``dealer``, ``learner_seat``, ``winner``, ``blocked``, ``truncated``; with ``record=True`` also
+  ``actions``, every move of the deal in order, so that it can be replayed in the engine).
+- ``action_masks()``: bool ``[num_envs, 497]``, the learner's legal actions;
+  ``env_method("action_masks")`` gives the same rows (what ``MaskablePPO`` calls).
+- One episode is one deal; rewards are ``kings_corner_v0``'s ``win_loss`` or ``score`` for the
+  learner. A deal that would end before the learner's first action is dealt again.
+- ``opponents``: one spec per other seat (``opponents[j]`` sits ``j + 1`` seats to the learner's
+  left), or one spec for all. ``"random"`` is played inside the compiled loop; ``"greedy"`` and
+  ``"heuristic"`` are the numba rule-based policies of ``kc_env.agents.policies``, batched over
+  every game that waits for them; an object with ``act_batch(obs, masks) -> actions`` is called
+  the same way, batched; any other ``kc_env.agents`` spec or ``Agent`` is asked row by row (slow,
+  but any agent works).
+- ``learner_seat`` and ``dealer``: a seat, or ``"random"`` (drawn per episode).
+- Illegal learner actions: ``illegal_action="terminate"`` (default) ends that episode with reward
+  -1 and ``info["illegal_action"] = True``, as ``KingsCorner-v0`` does; ``"raise"`` raises
+  ``IllegalMove``.
+- Seeds: ``seed`` (or ``VecEnv.seed(s)``, applied at the next ``reset``) seeds game ``i`` with
+  ``seed + i``; each game's deals, dealers, learner seats and random opponents follow from it.
+
+Requires numba (the ``fast`` extra) and stable-baselines3 (the ``train`` extra): this class *is*
+an SB3 ``VecEnv``, because SB3 and sb3-contrib test ``isinstance(env, VecEnv)`` to decide whether
+to wrap an env and how to fetch its masks; any other class would be wrapped in a
+``DummyVecEnv`` as if it were one game. ``import kc_env`` does not import this module.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from stable_baselines3.common.vec_env import VecEnv
+from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvStepReturn
+
+from .. import actions as actions_mod
+from .. import agents as agents_mod
+from .. import engine
+from .. import observation as obs_mod
+from ..agents.base import Agent
+from ..engine import IllegalMove
+from ..rules import Rules
+from . import kernel as K
+from .game import VecGame
+
+MAX_REDEALS = 100
+REWARDS = ("win_loss", "score")
+ILLEGAL_ACTIONS = ("terminate", "raise")
+BatchPolicy = Callable[[np.ndarray, np.ndarray], np.ndarray]
+
+
+class KingsCornerVecEnv(VecEnv):
+    """``num_envs`` games of Kings in the Corner for one learner each (see the module docstring)."""
+
+    def __init__(self, num_envs: int = 256, rules: Rules | str | dict | None = None, num_players: int = 2,
+                 opponents: str | Sequence[Any] | None = None, learner_seat: int | str = "random",
+                 reward: str = "win_loss", max_moves: int = 1000, dealer: int | str = "random",
+                 seed: int | None = None, illegal_action: str = "terminate", record: bool = False) -> None:
+        if type(num_envs) is not int or num_envs < 1:
+            raise ValueError(f"num_envs must be a whole number of at least 1, not {num_envs!r}")
+        self.rules = Rules.coerce(rules)
+        self.rules.check_players(num_players)
+        n = self.num_players = num_players
+        for name, value in (("learner_seat", learner_seat), ("dealer", dealer)):
+            if value != "random" and (type(value) is not int or not 0 <= value < n):
+                raise ValueError(f"{name} must be a seat 0..{n - 1} or 'random', not {value!r}")
+        if reward not in REWARDS:
+            raise ValueError(f"reward must be one of {REWARDS}, not {reward!r}")
+        if type(max_moves) is not int or max_moves < 1:
+            raise ValueError(f"max_moves must be a whole number of at least 1, not {max_moves!r}")
+        if illegal_action not in ILLEGAL_ACTIONS:
+            raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTIONS}, not {illegal_action!r}")
+        self.reward_kind, self.max_moves, self.illegal_action, self.record = reward, max_moves, illegal_action, record
+        self._fixed_seat = -1 if learner_seat == "random" else learner_seat
+        self._fixed_dealer = -1 if dealer == "random" else dealer
+        self._opponent_kinds, self._policies = _load_opponents(opponents, n)
+        self.render_mode = None
+
+        B = num_envs
+        self.game = VecGame(B)
+        self.game.set_rules(range(B), self.rules, max_moves, reward)
+        self._rng = np.zeros(B, dtype=np.uint64)
+        self._seed_all(seed)
+        self.game.S[:, K.NP] = n
+        self._opp_kind = np.zeros((B, K.MAX_SEATS), dtype=np.int64)
+        self._log = np.zeros((B, max_moves + 1), dtype=np.int16)
+        self._obs = np.zeros((B, K.OBS_SIZE), dtype=np.float32)
+        self._masks = np.zeros((B, K.NUM_ACTIONS), dtype=bool)
+        self._rewards = np.zeros(B, dtype=np.float64)
+        self._status = np.zeros(B, dtype=np.int64)
+        self._opp_obs = np.zeros((B, K.OBS_SIZE), dtype=np.float32)
+        self._opp_mask = np.zeros((B, K.NUM_ACTIONS), dtype=np.int8)
+        self._deal_seed = np.zeros(B, dtype=np.int64)
+        self._all = np.arange(B, dtype=np.int64)
+        self._actions: np.ndarray | None = None
+        self._started = False
+        self._t0 = time.perf_counter()
+        super().__init__(B, spaces.Box(obs_mod.LOW, obs_mod.HIGH, dtype=np.float32),
+                         spaces.Discrete(actions_mod.NUM_ACTIONS))
+
+    # -- seeding ---------------------------------------------------------------------------
+
+    def _seed_all(self, seed: int | None) -> None:
+        if seed is None:
+            seed = int(np.random.SeedSequence().entropy % 2**63)
+        self._rng[:] = [(seed + i) % 2**64 for i in range(len(self._rng))]
+
+    # -- the VecEnv interface --------------------------------------------------------------
+
+    def reset(self) -> np.ndarray:
+        """Deal a new episode in every game; returns the learners' observations."""
+        for b, s in enumerate(self._seeds):
+            if s is not None:
+                self._rng[b] = s % 2**64
+        self._reset_seeds()
+        self._reset_options()
+        self._new_episodes(self._all)
+        self._started = True
+        return self._obs.copy()
+
+    def step_async(self, actions: np.ndarray) -> None:
+        self._actions = np.asarray(actions).reshape(self.num_envs).astype(np.int64)
+
+    def step_wait(self) -> VecEnvStepReturn:
+        if not self._started or self._actions is None:
+            raise RuntimeError("call reset() before step()")
+        B = self.num_envs
+        acts, self._actions = self._actions, None
+        self._rewards[:] = 0.0
+        self._advance(self._all, np.full(B, K.MODE_ACT, dtype=np.int64), acts)
+        status = self._status
+        dones = (status == K.DONE) | (status == K.ILLEGAL)
+        rewards = self._rewards.astype(np.float32)
+        infos: list[dict[str, Any]] = [{} for _ in range(B)]
+        ended = np.flatnonzero(dones)
+        if ended.size:
+            if self.illegal_action == "raise" and (status[ended] == K.ILLEGAL).any():
+                b = int(ended[status[ended] == K.ILLEGAL][0])
+                self._raise_illegal(b, int(acts[b]))
+            for b in ended.tolist():
+                infos[b] = self._end_info(b)
+            self._new_episodes(ended)
+        return self._obs.copy(), rewards, dones, infos
+
+    def action_masks(self) -> np.ndarray:
+        """bool ``[num_envs, 497]``: each learner's legal actions (what ``MaskablePPO`` needs)."""
+        return self._masks.copy()
+
+    def close(self) -> None:
+        pass
+
+    def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
+        """The attribute of this env, once per game (the games share one object)."""
+        return [getattr(self, attr_name)] * len(self._indices(indices))
+
+    def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
+        """Set an attribute of this env (shared by every game)."""
+        setattr(self, attr_name, value)
+
+    def env_method(self, method_name: str, *method_args, indices: VecEnvIndices = None, **method_kwargs) -> list[Any]:
+        """``action_masks``: the mask row of each game (as ``MaskablePPO`` calls it); another
+        method of this class is called once and its answer given to every game."""
+        rows = self._indices(indices)
+        if method_name == "action_masks":
+            masks = self.action_masks()
+            return [masks[i] for i in rows]
+        result = getattr(self, method_name)(*method_args, **method_kwargs)
+        return [result] * len(rows)
+
+    def env_is_wrapped(self, wrapper_class: type, indices: VecEnvIndices = None) -> list[bool]:
+        return [False] * len(self._indices(indices))
+
+    def _indices(self, indices: VecEnvIndices) -> list[int]:
+        if indices is None:
+            return list(range(self.num_envs))
+        if isinstance(indices, int):
+            return [indices]
+        return list(indices)
+
+    # -- episodes --------------------------------------------------------------------------
+
+    def _new_episodes(self, idx: np.ndarray) -> None:
+        """Deal the next episode of games ``idx`` and play until each learner is to act."""
+        g = self.game
+        K.new_episodes(idx, g.piles, g.pinfo, g.hands, g.stock, g.S, g.R, g.mt, self._rng, self._opp_kind,
+                       self._log, g.rules_vecs, self._obs, self._masks, self._status, self._opp_obs,
+                       self._opp_mask, self._deal_seed, self._fixed_seat, self._fixed_dealer,
+                       self._opponent_kinds, MAX_REDEALS)
+        self._settle(idx)
+        if (self._status[idx] == K.DONE).any():
+            raise RuntimeError(f"{MAX_REDEALS} deals in a row ended before the learner's first action")
+
+    def _advance(self, idx: np.ndarray, modes: np.ndarray, acts: np.ndarray) -> None:
+        """Run the kernel on games ``idx`` until each is READY, DONE or ILLEGAL."""
+        g = self.game
+        K.env_advance(idx, modes, acts, g.piles, g.pinfo, g.hands, g.stock, g.S, g.R, g.mt, self._rng,
+                      self._opp_kind, self._log, g.rules_vecs, self._obs, self._masks, self._rewards,
+                      self._status, self._opp_obs, self._opp_mask)
+        self._settle(idx)
+
+    def _settle(self, idx: np.ndarray) -> None:
+        """While some games wait for an outside opponent: ask the opponents, batched, and go on."""
+        while True:
+            waiting = idx[self._status[idx] == K.NEED_OPP]
+            if not waiting.size:
+                return
+            g = self.game
+            K.env_advance(waiting, np.full(len(waiting), K.MODE_OPP, dtype=np.int64),
+                          self._opponent_actions(waiting), g.piles, g.pinfo, g.hands, g.stock, g.S, g.R,
+                          g.mt, self._rng, self._opp_kind, self._log, g.rules_vecs, self._obs, self._masks,
+                          self._rewards, self._status, self._opp_obs, self._opp_mask)
+
+    def _opponent_actions(self, idx: np.ndarray) -> np.ndarray:
+        """The actions of the outside opponents to act in games ``idx``, batched per policy."""
+        kinds = self._opp_kind[idx, self.game.S[idx, K.CUR]]
+        out = np.zeros(len(idx), dtype=np.int64)
+        for k in np.unique(kinds).tolist():
+            rows = kinds == k
+            games = idx[rows]
+            out[rows] = self._policies[k - 1](self._opp_obs[games], self._opp_mask[games])
+        return out
+
+    def _end_info(self, b: int) -> dict[str, Any]:
+        S = self.game.S[b]
+        truncated = bool(S[K.TRUNC]) and not S[K.OVER]
+        reward = float(self._rewards[b])
+        deal = {"seed": int(self._deal_seed[b]), "dealer": int(S[K.DEALER]), "learner_seat": int(S[K.LEARNER]),
+                "winner": self.game.winner(b), "blocked": bool(S[K.BLOCKED]), "truncated": truncated}
+        if self.record:
+            deal["actions"] = self._log[b, :S[K.LOGLEN]].tolist()
+        info = {"terminal_observation": self._obs[b].copy(), "TimeLimit.truncated": truncated,
+                "episode": {"r": reward, "l": int(S[K.LSTEPS]), "t": round(time.perf_counter() - self._t0, 6)},
+                "deal": deal}
+        if self._status[b] == K.ILLEGAL:
+            info["illegal_action"] = True
+        return info
+
+    def _raise_illegal(self, b: int, a: int) -> None:
+        seat = int(self.game.S[b, K.LEARNER])
+        if not 0 <= a < actions_mod.NUM_ACTIONS:
+            raise IllegalMove(f"game {b}: the learner (seat {seat}) chose {a}, which is not an action 0..496")
+        reason = engine.why_illegal(self.game.to_state(b), actions_mod.decode(a))
+        raise IllegalMove(f"game {b}: the learner (seat {seat}) chose action {a} ({actions_mod.name(a)}), "
+                          f"which is illegal: {reason}")
+
+    # -- for tests and tools ---------------------------------------------------------------
+
+    def state(self, b: int) -> engine.GameState:
+        """Game ``b`` as an engine ``GameState`` (for rendering, debugging and bug reports)."""
+        return self.game.to_state(b)
+
+    def learner_seats(self) -> np.ndarray:
+        """The learner's seat in each game's current episode."""
+        return self.game.S[:, K.LEARNER].copy()
+
+
+def _load_opponents(opponents: Any, n: int) -> tuple[np.ndarray, list[BatchPolicy]]:
+    """Kinds per opponent position (0: in-kernel random, k: ``policies[k - 1]``) and the batched
+    policies."""
+    if opponents is None or isinstance(opponents, (str, Agent)) or hasattr(opponents, "act_batch"):
+        opponents = [opponents or "random"] * (n - 1)
+    opponents = list(opponents)
+    if len(opponents) != n - 1:
+        raise ValueError(f"{n} players need {n - 1} opponents, got {len(opponents)}: {opponents!r}")
+    kinds, policies, made = [], [], {}
+    for spec in opponents:
+        if spec == "random":
+            kinds.append(0)
+            continue
+        key = spec if isinstance(spec, str) else id(spec)
+        if key not in made:
+            policies.append(_batch_policy(spec))
+            made[key] = len(policies)
+        kinds.append(made[key])
+    return np.array(kinds, dtype=np.int64), policies
+
+
+def _batch_policy(spec: Any) -> BatchPolicy:
+    """A function ``(obs [k, 1584] float32, masks [k, 497] int8) -> actions [k]`` for ``spec``."""
+    if hasattr(spec, "act_batch"):
+        return spec.act_batch
+    if spec in ("greedy", "heuristic"):
+        from .opponents import rule_based
+
+        return rule_based(spec)
+    agent = agents_mod.load(spec)
+
+    def per_row(obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        return np.array([agent.act({"observation": o, "action_mask": m}) for o, m in zip(obs, masks, strict=True)],
+                        dtype=np.int64)
+
+    return per_row
+
+
+__all__ = ["KingsCornerVecEnv"]
