@@ -864,6 +864,9 @@ def from_text(text: str, rules: Rules | str | None = None, seed: int = 0) -> Gam
                       played="played" in turn[1], moved="moved" in turn[1], seed=seed,
                       rng=random.Random(seed), turns_without_play=[0] * n)
     _read_extras(state, extra)
+    empty = [i for i, h in enumerate(state.hands) if not h]
+    if empty and not state.is_over:  # RULES.md 3: going out ends the deal at once
+        raise PositionError(f"hand {empty[0]} is empty, so the deal is over: add 'over: out winner {empty[0]}'")
     _value_jokers_from_text(state)
     _refresh_all(state)
     for p in range(NUM_PILES):

@@ -305,3 +305,11 @@ def test_cards_on_the_table_never_go_back_to_a_hand():
             assert gained in ([], [top]), "only the stock's top card reaches a hand"
             table = {c for p in state.piles for c in p}
             assert not table & {c for h in state.hands for c in h}
+
+
+def test_a_position_with_an_empty_hand_is_a_finished_deal():
+    """3: a player whose hand is empty has gone out, so a position must say the deal is over."""
+    with pytest.raises(engine.PositionError, match="hand 1 is empty, so the deal is over: add 'over: out winner 1'"):
+        position("N: 10S\nhand 0: 9H\nhand 1: -")
+    state = position("N: 10S\nhand 0: 9H\nhand 1: -\nover: out winner 1")
+    assert state.is_over and state.winner == 1 and engine.deal_penalties(state) == [1, 0]
