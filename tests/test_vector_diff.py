@@ -24,7 +24,7 @@ import pytest
 
 pytest.importorskip("numba")
 
-from kc_env import PRESETS, Rules, engine, kings_corner_v0  # noqa: E402
+from kc_env import PRESETS, Rules, agents, engine, kings_corner_v0  # noqa: E402
 from kc_env.rules import CHOICES  # noqa: E402
 from kc_env.vector import VecGame  # noqa: E402
 
@@ -163,22 +163,28 @@ def test_kernel_equals_reference_10k():
 # -- the VecEnv with its opponents inside -------------------------------------------------------
 
 def replay(info: dict, seen: list[tuple[np.ndarray, np.ndarray]], rules: Rules, n: int, reward: str,
-           max_moves: int, final_reward: float) -> None:
-    """Replay one finished vec-env episode through the AEC env and compare what the learner saw."""
+           max_moves: int, final_reward: float, opponents: list[str]) -> None:
+    """Replay one finished vec-env episode through the AEC env and compare what the learner saw;
+    a rule-based opponent's every move must be the one its reference agent picks."""
     deal = info["deal"]
     aec = kings_corner_v0.raw_env(rules=rules, num_players=n, reward=reward, max_moves=max_moves)
     aec.reset(seed=0)
     aec.state_ = engine.new_deal(rules, n, seed=deal["seed"], dealer=deal["dealer"])  # the same deal
     aec.agent_selection = aec.agents[aec.state_.current_player]
-    learner = aec.possible_agents[deal["learner_seat"]]
+    seat = deal["learner_seat"]
+    learner = aec.possible_agents[seat]
+    judges = {aec.possible_agents[(seat + 1 + j) % n]: agents.load(spec) for j, spec in enumerate(opponents)
+              if spec != "random"}
     turns = iter(seen)
     for action in deal["actions"]:
         agent = aec.agent_selection
+        ref = aec.observe(agent)
         if agent == learner:
             obs, mask = next(turns)
-            ref = aec.observe(agent)
             assert np.array_equal(ref["observation"], obs), f"learner view differs in {deal}"
             assert np.array_equal(ref["action_mask"].astype(bool), mask), f"learner mask differs in {deal}"
+        elif agent in judges:
+            assert judges[agent].act(ref) == action, f"{agent} ({judges[agent]}) played otherwise in {deal}"
         aec.step(action)
     assert next(turns, None) is None, "the vec env gave the learner more turns than the replay"
     assert aec.terminations[learner] or aec.truncations[learner], "the replay did not end"
@@ -187,17 +193,22 @@ def replay(info: dict, seen: list[tuple[np.ndarray, np.ndarray]], rules: Rules, 
     assert np.array_equal(aec.observe(learner)["observation"], info["terminal_observation"])
 
 
-@pytest.mark.parametrize("preset,n,reward,max_moves,hand_size", [
-    ("standard", 2, "win_loss", 1000, 7), ("wikihow", 3, "score", 1000, 7), ("pagat", 4, "win_loss", 60, 7),
-    ("online", 5, "score", 1000, 3), ("bicycle", 6, "win_loss", 1000, 1),
+@pytest.mark.parametrize("preset,n,reward,max_moves,hand_size,opponents", [
+    ("standard", 2, "win_loss", 1000, 7, ["random"]),
+    ("wikihow", 3, "score", 1000, 7, ["greedy", "random"]),
+    ("pagat", 4, "win_loss", 60, 7, ["random", "heuristic", "greedy"]),
+    ("online", 5, "score", 1000, 3, ["random"] * 4),
+    ("bicycle", 6, "win_loss", 1000, 1, ["random"] * 5),
+    ("german", 3, "win_loss", 1000, 7, ["heuristic", "heuristic"]),
 ])
-def test_vec_env_equals_reference(preset, n, reward, max_moves, hand_size):
+def test_vec_env_equals_reference(preset, n, reward, max_moves, hand_size, opponents):
     pytest.importorskip("stable_baselines3")
     from kc_env.vector import KingsCornerVecEnv
 
     rules = Rules.preset(preset, hand_size=hand_size)
     B = 8
-    env = KingsCornerVecEnv(B, rules=rules, num_players=n, reward=reward, max_moves=max_moves, seed=n, record=True)
+    env = KingsCornerVecEnv(B, rules=rules, num_players=n, opponents=opponents, reward=reward,
+                            max_moves=max_moves, seed=n, record=True)
     obs = env.reset()
     seen: list[list] = [[] for _ in range(B)]
     rng = np.random.default_rng(0)
@@ -209,7 +220,7 @@ def test_vec_env_equals_reference(preset, n, reward, max_moves, hand_size):
         acts = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
         obs, rewards, dones, infos = env.step(acts)
         for b in np.flatnonzero(dones):
-            replay(infos[b], seen[b], rules, n, reward, max_moves, float(rewards[b]))
+            replay(infos[b], seen[b], rules, n, reward, max_moves, float(rewards[b]), opponents)
             assert infos[b]["episode"]["l"] == len(seen[b])
             seen[b] = []
             episodes += 1

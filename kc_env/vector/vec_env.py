@@ -201,15 +201,20 @@ class KingsCornerVecEnv(VecEnv):
     # -- episodes --------------------------------------------------------------------------
 
     def _new_episodes(self, idx: np.ndarray) -> None:
-        """Deal the next episode of games ``idx`` and play until each learner is to act."""
+        """Deal the next episode of games ``idx`` and play until each learner is to act; a deal
+        that ends before the learner's first action is dealt again (``KingsCorner-v0``'s rule)."""
         g = self.game
-        K.new_episodes(idx, g.piles, g.pinfo, g.hands, g.stock, g.S, g.R, g.mt, self._rng, self._opp_kind,
-                       self._log, g.rules_vecs, self._obs, self._masks, self._status, self._opp_obs,
-                       self._opp_mask, self._deal_seed, self._fixed_seat, self._fixed_dealer,
-                       self._opponent_kinds, MAX_REDEALS)
-        self._settle(idx)
-        if (self._status[idx] == K.DONE).any():
-            raise RuntimeError(f"{MAX_REDEALS} deals in a row ended before the learner's first action")
+        pending = idx
+        for _ in range(MAX_REDEALS):
+            K.new_episodes(pending, g.piles, g.pinfo, g.hands, g.stock, g.S, g.R, g.mt, self._rng,
+                           self._opp_kind, self._log, g.rules_vecs, self._obs, self._masks, self._status,
+                           self._opp_obs, self._opp_mask, self._deal_seed, self._fixed_seat,
+                           self._fixed_dealer, self._opponent_kinds, MAX_REDEALS)
+            self._settle(pending)
+            pending = pending[self._status[pending] == K.DONE]
+            if not pending.size:
+                return
+        raise RuntimeError(f"{MAX_REDEALS} deals in a row ended before the learner's first action")
 
     def _advance(self, idx: np.ndarray, modes: np.ndarray, acts: np.ndarray) -> None:
         """Run the kernel on games ``idx`` until each is READY, DONE or ILLEGAL."""
@@ -305,6 +310,8 @@ def _batch_policy(spec: Any) -> BatchPolicy:
 
         return rule_based(spec)
     agent = agents_mod.load(spec)
+    if hasattr(agent, "act_batch"):  # e.g. an exported model: one forward pass for the batch
+        return agent.act_batch
 
     def per_row(obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         return np.array([agent.act({"observation": o, "action_mask": m}) for o, m in zip(obs, masks, strict=True)],

@@ -1,0 +1,128 @@
+"""``KingsCornerVecEnv`` as an SB3 ``VecEnv``: MaskablePPO trains on it directly, seeds replay,
+illegal actions are priced as in ``KingsCorner-v0``, bad arguments are refused, and ``kc_env``
+imports without numba. (Equality with the reference engine: ``test_vector_diff.py``.)"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+pytest.importorskip("numba")
+pytest.importorskip("stable_baselines3")
+
+from kc_env import IllegalMove  # noqa: E402
+from kc_env.vector import KingsCornerVecEnv  # noqa: E402
+from kc_env.vector import kernel as K  # noqa: E402
+
+
+def random_actions(env: KingsCornerVecEnv, seed: int) -> np.ndarray:
+    out = np.zeros(env.num_envs, dtype=np.int64)
+    K.sample_masks(env.action_masks(), np.arange(env.num_envs, dtype=np.uint64) + np.uint64(seed), out)
+    return out
+
+
+def test_maskable_ppo_trains_on_the_vec_env_directly():
+    from sb3_contrib import MaskablePPO
+    from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
+
+    env = KingsCornerVecEnv(8, rules="pagat", num_players=3, opponents=["greedy", "random"], seed=0)
+    assert is_masking_supported(env)
+    model = MaskablePPO("MlpPolicy", env, n_steps=16, batch_size=64, n_epochs=1, seed=0,
+                        policy_kwargs={"net_arch": [32]})
+    assert model.get_env() is env  # used as it is, not wrapped in a DummyVecEnv
+    model.learn(256)
+    assert model.num_timesteps >= 256
+    obs = env.reset()
+    masks = get_action_masks(env)
+    assert masks.shape == (8, 497) and masks.dtype == bool and masks.any(axis=1).all()
+    actions, _ = model.predict(obs, action_masks=masks, deterministic=True)
+    assert masks[np.arange(8), actions].all()
+
+
+def test_same_seed_same_episodes():
+    def run(seed):
+        env = KingsCornerVecEnv(16, rules="wikihow", num_players=4, seed=seed, record=True)
+        out = [env.reset()]
+        for step in range(200):
+            obs, rewards, dones, infos = env.step(random_actions(env, step))
+            out += [obs, rewards, dones, [i.get("deal") for i in infos]]
+        return out
+
+    a, b, c = run(5), run(5), run(6)
+    assert all(np.array_equal(x, y) if isinstance(x, np.ndarray) else x == y for x, y in zip(a, b, strict=True))
+    assert not np.array_equal(a[0], c[0])
+
+
+def test_seed_method_applies_at_next_reset():
+    env = KingsCornerVecEnv(4, seed=1)
+    first = env.reset()
+    env.seed(1)
+    assert np.array_equal(env.reset(), KingsCornerVecEnv(4, seed=1).reset())
+    assert np.array_equal(first, KingsCornerVecEnv(4, seed=1).reset())
+
+
+def test_illegal_action_ends_the_episode_with_minus_one():
+    env = KingsCornerVecEnv(4, seed=0)
+    env.reset()
+    actions = random_actions(env, 0)
+    masks = env.action_masks()
+    actions[2] = int(np.flatnonzero(~masks[2])[0])
+    _, rewards, dones, infos = env.step(actions)
+    assert dones[2] and rewards[2] == -1.0 and infos[2]["illegal_action"] is True
+    assert infos[2]["terminal_observation"].shape == (1584,)
+    assert not infos[0].get("illegal_action")
+
+
+def test_illegal_action_raises_when_asked():
+    env = KingsCornerVecEnv(2, seed=0, illegal_action="raise")
+    env.reset()
+    actions = random_actions(env, 0)
+    actions[1] = 431 if not env.action_masks()[1, 431] else 440
+    with pytest.raises(IllegalMove, match="game 1"):
+        env.step(actions)
+
+
+def test_episode_info_and_autoreset():
+    env = KingsCornerVecEnv(8, num_players=2, learner_seat=1, dealer=0, seed=3)
+    env.reset()
+    assert (env.learner_seats() == 1).all()
+    ended = 0
+    for step in range(400):
+        obs, rewards, dones, infos = env.step(random_actions(env, step))
+        for b in np.flatnonzero(dones):
+            info = infos[b]
+            ended += 1
+            assert info["deal"]["learner_seat"] == 1 and info["deal"]["dealer"] == 0
+            assert info["episode"]["r"] == rewards[b] and rewards[b] in (-1.0, 0.0, 1.0)
+            assert env.action_masks()[b].any()  # already dealt again
+            assert not np.array_equal(info["terminal_observation"], obs[b])
+    assert ended > 10
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    ({"num_envs": 0}, "num_envs"),
+    ({"num_players": 7}, "num_players"),
+    ({"num_players": 3, "opponents": ["random"]}, "need 2 opponents"),
+    ({"opponents": ["nobody"]}, "unknown agent spec"),
+    ({"learner_seat": 2}, "learner_seat"),
+    ({"reward": "points"}, "reward"),
+    ({"max_moves": 0}, "max_moves"),
+    ({"illegal_action": "ignore"}, "illegal_action"),
+    ({"rules": {"draw": "never"}}, "draw"),
+])
+def test_bad_arguments_are_refused(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        KingsCornerVecEnv(**kwargs)
+
+
+def test_kc_env_imports_without_numba():
+    code = (
+        "import sys; sys.modules['numba'] = None\n"
+        "import kc_env, kc_env.kings_corner_v0, kc_env.gym_env, kc_env.observation, kc_env.actions\n"
+        "try:\n    import kc_env.vector\nexcept ImportError as exc:\n    print(exc)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert "kc_env.vector needs numba" in out
