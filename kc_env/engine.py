@@ -425,10 +425,13 @@ def _part_fits(state: GameState, part: list[int], q: int) -> bool:
 
     A played joker is judged by the card it stands for (RULES.md 4.9): it keeps its rank (the
     walk steps ranks down) and its colour, so a joker standing for a red card only moves where a
-    red card may lie; a joker of no colour takes the colour its new place gives it.
+    red card may lie; a joker of no colour takes the colour its new place gives it. On a
+    joker-king corner under ``same_suit`` the suit is set by the first real card, so jokers laid
+    before it must be of that suit's colour too.
     """
     same_suit = _is_same_suit_corner(state, q)
     suit = _corner_suit(state.piles[q]) if same_suit else None  # a joker-king corner takes one later
+    unsuited: list[int] = []  # colours of jokers laid on a same-suit corner before its suit is known
     prev = state.top_value[q]
     for j, c in enumerate(part):
         if c >= 52:  # the value _joker_value_on gives it once the cards below are in place
@@ -439,12 +442,16 @@ def _part_fits(state: GameState, part: list[int], q: int) -> bool:
             old_colour = state.joker_value[c][1]
             if NO_COLOUR not in (v[1], old_colour) and v[1] != old_colour:
                 return False
+            if same_suit and suit is None:
+                unsuited.append(old_colour)
         else:
             v = (RANK[c], COLOUR[c])
             if j > 0 and not _link_ok(prev, c, v, suit):  # the join itself was checked by accepts
                 return False
             if same_suit and suit is None:
                 suit = SUIT[c]
+                if any(colour not in (NO_COLOUR, SUIT_COLOUR[suit]) for colour in unsuited):
+                    return False
         prev = v
     return True
 

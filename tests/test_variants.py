@@ -426,7 +426,7 @@ def test_a_joker_left_in_hand_costs_what_a_king_costs():
 def test_a_joker_that_moves_with_a_pile_keeps_the_card_it_stands_for():
     """4.9: the pile is judged by the cards the jokers stand for. RULES.md is silent on piles
     that move; a joker keeps standing for its card: one standing for a red 7 moves only where a
-    red 7 may lie, and a joker standing for a black 9 cannot join a same-suit hearts corner."""
+    red 7 may lie, and a joker standing for a black card cannot join a same-suit hearts corner."""
     state = position("W: 8C JK\nN: 8D\nE: 8S\nhand 0: 2C\nhand 1: 3C", jokers=2, pile_moves="partial")
     assert_illegal(state, "move W N", "no part of W fits on 8D")
     play(state, "move W E")
@@ -434,6 +434,9 @@ def test_a_joker_that_moves_with_a_pile_keeps_the_card_it_stands_for():
 
     corner = position("W: 10H JK\nNE: KH QH JH\nhand 0: 2C\nhand 1: 3C", jokers=2, corner_build="same_suit")
     assert_illegal(corner, "move W NE", "same-suit corner NE", "corner's suit")
+    joker_king = position("W: KD JK JH\nNW: JK\nhand 0: 2C\nhand 1: 3C", jokers=2, corner_build="same_suit",
+                          pile_moves="partial")  # the JH would make NW a hearts corner, the JK a black Q
+    assert_illegal(joker_king, "move W NW", "no part of W fits on JK as a K of no colour")
 
 
 def test_a_joker_in_hand_does_not_trigger_king_first():
