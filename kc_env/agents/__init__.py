@@ -10,10 +10,14 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .base import Agent, legal_actions
+from .greedy import GreedyAgent
+from .heuristic import HeuristicAgent
 from .random_agent import RandomAgent
 
 SPECS: dict[str, Callable[..., Agent]] = {
     "random": RandomAgent,
+    "greedy": GreedyAgent,
+    "heuristic": HeuristicAgent,
 }
 """Every known agent spec and what builds it: ``SPECS[spec](seed=seed)``."""
 
@@ -30,4 +34,4 @@ def load(spec: str | Agent, seed: int | None = None) -> Agent:
     raise ValueError(f"unknown agent spec {spec!r}; known specs: {', '.join(sorted(SPECS))}")
 
 
-__all__ = ["Agent", "RandomAgent", "SPECS", "load", "legal_actions"]
+__all__ = ["Agent", "RandomAgent", "GreedyAgent", "HeuristicAgent", "SPECS", "load", "legal_actions"]
