@@ -2,7 +2,7 @@
 
 Specs are strings; ``SPECS`` maps each known spec to the class that builds it (called with
 ``seed=``). To add an agent, write its class in its own module and add one line to ``SPECS``.
-A path to an exported model will also be a spec once the model loader exists.
+Any other spec that names a folder is loaded as an exported model (``policy_model``).
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from collections.abc import Callable
 from .base import Agent, legal_actions
 from .greedy import GreedyAgent
 from .heuristic import HeuristicAgent
+from .policy_model import ModelError, PolicyAgent, is_model_folder
 from .random_agent import RandomAgent
 
 SPECS: dict[str, Callable[..., Agent]] = {
@@ -31,7 +32,10 @@ def load(spec: str | Agent, seed: int | None = None) -> Agent:
         return spec
     if isinstance(spec, str) and spec in SPECS:
         return SPECS[spec](seed=seed)
-    raise ValueError(f"unknown agent spec {spec!r}; known specs: {', '.join(sorted(SPECS))}")
+    if isinstance(spec, str) and is_model_folder(spec):
+        return PolicyAgent(spec, seed=seed)
+    raise ValueError(f"unknown agent spec {spec!r}; known specs: {', '.join(sorted(SPECS))}, "
+                     "or the folder of an exported model")
 
 
-__all__ = ["Agent", "RandomAgent", "GreedyAgent", "HeuristicAgent", "SPECS", "load", "legal_actions"]
+__all__ = ["PolicyAgent", "ModelError", "Agent", "RandomAgent", "GreedyAgent", "HeuristicAgent", "SPECS", "load", "legal_actions"]

@@ -1,0 +1,198 @@
+"""Exported policies: a trained network as plain data, run with numpy alone (DESIGN.md, Agents).
+
+An exported model is a folder::
+
+    models/NAME/
+        model.json     the card: format, layout versions, network shape, rules and players it
+                       was trained for, training steps, evaluation results, date, command
+        weights.npz    the arrays, read with ``numpy.load(allow_pickle=False)``
+
+The network is the actor of an SB3 ``MaskableActorCriticPolicy`` with an MLP: the observation
+vector goes through the hidden layers ``pi.0``, ``pi.1``, ... (``x @ W.T + b`` then the
+activation), then ``action`` gives one logit per action; illegal actions are masked out before
+the softmax or argmax. ``kc export`` (in ``training/``) writes the folder; this module reads it,
+and refuses, with a message that says which, a folder without its files, a corrupt file, an
+array that would need unpickling, a layout version other than this package's, or shapes that do
+not fit together.
+"""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..actions import ACTION_LAYOUT_VERSION, NUM_ACTIONS
+from ..observation import OBS_LAYOUT_VERSION, OBS_SIZE
+from .base import Agent, legal_actions
+
+FORMAT = "kc_env.policy"
+FORMAT_VERSION = 1
+CARD_FILE = "model.json"
+WEIGHTS_FILE = "weights.npz"
+ACTIVATIONS = {
+    "tanh": np.tanh,
+    "relu": lambda x: np.maximum(x, 0.0),
+}
+MASKED_LOGIT = -1e8  # what sb3-contrib's MaskableCategorical puts on illegal actions
+
+
+class ModelError(ValueError):
+    """An exported model that cannot be used; the message says what is wrong and where."""
+
+
+@dataclass(frozen=True)
+class PolicyNetwork:
+    """The actor network as numpy arrays: ``hidden`` (W, b) pairs, then ``action`` (W, b)."""
+
+    hidden: tuple[tuple[np.ndarray, np.ndarray], ...]
+    action: tuple[np.ndarray, np.ndarray]
+    activation: str = "tanh"
+
+    def logits(self, obs: np.ndarray) -> np.ndarray:
+        """Action logits for a batch ``[B, OBS_SIZE]`` (or one vector), before masking."""
+        x = np.asarray(obs, dtype=np.float32)
+        act = ACTIVATIONS[self.activation]
+        for w, b in self.hidden:
+            x = act(x @ w.T + b)
+        w, b = self.action
+        return x @ w.T + b
+
+    def probabilities(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """The masked action probabilities (softmax over legal actions), batch or single."""
+        logits = np.where(np.asarray(mask, dtype=bool), self.logits(obs).astype(np.float64), MASKED_LOGIT)
+        logits -= logits.max(axis=-1, keepdims=True)
+        p = np.exp(logits)
+        return p / p.sum(axis=-1, keepdims=True)
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The weights by name, as written to ``weights.npz``."""
+        out = {}
+        for i, (w, b) in enumerate(self.hidden):
+            out[f"pi.{i}.weight"], out[f"pi.{i}.bias"] = w, b
+        out["action.weight"], out["action.bias"] = self.action
+        return out
+
+
+def save(folder: str | Path, network: PolicyNetwork, card: Mapping[str, Any]) -> Path:
+    """Write ``network`` and its card (extra fields of ``model.json``) into ``folder``."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    arrays = {k: np.ascontiguousarray(v, dtype=np.float32) for k, v in network.arrays().items()}
+    np.savez(folder / WEIGHTS_FILE, **arrays)
+    full = {
+        "format": FORMAT, "format_version": FORMAT_VERSION,
+        "obs_layout_version": OBS_LAYOUT_VERSION, "action_layout_version": ACTION_LAYOUT_VERSION,
+        "network": {"hidden": [int(w.shape[0]) for w, _ in network.hidden], "activation": network.activation},
+        **card,
+    }
+    (folder / CARD_FILE).write_text(json.dumps(full, indent=2, sort_keys=False) + "\n")
+    return folder
+
+
+def read_card(folder: str | Path) -> dict[str, Any]:
+    """The ``model.json`` of an exported model, checked for format and layout versions."""
+    folder = Path(folder)
+    path = folder / CARD_FILE
+    if not folder.is_dir():
+        raise ModelError(f"{folder}: not an exported model folder (it should hold {CARD_FILE} and {WEIGHTS_FILE})")
+    if not path.is_file():
+        raise ModelError(f"{folder}: no {CARD_FILE} (an exported model holds {CARD_FILE} and {WEIGHTS_FILE})")
+    try:
+        card = json.loads(path.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ModelError(f"{path}: corrupt model card, not valid JSON ({exc})") from None
+    if not isinstance(card, dict) or card.get("format") != FORMAT:
+        raise ModelError(f"{path}: not a kc_env policy card (format should be {FORMAT!r})")
+    if card.get("format_version") != FORMAT_VERSION:
+        raise ModelError(f"{path}: policy format version {card.get('format_version')!r}; "
+                         f"this kc_env reads version {FORMAT_VERSION}")
+    for key, what, ours in (("obs_layout_version", "observation layout", OBS_LAYOUT_VERSION),
+                            ("action_layout_version", "action layout", ACTION_LAYOUT_VERSION)):
+        if card.get(key) != ours:
+            raise ModelError(f"{path}: the model was trained for {what} version {card.get(key)!r}, "
+                             f"this kc_env has version {ours}; retrain or export it for this version")
+    network = card.get("network")
+    if not isinstance(network, dict) or network.get("activation") not in ACTIVATIONS:
+        raise ModelError(f"{path}: 'network' must name an activation among {', '.join(ACTIVATIONS)}")
+    return card
+
+
+def load_network(folder: str | Path) -> tuple[PolicyNetwork, dict[str, Any]]:
+    """The network and card of an exported model, fully checked (see the module docstring)."""
+    folder = Path(folder)
+    card = read_card(folder)
+    path = folder / WEIGHTS_FILE
+    if not path.is_file():
+        raise ModelError(f"{folder}: no {WEIGHTS_FILE}")
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            arrays = {k: data[k] for k in data.files}
+    except ValueError as exc:
+        if "allow_pickle" in str(exc) or "pickle" in str(exc).lower():
+            raise ModelError(f"{path}: holds pickled objects; refusing to unpickle (weights must be plain arrays)") from None
+        raise ModelError(f"{path}: corrupt weights file ({exc})") from None
+    except (zipfile.BadZipFile, OSError, EOFError, KeyError) as exc:
+        raise ModelError(f"{path}: corrupt weights file ({type(exc).__name__}: {exc})") from None
+    return _network_from(arrays, card, path), card
+
+
+def _network_from(arrays: dict[str, np.ndarray], card: dict[str, Any], path: Path) -> PolicyNetwork:
+    depth = len(card["network"].get("hidden", []))
+    names = [f"pi.{i}.{part}" for i in range(depth) for part in ("weight", "bias")] + ["action.weight", "action.bias"]
+    missing = [n for n in names if n not in arrays]
+    if missing:
+        raise ModelError(f"{path}: missing arrays {', '.join(missing)}")
+    for name in names:
+        a = arrays[name]
+        if a.dtype.kind != "f" or not np.all(np.isfinite(a)):
+            raise ModelError(f"{path}: array {name} is not finite floating point data")
+    hidden = tuple((arrays[f"pi.{i}.weight"].astype(np.float32), arrays[f"pi.{i}.bias"].astype(np.float32))
+                   for i in range(depth))
+    action = (arrays["action.weight"].astype(np.float32), arrays["action.bias"].astype(np.float32))
+    width = OBS_SIZE
+    for name, (w, b) in [(f"pi.{i}", layer) for i, layer in enumerate(hidden)] + [("action", action)]:
+        if w.ndim != 2 or w.shape[1] != width or b.shape != (w.shape[0],):
+            raise ModelError(f"{path}: layer {name} has shape {w.shape} / {b.shape}, expected (*, {width}) / (*,)")
+        width = w.shape[0]
+    if width != NUM_ACTIONS:
+        raise ModelError(f"{path}: the network gives {width} logits, the action layout has {NUM_ACTIONS}")
+    return PolicyNetwork(hidden, action, card["network"]["activation"])
+
+
+class PolicyAgent(Agent):
+    """An exported policy as an agent: the most likely legal action (``deterministic``, the
+    default) or a sample from the masked softmax (seeded)."""
+
+    def __init__(self, folder: str | Path, seed: int | None = None, deterministic: bool = True) -> None:
+        self.folder = Path(folder)
+        self.network, self.card = load_network(self.folder)
+        self.spec = str(folder)
+        self.deterministic = deterministic
+        self._rng = np.random.default_rng(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+
+    def act(self, obs: Mapping[str, np.ndarray]) -> int:
+        legal_actions(obs)  # a clear error when this seat has nothing to do
+        return int(self.act_batch(obs["observation"][None], obs["action_mask"][None])[0])
+
+    def act_batch(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """One action per row of a batch (what the vector env calls for batched opponents)."""
+        if self.deterministic:
+            logits = np.where(np.asarray(masks, dtype=bool), self.network.logits(obs), -np.inf)
+            return logits.argmax(axis=-1)
+        p = self.network.probabilities(obs, masks)
+        return np.array([self._rng.choice(len(row), p=row / row.sum()) for row in p])
+
+
+def is_model_folder(spec: str) -> bool:
+    """Whether ``spec`` names a folder that looks like an exported model (has ``model.json``)."""
+    return (Path(spec) / CARD_FILE).is_file() or Path(spec).is_dir()

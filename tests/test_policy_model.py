@@ -1,0 +1,91 @@
+"""Exported policies load with numpy alone and refuse what they cannot trust, saying which."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from kc_env import actions, agents, engine, observation
+from kc_env.agents.policy_model import ModelError, PolicyAgent, PolicyNetwork, load_network, save
+
+
+def tiny_network(seed: int = 0) -> PolicyNetwork:
+    rng = np.random.default_rng(seed)
+    w1 = rng.normal(0, 0.1, (8, observation.OBS_SIZE)).astype(np.float32)
+    w2 = rng.normal(0, 0.1, (actions.NUM_ACTIONS, 8)).astype(np.float32)
+    return PolicyNetwork(((w1, np.zeros(8, np.float32)),), (w2, np.zeros(actions.NUM_ACTIONS, np.float32)))
+
+
+@pytest.fixture
+def model_folder(tmp_path):
+    return save(tmp_path / "m", tiny_network(), {"training_steps": 7, "num_players": 2})
+
+
+def an_observation(seed: int = 3):
+    state = engine.new_deal("standard", 2, seed=seed)
+    return {"observation": observation.encode(state, state.current_player), "action_mask": actions.legal_mask(state)}
+
+
+def test_an_exported_model_is_an_agent_spec_and_plays_legal_moves(model_folder):
+    agent = agents.load(str(model_folder), seed=1)
+    assert isinstance(agent, PolicyAgent)
+    obs = an_observation()
+    assert obs["action_mask"][agent.act(obs)] == 1
+    sampler = PolicyAgent(model_folder, seed=2, deterministic=False)
+    assert all(obs["action_mask"][sampler.act(obs)] == 1 for _ in range(20))
+
+
+def test_probabilities_are_zero_off_the_mask_and_sum_to_one(model_folder):
+    network, card = load_network(model_folder)
+    obs = an_observation()
+    p = network.probabilities(obs["observation"], obs["action_mask"])
+    assert p.sum() == pytest.approx(1.0)
+    assert p[obs["action_mask"] == 0].max() == 0.0
+    assert card["training_steps"] == 7
+
+
+def test_a_layout_version_mismatch_is_refused(model_folder):
+    card = json.loads((model_folder / "model.json").read_text())
+    card["obs_layout_version"] = 99
+    (model_folder / "model.json").write_text(json.dumps(card))
+    with pytest.raises(ModelError, match="observation layout version 99, this kc_env has version 1"):
+        load_network(model_folder)
+
+
+def test_a_corrupt_weights_file_is_refused(model_folder):
+    (model_folder / "weights.npz").write_bytes(b"PK\x03\x04 this is not a zip file at all")
+    with pytest.raises(ModelError, match="corrupt weights file"):
+        load_network(model_folder)
+
+
+def test_a_corrupt_card_is_refused(model_folder):
+    (model_folder / "model.json").write_text("{not json")
+    with pytest.raises(ModelError, match="corrupt model card"):
+        load_network(model_folder)
+
+
+def test_weights_that_need_unpickling_are_refused(model_folder):
+    arrays = dict(np.load(model_folder / "weights.npz"))
+    arrays["action.bias"] = np.array([{"evil": 1}], dtype=object)
+    np.savez(model_folder / "weights.npz", **arrays)
+    with pytest.raises(ModelError, match="refusing to unpickle"):
+        load_network(model_folder)
+
+
+def test_a_missing_file_or_folder_is_named(tmp_path, model_folder):
+    with pytest.raises(ModelError, match="not an exported model folder"):
+        load_network(tmp_path / "nowhere")
+    (model_folder / "weights.npz").unlink()
+    with pytest.raises(ModelError, match="no weights.npz"):
+        load_network(model_folder)
+
+
+def test_shapes_that_do_not_chain_are_refused(tmp_path):
+    net = tiny_network()
+    (w1, b1), = net.hidden
+    bad = PolicyNetwork(((w1[:, :100], b1),), net.action)
+    folder = save(tmp_path / "bad", bad, {})
+    with pytest.raises(ModelError, match=r"layer pi.0 has shape \(8, 100\)"):
+        load_network(folder)
