@@ -206,7 +206,7 @@ class VecGame:
         ``seed``) in games ``idx`` until each deal ends or is cut off; returns the moves played."""
         idx = np.asarray(idx, dtype=np.int64)
         rng = np.zeros(self.size, dtype=np.uint64)
-        rng[idx] = (seed + idx) % 2**64
+        rng[idx] = np.uint64(seed % 2**64) + idx.astype(np.uint64)
         return int(K.play_random(idx, self.piles, self.pinfo, self.hands, self.stock, self.S, self.R,
                                  self.mt, rng, max_steps))
 
