@@ -10,7 +10,7 @@ from kc_env import kings_corner_v0 as kc
 
 
 def test_unknown_spec_names_the_known_ones():
-    with pytest.raises(ValueError, match="known specs: random"):
+    with pytest.raises(ValueError, match="known specs: greedy, heuristic, random, or the folder of an exported model"):
         agents.load("grandmaster")
 
 
