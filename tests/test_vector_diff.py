@@ -24,7 +24,7 @@ import pytest
 
 pytest.importorskip("numba")
 
-from kc_env import PRESETS, Rules, agents, engine, kings_corner_v0  # noqa: E402
+from kc_env import PRESETS, Rules, agents, engine, kings_corner_v0, observation  # noqa: E402
 from kc_env.rules import CHOICES  # noqa: E402
 from kc_env.vector import VecGame  # noqa: E402
 
@@ -36,12 +36,20 @@ BATCH = 64
 
 def deal_config(k: int) -> tuple[Rules, int, str, int]:
     """Deal ``k``'s rules (a preset, then each variant overridden with probability 1/2), players,
-    reward kind and max_moves. Every preset and player count comes round every 35 deals."""
+    reward kind and max_moves. Every preset and player count comes round every 35 deals. One deal
+    in four is a *rare-structures* deal (see ``biased``): jokers, mostly same-suit corners and
+    partial moves, bigger hands."""
     rng = random.Random(1000 + k)
     preset = PRESET_NAMES[k % len(PRESET_NAMES)]
     n = 2 + (k // len(PRESET_NAMES)) % 5
     overrides = {}
-    if k % 5:  # one deal in five plays the preset as it is
+    if biased(k):
+        overrides = {"jokers": 2, "corner_build": rng.choice(["same_suit", "same_suit", "alternate"]),
+                     "pile_moves": rng.choice(["partial", "partial", "whole"]),
+                     "cross_kings": rng.choice(CHOICES["cross_kings"]), "draw": rng.choice(CHOICES["draw"]),
+                     "kings_on_sides": rng.choice(CHOICES["kings_on_sides"]),
+                     "clear_complete_piles": rng.random() < 0.3, "hand_size": rng.choice([7, 10, 12])}
+    elif k % 5:  # one deal in five plays the preset as it is
         for key in VARIANTS:
             if rng.random() < 0.5:
                 overrides[key] = rng.choice(CHOICES[key])
@@ -51,8 +59,15 @@ def deal_config(k: int) -> tuple[Rules, int, str, int]:
     while n * rules.hand_size + 4 > rules.deck_size:
         rules = rules.replace(hand_size=rules.hand_size - 1)
     reward = "score" if rng.random() < 0.3 else "win_loss"
-    max_moves = rng.choice([40, 200]) if rng.random() < 0.1 else 1000
+    max_moves = rng.choice([40, 200]) if rng.random() < 0.1 else 300 if biased(k) else 1000
     return rules, n, reward, max_moves
+
+
+def biased(k: int) -> bool:
+    """Whether deal ``k`` is played by a policy that seeks rare structures: it favours joker plays
+    (x8) and pile moves (x5) and seldom ends its turn (x0.2), so jokers travel between piles, and
+    land on joker-king same-suit corners, far more often than under uniform play."""
+    return k % 4 == 3
 
 
 def comparable(state: engine.GameState) -> tuple:
@@ -78,6 +93,7 @@ class Reference:
         assert comparable(game.to_state(b)) == comparable(state), self.where("the kernel's deal")
         game.load(b, state, self.max_moves, self.reward)
         self.rng = random.Random(k)
+        self.biased = biased(k)
         self.moves = 0
 
     def where(self, what: str) -> str:
@@ -98,6 +114,10 @@ class Reference:
         assert np.array_equal(ref["observation"], obs), self.where(
             f"the observation at {np.flatnonzero(ref['observation'] != obs)}")
         legal = np.flatnonzero(mask)
+        if self.biased:
+            weights = [8.0 if 416 <= a < 432 else 5.0 if 432 <= a < 496 else 0.2 if a == 496 else 1.0
+                       for a in legal]
+            return int(self.rng.choices(legal.tolist(), weights)[0])
         return int(legal[self.rng.randrange(len(legal))])
 
     def step(self, action: int) -> None:
@@ -158,6 +178,35 @@ def test_kernel_equals_reference_10k():
     stats = play_deals(1000, 10_000)
     print(stats)
     assert stats["deals"] == 10_000
+
+
+def test_joker_king_same_suit_corner_regression():
+    """A part starting with a joker standing for a black queen may not move onto a joker-king
+    same-suit corner when the first real card above it is a heart (the engine's rule since
+    8deccea); the uniform random play of the 10k run never reached it, the biased play did."""
+    text = """N: 9C 8D
+E: 4S 3D 2C AH
+S: JD 10S 9D 8C 7H 6S
+W: KH JK JH
+NE: KS
+SE: KC
+SW: -
+NW: JK
+hand 0: KD 10H
+hand 1: 7C 7S QD 5S 9H QH 5H 3H 2S
+stock: AS 8S QS QC AC 5C 4C JC 6D
+turn: 0 played moved
+"""
+    from kc_env import actions
+
+    game = VecGame(1)
+    for pile_moves in ("partial", "whole", "none"):
+        rules = Rules.preset("standard", jokers=2, corner_build="same_suit", pile_moves=pile_moves, cross_kings="stay")
+        state = engine.from_text(text, rules)
+        game.load(0, state)
+        assert np.array_equal(game.legal_masks([0])[0], actions.legal_mask(state))
+        assert not game.legal_masks([0])[0][actions.parse("move W->NW")]
+        assert np.array_equal(game.observe([0], [0])[0], observation.encode(state, 0))
 
 
 # -- the VecEnv with its opponents inside -------------------------------------------------------

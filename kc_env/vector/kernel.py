@@ -349,6 +349,7 @@ def part_fits(piles, pinfo, S, R, b, p, i, q):
     suit = corner_suit(piles, pinfo, b, q) if same else -1
     prev_rank = pinfo[b, q, TOP_RANK]
     prev_colour = pinfo[b, q, TOP_COLOUR]
+    unsuited = 0  # bit k: a joker of colour k laid on a same-suit corner before its suit is known
     for j in range(i, pinfo[b, p, LEN]):
         c = piles[b, p, j]
         if c >= 52:
@@ -360,6 +361,8 @@ def part_fits(piles, pinfo, S, R, b, p, i, q):
             old = S[b, JC + c - 52]
             if colour != NO_COLOUR and old != NO_COLOUR and colour != old:
                 return False
+            if same and suit < 0 and old != NO_COLOUR:
+                unsuited |= 1 << old
         else:
             rank = RANK[c]
             colour = COLOUR[c]
@@ -367,6 +370,8 @@ def part_fits(piles, pinfo, S, R, b, p, i, q):
                 return False
             if same and suit < 0:
                 suit = SUIT[c]
+                if unsuited & ~(1 << SUIT_COLOUR[suit]):
+                    return False
         prev_rank = rank
         prev_colour = colour
     return True
