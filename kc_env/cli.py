@@ -17,6 +17,7 @@ from . import __version__
 COMMANDS: dict[str, str] = {
     "rules": "kc_env.commands.rules",
     "demo": "kc_env.commands.demo",
+    "eval": "kc_env.commands.eval",
     "bench": "kc_env.commands.bench",
 }
 """Subcommand name -> the module that implements it."""

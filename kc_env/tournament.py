@@ -1,0 +1,390 @@
+"""Tournaments between agents: seats rotated, deals played in parallel, reproducible by seed.
+
+``run_tournament(["heuristic", "greedy", "random"], rules, num_players=2, deals=2000, seed=0)``
+plays deals (or whole matches, ``match=True``) between agent specs (``kc_env.agents.load``) or
+``Agent`` objects, and returns a ``TournamentResult``: per agent the deals it sat in, its wins,
+win rate with a Wilson 95% interval, mean penalty points and blocked share, openskill ratings
+and a pairwise table. ``kc eval`` prints it, draws it and writes it as JSON.
+
+How the table is filled (choices where nothing else says):
+
+- **Lineups.** With k entries and n seats: k == n seats every entry once; k < n repeats the
+  entries in order to fill the seats, once starting from each entry (so each appears equally
+  often); k > n takes every set of n entries. Each lineup is played in all n rotations, so every
+  entry sits in every seat equally often. ``deals`` is rounded up to a multiple of the number of
+  seatings so the rotation is complete.
+- **Duplicate deals.** All seatings of one round play the same shuffle: deal ``i`` is shuffled
+  with ``match.deal_seed(seed, i // seatings)`` and dealt by seat 0 (the rotation moves the
+  agents, not the dealer). Each agent thus gets the same cards from every seat, which removes
+  much of the luck of the deal from the comparison.
+- **Seeds.** An agent's randomness in deal ``i`` at seat ``s`` is seeded from
+  ``(seed, i, s)``, so a run gives the same results with any number of workers.
+- **Outcome of a deal** for one seat: the winner first, then the others by penalty points
+  (``engine.deal_penalties``: a blocked deal costs every hand). A deal cut off after
+  ``max_moves`` moves counts as blocked (``match.truncate``). ``blocked`` is the share of an
+  entry's deals that ended blocked or cut off. With ``match=True`` an episode is a whole match
+  (``kc_env.match``): its winners win, ``mean penalty`` is the mean final total (points, deals
+  won or chips, as the scoring system counts them) and ``blocked`` the share of blocked deals.
+- **Ratings** are openskill's Plackett-Luce model, updated deal by deal in deal order with the
+  seats' outcomes as ranks; an entry that holds two seats of one deal is ranked by its better
+  seat. ``ordinal`` is mu - 3 sigma.
+- **Agents never choose for another seat's view**: each seat has its own agent object, which
+  gets only ``{"observation", "action_mask"}`` of the seat to act. An action whose mask entry
+  is 0 is an error (``IllegalAgentAction``), never replaced by a legal one.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import itertools
+import math
+import multiprocessing
+import os
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from . import actions, engine, observation
+from .agents import Agent, load
+from .match import DEFAULT_MAX_MOVES, Match, deal_seed, truncate
+from .rules import Rules
+
+CHUNK = 16
+"""Deals handed to a worker at a time."""
+Z95 = 1.959963984540054
+
+
+class IllegalAgentAction(RuntimeError):
+    """An agent chose an action whose mask entry is 0."""
+
+
+# -- the schedule ----------------------------------------------------------------------------------
+
+def lineups(num_entries: int, num_players: int) -> list[tuple[int, ...]]:
+    """The seatings of one round: each lineup of entry indices in all its rotations."""
+    k, n = num_entries, num_players
+    if k < 1:
+        raise ValueError("a tournament needs at least one agent")
+    if k == n:
+        bases = [tuple(range(n))]
+    elif k < n:
+        bases = [tuple((start + j) % k for j in range(n)) for start in range(k)]
+    else:
+        bases = list(itertools.combinations(range(k), n))
+    return [base[r:] + base[:r] for base in bases for r in range(n)]
+
+
+def labels_for(specs: Sequence[str | Agent]) -> list[str]:
+    """A unique label per entry: its spec, with ``#2``, ``#3``... for repeats."""
+    out: list[str] = []
+    for spec in specs:
+        base = spec if isinstance(spec, str) else getattr(spec, "label", None) or spec.spec
+        label, k = base, 1
+        while label in out:
+            k += 1
+            label = f"{base}#{k}"
+        out.append(label)
+    return out
+
+
+def _agent_seed(seed: int, deal: int, seat: int) -> int:
+    digest = hashlib.sha256(f"kc_env/tournament/{seed}/{deal}/{seat}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
+
+
+# -- playing ---------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class EpisodeResult:
+    """One deal (or match) of the tournament, by seat."""
+
+    index: int
+    lineup: tuple[int, ...]  # entry index per seat
+    winners: tuple[int, ...]  # seats
+    scores: tuple[float, ...]  # penalty points (deal) or final totals (match), by seat
+    outcome: tuple[float, ...]  # lower is better: 0 for a winner, else 1 + penalty (see _outcome)
+    blocked: int  # deals that ended blocked or cut off
+    deals: int  # deals played (1 for a deal episode)
+    moves: int
+    pid: int
+
+
+@dataclass
+class _Job:
+    entries: list[str | Agent]
+    rules: Rules
+    num_players: int
+    seed: int
+    seatings: list[tuple[int, ...]]
+    match: bool
+    max_moves: int
+    max_deals: int
+
+
+_JOB: _Job | None = None
+
+
+def _init_worker(job: _Job) -> None:
+    global _JOB
+    _JOB = job
+
+
+def _make_agent(entry: str | Agent, seed: int) -> Agent:
+    """A fresh agent for one seat of one episode (an ``Agent`` entry is copied, then reseeded)."""
+    if isinstance(entry, str):
+        return load(entry, seed=seed)
+    agent = copy.deepcopy(entry)
+    agent.reset(seed=seed)
+    return agent
+
+
+def _episode(job: _Job, index: int) -> EpisodeResult:
+    lineup = job.seatings[index % len(job.seatings)]
+    round_seed = deal_seed(job.seed, index // len(job.seatings))
+    agents = [_make_agent(job.entries[e], _agent_seed(job.seed, index, s)) for s, e in enumerate(lineup)]
+    if job.match:
+        return _play_match(job, index, lineup, round_seed, agents)
+    state = engine.new_deal(job.rules, job.num_players, seed=round_seed, dealer=0)
+    truncated = play_out(state, agents, job.max_moves)
+    penalties = engine.deal_penalties(state)
+    winners = () if state.winner is None else (state.winner,)
+    outcome = tuple(0.0 if s in winners else 1.0 + p for s, p in enumerate(penalties))
+    return EpisodeResult(index, lineup, winners, tuple(map(float, penalties)), outcome,
+                         int(state.blocked or truncated), 1, state.move_count, os.getpid())
+
+
+def play_out(state: engine.GameState, agents: Sequence[Agent], max_moves: int = DEFAULT_MAX_MOVES,
+             totals: Sequence[float] | None = None) -> bool:
+    """Play ``state`` to its end, each seat's agent choosing from its own observation only.
+
+    Returns whether the deal was cut off after ``max_moves`` moves (then ended as blocked).
+    Raises ``IllegalAgentAction`` when an agent picks an action its mask forbids.
+    """
+    while not state.is_over:
+        if state.move_count >= max_moves:
+            truncate(state)
+            return True
+        seat = state.current_player
+        mask = actions.legal_mask(state)
+        obs = {"observation": observation.encode(state, seat, totals), "action_mask": mask}
+        action = agents[seat].act(obs)
+        if not 0 <= action < actions.NUM_ACTIONS or mask[action] != 1:
+            raise IllegalAgentAction(
+                f"{agents[seat]!r} at seat {seat} chose action {action} "
+                f"({actions.name(action) if 0 <= action < actions.NUM_ACTIONS else 'out of range'}), "
+                f"which is not legal:\n{engine.to_text(state)}")
+        engine.apply(state, actions.decode(action))
+    return False
+
+
+def _play_match(job: _Job, index: int, lineup: tuple[int, ...], seed: int, agents: list[Agent]) -> EpisodeResult:
+    match = Match(job.rules, job.num_players, seed=seed)
+    blocked = moves = 0
+    while not match.is_over and match.deal_number < job.max_deals:
+        state = match.new_deal()
+        truncated = play_out(state, agents, job.max_moves, totals=match.totals)
+        match.record_deal(state, truncated=truncated)
+        blocked += int(state.blocked or truncated)
+        moves += state.move_count
+    winners = tuple(match.winners)
+    lowest = job.rules.scoring not in ("winner_collects", "wins", "chips", "single")
+    totals = tuple(float(t) for t in match.totals)
+    outcome = tuple(0.0 if s in winners else 1.0 + (t if lowest else -t + 1e6) for s, t in enumerate(totals))
+    return EpisodeResult(index, lineup, winners, totals, outcome, blocked, match.deal_number, moves, os.getpid())
+
+
+def _run_chunk(indices: Sequence[int]) -> list[EpisodeResult]:
+    assert _JOB is not None
+    return [_episode(_JOB, i) for i in indices]
+
+
+# -- the result ------------------------------------------------------------------------------------
+
+def wilson(wins: float, n: int, z: float = Z95) -> tuple[float, float]:
+    """The Wilson score interval of a proportion ``wins / n`` (95% by default)."""
+    if n == 0:
+        return 0.0, 1.0
+    p = wins / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+@dataclass
+class AgentStats:
+    """One entry's line of the results table."""
+
+    agent: str
+    deals: int = 0  # seats it held (a deal where it holds two seats counts twice)
+    wins: int = 0
+    penalty: float = 0.0
+    blocked: int = 0
+    episodes_deals: int = 0  # deals inside its episodes (differs from ``deals`` with match=True)
+    win_rate: float = 0.0
+    ci_low: float = 0.0
+    ci_high: float = 0.0
+    mean_penalty: float = 0.0
+    blocked_share: float = 0.0
+    mu: float = 0.0
+    sigma: float = 0.0
+    ordinal: float = 0.0
+
+
+@dataclass
+class TournamentResult:
+    """Everything a tournament measured; ``to_dict`` gives the JSON of ``kc eval --json``."""
+
+    agents: list[str]
+    rules: Rules
+    num_players: int
+    episodes: int
+    seed: int
+    match: bool
+    seatings: list[tuple[int, ...]]
+    stats: list[AgentStats]
+    pairwise: list[list[float | None]]  # [a][b]: share of shared episodes a finished ahead of b
+    workers: int
+    worker_pids: int  # distinct processes that played episodes
+    seconds: float
+    moves: int
+    results: list[EpisodeResult] = field(repr=False, default_factory=list)
+
+    def to_dict(self, episodes: bool = False) -> dict[str, Any]:
+        """Plain data for JSON (``episodes=True`` adds every episode's result)."""
+        out = {
+            "agents": self.agents, "rules": self.rules.to_dict(), "num_players": self.num_players,
+            "episode": "match" if self.match else "deal", "episodes": self.episodes, "seed": self.seed,
+            "seatings": [list(s) for s in self.seatings],
+            "table": [asdict(s) for s in self.stats],
+            "pairwise": {a: {b: self.pairwise[i][j] for j, b in enumerate(self.agents) if i != j}
+                         for i, a in enumerate(self.agents)},
+            "workers": self.workers, "worker_processes": self.worker_pids,
+            "seconds": round(self.seconds, 3), "moves": self.moves,
+        }
+        if episodes:
+            out["results"] = [{k: v for k, v in asdict(r).items() if k != "pid"} for r in self.results]
+        return out
+
+
+def _tally(labels: list[str], results: list[EpisodeResult]) -> tuple[list[AgentStats], list[list[float | None]]]:
+    from openskill.models import PlackettLuce
+
+    stats = [AgentStats(a) for a in labels]
+    model = PlackettLuce()
+    ratings = [model.rating(name=a) for a in labels]
+    k = len(labels)
+    ahead = np.zeros((k, k))
+    shared = np.zeros((k, k))
+    for r in results:
+        best: dict[int, float] = {}
+        for seat, e in enumerate(r.lineup):
+            s = stats[e]
+            s.deals += 1
+            s.wins += seat in r.winners
+            s.penalty += r.scores[seat]
+            s.blocked += r.blocked
+            s.episodes_deals += r.deals
+            best[e] = min(best.get(e, math.inf), r.outcome[seat])
+        present = sorted(best)
+        for a, b in itertools.permutations(present, 2):
+            shared[a, b] += 1
+            ahead[a, b] += 1.0 if best[a] < best[b] else 0.5 if best[a] == best[b] else 0.0
+        if len(present) > 1:
+            new = model.rate([[ratings[e]] for e in present], ranks=[best[e] for e in present])
+            for e, team in zip(present, new, strict=True):
+                ratings[e] = team[0]
+    for e, s in enumerate(stats):
+        if s.deals:
+            s.win_rate = s.wins / s.deals
+            s.ci_low, s.ci_high = wilson(s.wins, s.deals)
+            s.mean_penalty = s.penalty / s.deals
+            s.blocked_share = s.blocked / (s.episodes_deals or 1)
+        s.mu, s.sigma = ratings[e].mu, ratings[e].sigma
+        s.ordinal = s.mu - 3 * s.sigma
+    pairwise = [[None if i == j or not shared[i, j] else float(ahead[i, j] / shared[i, j]) for j in range(k)]
+                for i in range(k)]
+    return stats, pairwise
+
+
+# -- running ---------------------------------------------------------------------------------------
+
+def _warm_up(entries: Sequence[str | Agent], rules: Rules, num_players: int) -> None:
+    """Compile compiled agents once here, so that forked workers inherit them."""
+    state = engine.new_deal(rules, num_players, seed=0)
+    obs = {"observation": observation.encode(state, state.current_player), "action_mask": actions.legal_mask(state)}
+    for entry in entries:
+        _make_agent(entry, 0).act(obs)
+
+
+def _chunks(n: int, size: int) -> Iterator[list[int]]:
+    for start in range(0, n, size):
+        yield list(range(start, min(n, start + size)))
+
+
+def run_tournament(specs: Sequence[str | Agent], rules: Rules | str | None = None, num_players: int = 2,
+                   deals: int = 1000, seed: int = 0, workers: int | None = None, match: bool = False,
+                   max_moves: int = DEFAULT_MAX_MOVES, max_deals: int = 500, progress: bool = False,
+                   labels: Sequence[str] | None = None) -> TournamentResult:
+    """Play a tournament between ``specs`` (see the module docstring) and tally it.
+
+    ``deals`` is the number of episodes (deals, or matches with ``match=True``), rounded up to a
+    whole number of rounds of seatings. ``workers`` processes play them (default: every core);
+    the result does not depend on ``workers``. ``progress`` shows a tqdm bar on stderr.
+    """
+    rules = Rules.coerce(rules)
+    rules.check_players(num_players)
+    entries = list(specs)
+    for entry in entries:  # fail early, naming a bad spec
+        if isinstance(entry, str):
+            load(entry, seed=0)
+    labels = list(labels) if labels is not None else labels_for(entries)
+    seatings = lineups(len(entries), num_players)
+    total = -(-max(1, deals) // len(seatings)) * len(seatings)
+    workers = max(1, workers or os.cpu_count() or 1)
+    job = _Job(entries, rules, num_players, seed, seatings, match, max_moves, max_deals)
+    _warm_up(entries, rules, num_players)
+    started = time.perf_counter()
+    results: list[EpisodeResult] = []
+    bar = _progress(total, progress, "matches" if match else "deals")
+    try:
+        if workers == 1:
+            _init_worker(job)
+            for chunk in _chunks(total, CHUNK):
+                results.extend(_run_chunk(chunk))
+                bar.update(len(chunk))
+        else:
+            ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
+            with ctx.Pool(workers, initializer=_init_worker, initargs=(job,)) as pool:
+                for part in pool.imap(_run_chunk, _chunks(total, CHUNK)):
+                    results.extend(part)
+                    bar.update(len(part))
+    finally:
+        bar.close()
+    seconds = time.perf_counter() - started
+    stats, pairwise = _tally(labels, results)
+    return TournamentResult(labels, rules, num_players, total, seed, match, seatings, stats, pairwise, workers,
+                            len({r.pid for r in results}), seconds, sum(r.moves for r in results), results)
+
+
+class _NoBar:
+    def update(self, n: int) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def _progress(total: int, show: bool, unit: str):
+    if not show:
+        return _NoBar()
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit=unit[:-1], desc="kc eval", smoothing=0.1)
+
+
+__all__ = ["run_tournament", "TournamentResult", "AgentStats", "EpisodeResult", "IllegalAgentAction",
+           "lineups", "labels_for", "wilson", "play_out"]

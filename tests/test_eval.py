@@ -1,0 +1,111 @@
+"""Tournaments (kc_env.tournament) and ``kc eval``: seat rotation, reproducibility, both cores,
+the table, ratings, chart and JSON; the agents' ranking on 2,000+ deals (slow)."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import pytest
+
+from kc_env.cli import main
+from kc_env.tournament import lineups, run_tournament, wilson
+
+
+@pytest.mark.parametrize(("k", "n"), [(2, 2), (3, 2), (2, 4), (3, 4), (4, 4), (5, 3), (1, 3)])
+def test_every_entry_sits_in_every_seat_equally_often(k, n):
+    seatings = lineups(k, n)
+    per_seat = Counter((seat, e) for lineup in seatings for seat, e in enumerate(lineup))
+    assert all(len(lineup) == n for lineup in seatings)
+    assert len(set(per_seat.values())) == 1 and len(per_seat) == k * n
+
+
+def test_wilson_interval_known_values():
+    low, high = wilson(50, 100)
+    assert low == pytest.approx(0.4038, abs=1e-4) and high == pytest.approx(0.5962, abs=1e-4)
+    assert wilson(0, 10)[0] == 0.0 and wilson(10, 10)[1] == pytest.approx(1.0)
+
+
+def _comparable(result) -> dict:
+    data = result.to_dict(episodes=True)
+    for key in ("seconds", "workers", "worker_processes"):
+        data.pop(key)
+    return data
+
+
+def test_same_seed_same_results_on_both_cores_and_on_one():
+    """Deals are seeded by their index, so the number of processes does not change a thing."""
+    specs = ["heuristic", "greedy", "random"]
+    a = run_tournament(specs, "standard", 2, 48, seed=3, workers=2)
+    b = run_tournament(specs, "standard", 2, 48, seed=3, workers=2)
+    c = run_tournament(specs, "standard", 2, 48, seed=3, workers=1)
+    assert a.worker_pids == 2 and c.worker_pids == 1
+    assert _comparable(a) == _comparable(b) == _comparable(c)
+    assert _comparable(run_tournament(specs, "standard", 2, 48, seed=4, workers=1)) != _comparable(c)
+
+
+def test_results_add_up():
+    r = run_tournament(["greedy", "random"], "pagat", 3, 30, seed=1, workers=1)
+    assert r.episodes == 30 and r.seatings == lineups(2, 3)
+    assert sum(s.deals for s in r.stats) == 30 * 3
+    wins = sum(len(e.winners) for e in r.results)
+    assert sum(s.wins for s in r.stats) == wins <= 30
+    for s in r.stats:
+        assert s.ci_low <= s.win_rate <= s.ci_high and 0 <= s.blocked_share <= 1
+        assert s.ordinal == pytest.approx(s.mu - 3 * s.sigma)
+    assert r.pairwise[0][1] + r.pairwise[1][0] == pytest.approx(1.0)
+
+
+def test_whole_matches_as_episodes():
+    r = run_tournament(["greedy", "random"], "german", 2, 4, seed=2,
+                       workers=1, match=True)
+    assert r.match and all(e.deals >= 1 for e in r.results)
+    assert sum(s.wins for s in r.stats) >= 4  # a match always has a winner (german: first to 5)
+
+
+def test_kc_eval_prints_the_table_and_writes_json_and_a_chart(tmp_path, capsys):
+    out_json, out_png = tmp_path / "eval.json", tmp_path / "eval.png"
+    code = main(["eval", "heuristic", "greedy", "random", "--deals", "24", "--seed", "5", "--workers", "2",
+                 "--json", str(out_json), "--plot", str(out_png)])
+    assert code == 0
+    text = capsys.readouterr().out
+    for column in ("agent", "deals", "wins", "win rate", "95% interval", "mean penalty", "blocked",
+                   "ratings (openskill", "ordinal"):
+        assert column in text
+    data = json.loads(out_json.read_text())
+    assert data["agents"] == ["heuristic", "greedy", "random"] and data["episodes"] == 24
+    assert data["worker_processes"] == 2
+    assert {"agent", "deals", "wins", "win_rate", "ci_low", "ci_high", "mean_penalty", "blocked_share", "mu",
+            "sigma", "ordinal"} <= set(data["table"][0])
+    assert out_png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_kc_eval_is_reproducible_from_the_command_line(tmp_path):
+    runs = []
+    for k in range(2):
+        path = tmp_path / f"run{k}.json"
+        assert main(["eval", "greedy", "random", "-n", "4", "--deals", "16", "--seed", "9", "--rules", "pagat",
+                     "--json", str(path), "--no-progress"]) == 0
+        data = json.loads(path.read_text())
+        runs.append({k: v for k, v in data.items() if k not in ("seconds", "workers", "worker_processes")})
+    assert runs[0] == runs[1]
+
+
+def test_kc_eval_refuses_an_unknown_agent(capsys):
+    assert main(["eval", "heuristic", "grandmaster", "--deals", "2"]) == 2
+    assert "unknown agent spec 'grandmaster'" in capsys.readouterr().err
+
+
+def test_kc_eval_markdown_table(capsys):
+    assert main(["eval", "greedy", "random", "--deals", "4", "--workers", "1", "--markdown"]) == 0
+    assert "| agent | deals | wins | win rate |" in capsys.readouterr().out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("players", [2, 4])
+def test_heuristic_beats_greedy_beats_random_on_2000_deals(players):
+    """The README's claim: on 2,000+ deals under standard rules, the 95% intervals are apart."""
+    r = run_tournament(["heuristic", "greedy", "random"], "standard", players, 2000, seed=0)
+    heuristic, greedy, random_ = r.stats
+    assert heuristic.ci_low > greedy.ci_high and greedy.ci_low > random_.ci_high
+    assert heuristic.mu > greedy.mu > random_.mu
