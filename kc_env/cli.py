@@ -18,6 +18,7 @@ COMMANDS: dict[str, str] = {
     "rules": "kc_env.commands.rules",
     "demo": "kc_env.commands.demo",
     "eval": "kc_env.commands.eval",
+    "play": "kc_env.commands.play",
     "bench": "kc_env.commands.bench",
 }
 """Subcommand name -> the module that implements it."""

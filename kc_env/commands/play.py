@@ -1,0 +1,153 @@
+"""``kc play``: a person against agents in the terminal, a match scored to its target.
+
+    kc play heuristic greedy --rules pagat      # you and two agents: three players
+
+You see the table as your seat sees it (your hand, the piles, how many cards the others hold),
+your legal moves numbered, and the others' moves as they happen. Type a number or a move
+(``9H N``, ``move W N``, ``end``); an illegal move is refused with the reason. At the end of
+each deal every hand is shown and the deal is scored.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+
+from ..cli import UserError, add_rules_argument
+
+HELP = "play against agents in the terminal"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("opponents", nargs="*", default=["heuristic"], metavar="AGENT",
+                        help="the other players' agent specs, in seat order after you (default: heuristic)")
+    add_rules_argument(parser)
+    parser.add_argument("--seat", type=int, default=0, help="your seat, 0 to players - 1 (default 0)")
+    parser.add_argument("--seed", type=int, default=None, help="the match's seed (default: a new one)")
+    parser.add_argument("--one-deal", action="store_true", help="play one deal, not a whole match")
+    parser.add_argument("--save", metavar="FILE", help="save the game as JSON for kc replay")
+    parser.add_argument("--max-deals", type=int, default=200, help="stop a match that runs longer")
+    parser.add_argument("--max-moves", type=int, default=1000, help="moves after which a deal is cut off")
+    parser.add_argument("--no-color", action="store_true", help="no ANSI colours")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Play the match (or one deal) with the person at ``--seat``."""
+    from .. import actions, engine, observation, record
+    from ..agents import load
+    from ..agents.human import HELP as HUMAN_HELP
+    from ..agents.human import HumanAgent, QuitGame
+    from ..match import Match, truncate
+    from ..render import render
+
+    n = 1 + len(args.opponents)
+    args.rules.check_players(n)
+    if not 0 <= args.seat < n:
+        raise UserError(f"--seat must be 0 to {n - 1} with {n} players")
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
+    opponents = iter(args.opponents)
+    agents: list = []
+    names: list[str] = []
+    for seat in range(n):
+        if seat == args.seat:
+            agents.append(None)
+            names.append(f"p{seat}")  # render adds "(you)"
+            continue
+        spec = next(opponents)
+        try:
+            agents.append(load(spec, seed=seed + seat))
+        except (ValueError, OSError) as exc:
+            raise UserError(str(exc)) from None
+        names.append(f"p{seat} {spec}")
+    color = sys.stdout.isatty() and not args.no_color
+    match = Match(args.rules, n, seed=seed)
+    say = _printer()
+    say(f"Kings in the Corner: you (seat {args.seat}) against {', '.join(args.opponents)}; rules {args.rules_name}, "
+        f"seed {seed}. {HUMAN_HELP}")
+    state = None
+    deal_moves: list = []
+    truncated = False
+    try:
+        while not match.is_over and match.deal_number < args.max_deals:
+            state = match.new_deal()
+            deal_moves, last = [], []
+            dealer = "you deal" if state.dealer == args.seat else f"{names[state.dealer]} deals"
+            say(f"\n=== deal {match.deal_number + 1}: {dealer} ===")
+
+            def show(obs, state=state, last=last):
+                return "\n" + render(state, viewer=args.seat, totals=match.totals, last_moves=last, names=names,
+                                     color=color).rstrip()
+
+            def explain(action, state=state):
+                return engine.why_illegal(state, actions.decode(action))
+
+            agents[args.seat] = HumanAgent(read=input, write=say, show=show, explain=explain)
+            truncated = False
+            while not state.is_over:
+                if state.move_count >= args.max_moves:
+                    truncate(state)
+                    truncated = True
+                    break
+                seat = state.current_player
+                obs = {"observation": observation.encode(state, seat, match.totals),
+                       "action_mask": actions.legal_mask(state)}
+                move = actions.decode(agents[seat].act(obs))
+                engine.apply(state, move)
+                deal_moves.append(move)
+                who = "you" if seat == args.seat else names[seat]
+                line = f"{who}: {engine.move_name(move)}"
+                last.append(line)
+                if seat != args.seat:
+                    say("  " + line)
+            deal = match.record_deal(state, truncated=truncated, moves=deal_moves)
+            _deal_over(say, state, deal.scored, names, truncated, render, color, match)
+            if args.one_deal:
+                break
+    except QuitGame as exc:
+        say(f"\nstopped: {exc}")
+        _save(args, match, state, deal_moves, truncated, record, finished=False)
+        return 1
+    _match_over(say, match, names, args.one_deal)
+    _save(args, match, state, deal_moves, truncated, record, finished=True)
+    return 0
+
+
+def _printer():
+    def say(text: str) -> None:
+        print(text, flush=True)
+
+    return say
+
+
+def _deal_over(say, state, scored, names, truncated, render, color, match) -> None:
+    how = "cut off" if truncated else "blocked" if state.blocked else "over"
+    winner = "no winner" if state.winner is None else f"{names[state.winner]} won"
+    say(f"\n--- the deal is {how}: {winner} ---")
+    say(render(state, viewer=None, names=names, color=color).rstrip())
+    say("points this deal: " + ", ".join(f"{names[s]} {p:+d}" for s, p in enumerate(scored.points)))
+    say("totals: " + ", ".join(f"{names[s]} {t}" for s, t in enumerate(match.totals)))
+
+
+def _match_over(say, match, names, one_deal: bool) -> None:
+    if one_deal and not match.is_over:
+        say("\none deal played (--one-deal)")
+        return
+    if not match.is_over:
+        say(f"\nstopped after {match.deal_number} deals (--max-deals); leading: "
+            + ", ".join(names[s] for s in match.leaders))
+        return
+    winners = ", ".join(names[s] for s in match.winners)
+    say(f"\n=== the match is over after {match.deal_number} deals: {winners} "
+        f"{'wins' if len(match.winners) == 1 else 'share the win'} ===")
+
+
+def _save(args, match, state, deal_moves, truncated, record, finished: bool) -> None:
+    if not args.save:
+        return
+    if args.one_deal and state is not None:
+        rec = record.GameRecord.from_state(state, deal_moves, truncated)
+    else:
+        rec = record.MatchRecord.from_match(match)
+    record.save(rec, args.save)
+    print(f"saved {'the game' if finished else 'the finished deals'} to {args.save}", flush=True)
