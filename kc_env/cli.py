@@ -19,6 +19,7 @@ COMMANDS: dict[str, str] = {
     "demo": "kc_env.commands.demo",
     "eval": "kc_env.commands.eval",
     "play": "kc_env.commands.play",
+    "replay": "kc_env.commands.replay",
     "bench": "kc_env.commands.bench",
 }
 """Subcommand name -> the module that implements it."""
