@@ -42,3 +42,258 @@ def test_random_agent_plays_only_legal_actions_and_is_seeded():
 def test_random_agent_refuses_an_empty_mask():
     with pytest.raises(ValueError, match="no legal action"):
         agents.load("random").act({"observation": np.zeros(1584, np.float32), "action_mask": np.zeros(497, np.int8)})
+
+
+# -- greedy and heuristic (kc_env.agents.policies) ---------------------------------------------------
+
+import inspect  # noqa: E402
+import json  # noqa: E402
+import random  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from kc_env import PRESETS, Rules, actions, engine, observation  # noqa: E402
+from kc_env.agents import policies  # noqa: E402
+from kc_env.engine import GameState  # noqa: E402
+from kc_env.rules import CHOICES  # noqa: E402
+from kc_env.tournament import play_out  # noqa: E402
+
+RULE_BASED = ("random", "greedy", "heuristic")
+
+
+def obs_of(state: GameState, seat: int | None = None) -> dict:
+    seat = state.current_player if seat is None else seat
+    return {"observation": observation.encode(state, seat), "action_mask": actions.legal_mask(state)}
+
+
+def position(text: str, rules: Rules | None = None) -> GameState:
+    """A position from the lines that matter: unwritten piles are empty, the stock empty unless
+    written, and player 0 to act having drawn."""
+    lines = [line.strip() for line in text.strip().splitlines()]
+    keys = {line.split(":")[0].upper() for line in lines}
+    lines += [f"{p}: -" for p in engine.PILE_NAMES if p not in keys]
+    lines += [] if "STOCK" in keys else ["stock: -"]
+    lines += [] if "TURN" in keys else ["turn: 0 drawn"]
+    return engine.from_text("\n".join(lines), rules or Rules())
+
+
+def finish_turn(state: GameState, spec: str) -> list[str]:
+    """Let ``spec`` play the rest of the current player's turn; returns its moves."""
+    agent, seat, made = agents.load(spec, seed=0), state.current_player, []
+    while not state.is_over and state.current_player == seat:
+        move = actions.decode(agent.act(obs_of(state)))
+        made.append(engine.move_name(move))
+        engine.apply(state, move)
+    return made
+
+
+def test_every_agent_acts_on_the_observation_alone():
+    """The interface hands an agent the observation dict and nothing else."""
+    for spec in RULE_BASED:
+        params = list(inspect.signature(agents.load(spec, seed=0).act).parameters)
+        assert params == ["obs"], (spec, params)
+
+
+def test_agents_get_only_the_seats_observation_dict():
+    """In play (the tournament loop), every argument an agent gets is the dict of two arrays."""
+    seen = []
+
+    class Spy(agents.Agent):
+        def __init__(self, inner):
+            self.inner = inner
+
+        def act(self, obs):
+            assert set(obs) == {"observation", "action_mask"}
+            assert all(isinstance(v, np.ndarray) for v in obs.values())
+            assert obs["observation"].shape == (observation.OBS_SIZE,)
+            seen.append(obs["observation"][observation.SLICES["my_turn"]][0])
+            return self.inner.act(obs)
+
+    state = engine.new_deal(Rules(), 3, seed=5)
+    play_out(state, [Spy(agents.load(s, seed=1)) for s in RULE_BASED])
+    assert state.is_over and all(v == 1 for v in seen)  # always the view of the seat to act
+
+
+def _rehide(state: GameState, rng: random.Random) -> GameState:
+    """The same position for the player to act, with every card it cannot see dealt afresh:
+    the other hands and the stock swap cards (their sizes kept)."""
+    other = state.copy()
+    me = other.current_player
+    hidden = [c for s, h in enumerate(other.hands) if s != me for c in h] + other.stock
+    rng.shuffle(hidden)
+    for s, h in enumerate(other.hands):
+        if s != me:
+            other.hands[s], hidden = hidden[:len(h)], hidden[len(h):]
+    other.stock = hidden
+    return other
+
+
+@pytest.mark.parametrize("preset", ["standard", "pagat", "online"])
+@pytest.mark.parametrize("players", [2, 4])
+def test_changing_hidden_cards_changes_no_agents_choice(preset, players):
+    """Shuffling what the seat to act cannot see (other hands, the stock) changes neither its
+    observation nor any agent's choice, for a fixed seed."""
+    rng = random.Random(7)
+    state = engine.new_deal(Rules.preset(preset), players, seed=11)
+    changed_hidden = 0
+    while not state.is_over and state.move_count < 300:
+        twin = _rehide(state, rng)
+        changed_hidden += twin.hands != state.hands
+        a, b = obs_of(state), obs_of(twin)
+        assert np.array_equal(a["observation"], b["observation"])
+        for spec in RULE_BASED:
+            assert agents.load(spec, seed=3).act(a) == agents.load(spec, seed=3).act(b), spec
+        engine.apply(state, actions.decode(agents.load("heuristic").act(a)))
+    assert changed_hidden > 10
+
+
+@st.composite
+def any_rules(draw) -> Rules:
+    """A preset, with a random mix of every play variant on top (RULES.md 4)."""
+    base = draw(st.sampled_from(sorted(PRESETS)))
+    variants = ["draw", "kings_on_sides", "cross_kings", "pile_moves", "must_play", "king_first",
+                "fill_spaces_first", "corner_build", "clear_complete_piles", "blocked", "jokers"]
+    if draw(st.booleans()):
+        return Rules.preset(base)
+    return Rules.preset(base, **{k: draw(st.sampled_from(CHOICES[k])) for k in variants})
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(any_rules(), st.integers(2, 6), st.integers(0, 2**32), st.permutations(list(RULE_BASED) * 2))
+def test_agents_never_choose_an_illegal_action(rules, players, seed, seats):
+    """Whole deals under every preset and variant mix: ``play_out`` raises IllegalAgentAction
+    the moment an agent picks an action whose mask entry is 0."""
+    state = engine.new_deal(rules, players, seed=seed)
+    play_out(state, [agents.load(s, seed=seed) for s in seats[:players]], max_moves=400)
+    assert state.is_over
+
+
+def test_greedy_and_heuristic_are_deterministic():
+    state = engine.new_deal(Rules(), 3, seed=2)
+    for _ in range(40):
+        ob = obs_of(state)
+        for spec in ("greedy", "heuristic"):
+            assert len({agents.load(spec, seed=s).act(ob) for s in range(3)}) == 1
+        engine.apply(state, actions.decode(agents.load("greedy").act(ob)))
+
+
+def test_greedy_sheds_the_costliest_card_first():
+    state = position("""
+        N: 10S
+        E: 8C
+        hand 0: 9H 7D KD
+        hand 1: 2C 3C
+    """)
+    assert finish_turn(state, "greedy") == ["play KD->NE", "play 9H->N", "play 7D->E"]
+    assert state.winner == 0
+
+
+def test_heuristic_finds_a_way_out_through_a_pile_move():
+    """Going out takes a pile move first: W onto N opens W for the queen."""
+    state = position("""
+        N: 9S
+        W: 8D 7C
+        E: 3H
+        hand 0: QH 2S
+        hand 1: 4C 5C 6C
+        stock: 9D 10D
+    """)
+    finish_turn(state, "heuristic")
+    assert state.is_over and state.winner == 0
+
+
+def test_heuristic_fills_the_side_it_opens():
+    """It looks for pile moves before playing from hand, and fills the space it opened."""
+    state = position("""
+        N: 9S
+        W: 8D 7C
+        E: KD
+        hand 0: QH JD 2S 5H
+        hand 1: 4C 5C 6C 8S 3D
+        stock: 9D 10D AS AH 2H
+    """)
+    moves = finish_turn(state, "heuristic")
+    assert "move W->N" in moves and state.piles[3], moves
+    assert len(state.hands[0]) <= 2
+
+
+def test_heuristic_withholds_the_card_a_one_card_opponent_needs():
+    """Every card is in sight but the opponent's one card, 6D. Playing 7C onto 8D would give it
+    a place and the deal; greedy plays it, the heuristic keeps it (RULES.md 4.4 'none' keeps
+    pile moves from opening a space)."""
+    state = position("""
+        NE: KS QH JS 10H 9S 8H 7S 6H 5C 4H 3S 2H AS
+        SE: KH QS JH 10S 9H 8S 7H 6S 5H 4S 3H 2S AH
+        SW: KC QD JC 10D 9C 8D
+        NW: KD QC JD 10C 9D 8C 7D 6C 5D
+        N: 4C 3D
+        E: 2C AD
+        S: 4D 3C
+        W: 2D AC
+        hand 0: 7C 5S
+        hand 1: 6D
+    """, Rules.preset("standard", pile_moves="none"))
+    assert actions.name(agents.load("greedy").act(obs_of(state))) == "play 7C->SW"
+    assert actions.name(agents.load("heuristic").act(obs_of(state))) == "end turn"
+
+
+def test_heuristic_puts_a_king_into_a_corner():
+    state = position("""
+        N: 5C
+        E: 9H
+        S: 2D
+        W: JC
+        hand 0: KH 4C 8D
+        hand 1: 2C 3C 4D 6S 7S
+        stock: 9D 10D AS AH 2H QS
+    """)
+    assert "play KH->NE" in finish_turn(state, "heuristic")
+
+
+def test_heuristic_is_fast():
+    """Well under a millisecond a move on average (compiled), over whole 4-player deals."""
+    heuristic = agents.load("heuristic")
+    heuristic.act(obs_of(engine.new_deal(Rules(), 4, seed=0)))  # compile or load the cache first
+    spent, decisions = 0.0, 0
+    for seed in range(6):
+        state = engine.new_deal(Rules(), 4, seed=seed)
+        while not state.is_over and state.move_count < 1000:
+            ob = obs_of(state)
+            start = time.perf_counter()
+            action = heuristic.act(ob)
+            spent += time.perf_counter() - start
+            decisions += 1
+            engine.apply(state, actions.decode(action))
+    assert spent / decisions < 1e-3, f"{spent / decisions * 1e6:.0f} us a move"
+
+
+def test_policies_run_without_numba_and_choose_the_same():
+    """With numba hidden the same functions run as plain Python and pick the same actions."""
+    states, expected = [], []
+    state = engine.new_deal(Rules.preset("pagat", jokers=2), 3, seed=4)
+    while not state.is_over and len(states) < 25:
+        ob = obs_of(state)
+        states.append((ob["observation"].tolist(), ob["action_mask"].tolist()))
+        expected.append((int(policies.greedy_action(*_arrays(ob))), int(policies.heuristic_action(*_arrays(ob)))))
+        engine.apply(state, actions.decode(expected[-1][1]))
+    code = (
+        "import sys, json, numpy as np; sys.modules['numba'] = None\n"
+        "from kc_env.agents import policies as P\n"
+        "assert not P.NUMBA\n"
+        "out = []\n"
+        "for o, m in json.load(sys.stdin):\n"
+        "    o, m = np.array(o, np.float32), np.array(m, np.int8)\n"
+        "    out.append([int(P.greedy_action(o, m)), int(P.heuristic_action(o, m))])\n"
+        "print(json.dumps(out))\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], input=json.dumps(states), capture_output=True, text=True,
+                         check=True)
+    assert [tuple(x) for x in json.loads(run.stdout)] == expected
+
+
+def _arrays(ob):
+    return ob["observation"], ob["action_mask"]

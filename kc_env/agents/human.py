@@ -64,7 +64,6 @@ class HumanAgent(Agent):
                 return action
             self.write(f"refused: {problem}")
 
-
     def _read_action(self, text: str, obs: Mapping[str, np.ndarray], legal: list[int]) -> tuple[int, str | None]:
         if text.isdigit():
             k = int(text)

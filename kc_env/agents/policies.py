@@ -12,7 +12,8 @@ the same functions run as plain Python (slowly, but identically). ``NUMBA`` says
 
 greedy
     Sheds a card whenever it can: the legal card play of the costliest card (by the penalty table
-    in the observation), then the higher rank, then the lower action index. With no card play it
+    in the observation), then the higher rank, then onto a pile rather than into an empty side,
+    then the lower action index. With no card play it
     makes a pile move that empties a side (so the next play can fill it), else ends the turn.
 
 heuristic
@@ -127,18 +128,22 @@ WEIGHT_NAMES = (
     "dead",  # a card in hand with no live place (needs a space)
     "half_dead",  # a card with one of its two parents buried
     "opp",  # each play the next player may make (expected)
-    "opp_decay",  # factor for each seat further away
+    "decay",  # factor on "opp" for each seat further away
     "danger",  # extra weight on a player per card below 3 in hand
     "space",  # an empty side left to the others (any card fits)
     "corner",  # an empty corner (kings fit), times the chance they hold one
     "opening",  # a side pile the next player may move away to open a space
     "multi",  # factor on 'opp' with more than two players
+    "chain",  # how much the plays that would follow a first play on a pile count
+    "danger_multi",  # 'danger' with more than two players
 )
 HEURISTIC_WEIGHTS = np.array(
-    [1.0, 0.35, 0.25, 0.45, 0.12, 0.8, 0.6, 0.6, 1.3, 0.8, 1.0, 0.7], dtype=np.float64
+    [1.0, 0.35, 0.25, 0.45, 0.12, 3.0, 0.6, 2.25, 1.3, 0.8, 1.0, 0.7, 0.0, 0.5], dtype=np.float64
 )
 """The tuned weights of ``evaluate``, in the order of ``WEIGHT_NAMES``."""
-W_CARD, W_PENALTY, W_FIT, W_DEAD, W_HALF, W_OPP, W_DECAY, W_DANGER, W_SPACE, W_CORNER, W_OPENING, W_MULTI = range(12)
+(W_CARD, W_PENALTY, W_FIT, W_DEAD, W_HALF, W_OPP, W_DECAY, W_DANGER, W_SPACE, W_CORNER, W_OPENING, W_MULTI, W_CHAIN,
+ W_DANGER_MULTI) = range(14)
+CHAIN = 3  # cards up a pile that the others' chance to play is followed
 WIN_VALUE = 1.0e6
 DEPTH_COST = 1.0e-6
 
@@ -192,16 +197,18 @@ def card_penalties(obs):
 
 @maybe_njit
 def greedy_action(obs, mask):
-    """Greedy: the card play of the costliest card (then the higher rank, then the lower index);
-    with no card play, a pile move that empties a side; else end the turn. ``mask`` must hold a
-    legal action."""
+    """Greedy: the card play of the costliest card (then the higher rank, then a pile over an empty
+    side, then the lower index); with no card play, a pile move that empties a side; else end
+    the turn. ``mask`` must hold a legal action."""
     pen = card_penalties(obs)
     best = -1
     best_key = -1.0
     for a in range(MOVE_OFFSET):
         if mask[a] != 0:
             c = a // NUM_PILES
-            key = pen[c] * 100.0 + RANK[c]
+            p = a % NUM_PILES
+            space = p < 4 and obs[PILE_START + p * PILE_BLOCK + OFF_LENGTH] == 0.0
+            key = pen[c] * 100.0 + RANK[c] + (0.0 if space else 0.5)  # a space only when nothing else
             if key > best_key:
                 best_key = key
                 best = a
@@ -566,21 +573,24 @@ def _seen_before(table, h):
 
 # -- the heuristic: scoring a position where the turn may end ---------------------------------------
 
-@maybe_njit(signature="int64(int64[::1], int64[:, ::1], int64, int64, float64[::1])")
-def _fitting_unseen(rules, st, d, p, ctx):
-    """How many unseen cards may be played onto pile ``p`` (-1 for an empty pile)."""
+@maybe_njit(signature="int64(int64[::1], int64[:, ::1], int64, int64, float64[::1], int64)")
+def _fitting_unseen(rules, st, d, p, ctx, ahead):
+    """How many unseen cards could continue pile ``p`` ``ahead`` cards above its top (0: the
+    cards that fit the top now, 1: those that would fit on them...); -1 for an empty pile."""
     n = st[d, S_LEN + p]
     if n == 0:
         return -1
-    r = st[d, S_RANK + p * MAX_PILE + n - 1]
-    if r <= 1:
+    r = st[d, S_RANK + p * MAX_PILE + n - 1] - 1 - ahead  # the rank wanted
+    if r < 1:
         return 0
     col = st[d, S_COL + p * MAX_PILE + n - 1]
+    if col >= 0 and ahead % 2 == 1:
+        col = 1 - col  # colours alternate up the pile
     corner_suit = st[d, S_SUIT + p]
     same = p >= 4 and rules[R_SAME_SUIT] == 1
-    k = int(ctx[C_UNSEEN_JOKERS])
+    k = int(ctx[C_UNSEEN_JOKERS]) if ahead == 0 else 0
     for suit in range(4):
-        c = suit * 13 + r - 2  # the card of rank r - 1 in this suit
+        c = suit * 13 + r - 1
         if ctx[C_SEEN + c] == 0.0:
             if same:
                 if corner_suit < 0 or suit == corner_suit:
@@ -607,10 +617,11 @@ def _is_top(st, d, c):
     return False
 
 
-@maybe_njit(signature="float64(int64[::1], float64[::1], int64[:, ::1], int64, float64[::1], boolean, boolean)")
-def _hand_value(rules, w, st, d, ctx, empty_side, empty_corner):
-    """The seat's own hand: each card and its penalty, less what a card with a place is spared,
-    more what a card with no live place costs (see the module docstring)."""
+@maybe_njit(signature="float64(int64[::1], float64[::1], int64[:, ::1], int64, float64[::1], boolean, float64[::1])")
+def _hand_value(rules, w, st, d, ctx, empty_side, keep):
+    """The seat's own hand: each card and its penalty, less what a card with a place is spared
+    (as likely as the place is to be there on the seat's next turn, ``keep``), more what a card
+    with no live place costs (see the module docstring)."""
     value = 0.0
     for c in range(NUM_CARDS):
         if st[d, S_HAND + c] == 0:
@@ -619,19 +630,16 @@ def _hand_value(rules, w, st, d, ctx, empty_side, empty_corner):
         if c >= 52:
             value += w[W_FIT]
             continue
-        if RANK[c] == 13:
-            if empty_corner:
-                value += w[W_FIT]
-            elif not (empty_side and rules[R_KOS] == 1):
-                value -= w[W_DEAD]
-            continue
-        fits = False
+        best = -1.0
         for p in range(NUM_PILES):
-            if st[d, S_LEN + p] > 0 and _accepts(rules, st, d, p, c):
-                fits = True
-                break
-        if fits:
-            value += w[W_FIT]
+            if (st[d, S_LEN + p] > 0 or RANK[c] == 13) and _accepts(rules, st, d, p, c):
+                best = max(best, keep[p])
+        if best >= 0.0:
+            value += w[W_FIT] * best
+            continue
+        if RANK[c] == 13:
+            if not (empty_side and rules[R_KOS] == 1):
+                value -= w[W_DEAD]
             continue
         buried = 0
         for k in range(2):  # the two cards one rank up, of the other colour
@@ -678,31 +686,53 @@ def evaluate(rules, w, st, d, ctx):
                 empty_side = True
             else:
                 empty_corner = True
-    value = _hand_value(rules, w, st, d, ctx, empty_side, empty_corner)
-    fitting = np.zeros(NUM_PILES, dtype=np.int64)
+    fitting = np.zeros((NUM_PILES, CHAIN), dtype=np.int64)
     for p in range(NUM_PILES):
-        fitting[p] = _fitting_unseen(rules, st, d, p, ctx)
+        for ahead in range(CHAIN):
+            fitting[p, ahead] = _fitting_unseen(rules, st, d, p, ctx, ahead)
     openings = _openings(rules, st, d, empty_corner)
     unseen = max(ctx[C_UNSEEN], 1.0)
     kings = ctx[C_UNSEEN_KINGS]
-    weight = w[W_OPP]
     n_others = int(ctx[C_NUM_OTHERS])
+    # the chance that each pile is still as it is when the seat plays again
+    keep = np.ones(NUM_PILES, dtype=np.float64)
+    empty_corners = 0
+    for p in range(4, NUM_PILES):
+        if st[d, S_LEN + p] == 0:
+            empty_corners += 1
+    for j in range(n_others):
+        miss = 1.0 - min(1.0, (ctx[C_OTHERS + j] + ctx[C_DRAWS]) / unseen)
+        for p in range(NUM_PILES):
+            if fitting[p, 0] > 0:
+                keep[p] *= miss ** fitting[p, 0]
+            elif fitting[p, 0] < 0 and p >= 4 and empty_corners == 1:
+                keep[p] *= miss ** kings
+    for p in range(4):
+        if st[d, S_LEN + p] == 0:
+            keep[p] = 0.0  # an empty side is the others' to fill first
+    value = _hand_value(rules, w, st, d, ctx, empty_side, keep)
+    weight = w[W_OPP]
+    danger_weight = w[W_DANGER]
     if n_others > 1:
         weight *= w[W_MULTI]
+        danger_weight = w[W_DANGER_MULTI]
     for j in range(n_others):
         h = ctx[C_OTHERS + j]
         q = min(1.0, (h + ctx[C_DRAWS]) / unseen)
         gain = w[W_OPENING] * openings
         for p in range(NUM_PILES):
-            k = fitting[p]
-            if k > 0:
-                gain += 1.0 - (1.0 - q) ** k
+            k = fitting[p, 0]
+            if k > 0:  # the chance to play here, and to go on playing up the pile
+                more = 0.0
+                for ahead in range(CHAIN - 1, 0, -1):
+                    more = (1.0 - (1.0 - q) ** fitting[p, ahead]) * (1.0 + more)
+                gain += (1.0 - (1.0 - q) ** k) * (1.0 + w[W_CHAIN] * more)
             elif k < 0:
                 if p < 4:
                     gain += w[W_SPACE]
                 elif kings > 0:
                     gain += w[W_CORNER] * (1.0 - (1.0 - q) ** kings)
-        danger = 1.0 + w[W_DANGER] * max(0.0, 3.0 - h)
+        danger = 1.0 + danger_weight * max(0.0, 3.0 - h)
         value -= weight * danger * gain
         weight *= w[W_DECAY]
     return value
