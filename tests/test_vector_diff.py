@@ -273,3 +273,28 @@ def test_vec_env_equals_reference(preset, n, reward, max_moves, hand_size, oppon
             assert infos[b]["episode"]["l"] == len(seen[b])
             seen[b] = []
             episodes += 1
+
+
+def test_vec_env_per_game_opponents_equal_reference():
+    """``set_opponents`` gives each game its own opponents; replayed, each plays as its agent."""
+    pytest.importorskip("stable_baselines3")
+    from kc_env.vector import KingsCornerVecEnv
+
+    rules, n, B = Rules.preset("pagat"), 3, 6
+    env = KingsCornerVecEnv(B, rules=rules, num_players=n, seed=11, record=True)
+    table = {0: ["greedy", "heuristic"], 1: ["heuristic", "random"], 2: ["random", "random"]}
+    for b in range(B):
+        env.set_opponents([b], table[b % 3])
+    obs = env.reset()
+    seen: list[list] = [[] for _ in range(B)]
+    rng = np.random.default_rng(1)
+    episodes = 0
+    while episodes < 18:
+        masks = env.action_masks()
+        for b in range(B):
+            seen[b].append((obs[b].copy(), masks[b].copy()))
+        obs, rewards, dones, infos = env.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
+        for b in np.flatnonzero(dones):
+            replay(infos[b], seen[b], rules, n, "win_loss", 1000, float(rewards[b]), table[b % 3])
+            seen[b] = []
+            episodes += 1

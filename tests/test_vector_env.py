@@ -102,6 +102,26 @@ def test_episode_info_and_autoreset():
     assert ended > 10
 
 
+def test_set_opponents_after_a_deal_and_forgetting_unused_policies():
+    from kc_env.agents import GreedyAgent
+
+    env = KingsCornerVecEnv(4, num_players=3, opponents="greedy", seed=2)
+    env.reset()
+    agents = []
+    for step in range(300):
+        _, _, dones, _ = env.step(random_actions(env, step))
+        for b in np.flatnonzero(dones):
+            agent = GreedyAgent()
+            agents.append(agent)
+            env.set_opponents([int(b)], [agent, "random"])  # a new object each time, like a league's snapshots
+            seat = env.learner_seats()[b]
+            assert env._opp_kind[b, (seat + 2) % 3] == 0 and env._opp_kind[b, seat] == 0
+    assert len(agents) > 40
+    assert len(env._policy_index) <= 2 * len(np.unique(env._game_kinds)) + 33  # old agents let go
+    with pytest.raises(ValueError, match="need 2 opponents"):
+        env.set_opponents([0], ["random"])
+
+
 @pytest.mark.parametrize("kwargs,message", [
     ({"num_envs": 0}, "num_envs"),
     ({"num_players": 7}, "num_players"),

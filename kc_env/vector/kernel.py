@@ -883,7 +883,7 @@ def new_episodes(idx, piles, pinfo, hands, stock, S, R, mt, rng, opp_kind, log, 
     is to act. The deal seed (63 bits), dealer and learner seat are drawn from the game's own
     generator (a fixed seat or dealer >= 0 is kept); a deal that ends before the learner's first
     action is dealt again (``gym_env``'s rule), at most ``max_redeals`` times (then status DONE).
-    ``kinds[j]`` is the kind of the opponent ``j + 1`` seats to the learner's left."""
+    ``kinds[b, j]`` is the kind of game ``b``'s opponent ``j + 1`` seats to the learner's left."""
     scratch = np.empty(NUM_ACTIONS, dtype=np.int64)
     for i in range(idx.shape[0]):
         b = idx[i]
@@ -896,7 +896,7 @@ def new_episodes(idx, piles, pinfo, hands, stock, S, R, mt, rng, opp_kind, log, 
             deal(piles, pinfo, hands, stock, S, R, mt, b, seed, dealer, n, scratch)
             seeds[b] = seed
             for seat in range(n):
-                opp_kind[b, seat] = 0 if seat == learner else kinds[(seat - learner) % n - 1]
+                opp_kind[b, seat] = 0 if seat == learner else kinds[b, (seat - learner) % n - 1]
             st = opponents_play(piles, pinfo, hands, stock, S, R, mt, rng, opp_kind, log, rules_vecs,
                                 opp_obs, opp_mask, b, scratch)
             if st != DONE:

@@ -29,7 +29,7 @@ reward is the learner's. The same rules, action layout (``Discrete(497)``) and o
   ``"heuristic"`` are the numba rule-based policies of ``kc_env.agents.policies``, batched over
   every game that waits for them; an object with ``act_batch(obs, masks) -> actions`` is called
   the same way, batched; any other ``kc_env.agents`` spec or ``Agent`` is asked row by row (slow,
-  but any agent works).
+  but any agent works). ``set_opponents(games, opponents)`` changes them per game.
 - ``learner_seat`` and ``dealer``: a seat, or ``"random"`` (drawn per episode).
 - Illegal learner actions: ``illegal_action="terminate"`` (default) ends that episode with reward
   -1 and ``info["illegal_action"] = True``, as ``KingsCorner-v0`` does; ``"raise"`` raises
@@ -94,7 +94,10 @@ class KingsCornerVecEnv(VecEnv):
         self.reward_kind, self.max_moves, self.illegal_action, self.record = reward, max_moves, illegal_action, record
         self._fixed_seat = -1 if learner_seat == "random" else learner_seat
         self._fixed_dealer = -1 if dealer == "random" else dealer
-        self._opponent_kinds, self._policies = _load_opponents(opponents, n)
+        self._policies: list[BatchPolicy | None] = []  # opponent kind k > 0 is self._policies[k - 1]
+        self._policy_specs: list[Any] = []  # what each kind was made from (keeps objects alive)
+        self._policy_index: dict[Any, int] = {}
+        first = [self._kind_of(spec) for spec in _opponent_list(opponents, n)]
         self.render_mode = None
 
         B = num_envs
@@ -103,7 +106,8 @@ class KingsCornerVecEnv(VecEnv):
         self._rng = np.zeros(B, dtype=np.uint64)
         self._seed_all(seed)
         self.game.S[:, K.NP] = n
-        self._opp_kind = np.zeros((B, K.MAX_SEATS), dtype=np.int64)
+        self._opp_kind = np.zeros((B, K.MAX_SEATS), dtype=np.int64)  # per seat, this deal
+        self._game_kinds = np.tile(np.array(first or [0], dtype=np.int64), (B, 1))  # per game and position
         self._log = np.zeros((B, max_moves + 1), dtype=np.int16)
         self._obs = np.zeros((B, K.OBS_SIZE), dtype=np.float32)
         self._masks = np.zeros((B, K.NUM_ACTIONS), dtype=bool)
@@ -209,7 +213,7 @@ class KingsCornerVecEnv(VecEnv):
             K.new_episodes(pending, g.piles, g.pinfo, g.hands, g.stock, g.S, g.R, g.mt, self._rng,
                            self._opp_kind, self._log, g.rules_vecs, self._obs, self._masks, self._status,
                            self._opp_obs, self._opp_mask, self._deal_seed, self._fixed_seat,
-                           self._fixed_dealer, self._opponent_kinds, MAX_REDEALS)
+                           self._fixed_dealer, self._game_kinds, MAX_REDEALS)
             self._settle(pending)
             pending = pending[self._status[pending] == K.DONE]
             if not pending.size:
@@ -279,26 +283,62 @@ class KingsCornerVecEnv(VecEnv):
         """The learner's seat in each game's current episode."""
         return self.game.S[:, K.LEARNER].copy()
 
+    # -- opponents -------------------------------------------------------------------------
 
-def _load_opponents(opponents: Any, n: int) -> tuple[np.ndarray, list[BatchPolicy]]:
-    """Kinds per opponent position (0: in-kernel random, k: ``policies[k - 1]``) and the batched
-    policies."""
+    def set_opponents(self, indices: VecEnvIndices, opponents: str | Sequence[Any]) -> None:
+        """Give games ``indices`` new opponents (one spec per other seat, ``opponents[j]`` sitting
+        ``j + 1`` seats to the learner's left, or one for all; specs as in the constructor).
+
+        They play from their next move on: called before ``reset``, or right after a game's
+        episode ended (``dones[i]``), they play its new deal from the learner's first turn (any
+        moves the new deal's opponents made before it were the old opponents')."""
+        n = self.num_players
+        kinds = np.array([self._kind_of(spec) for spec in _opponent_list(opponents, n)], dtype=np.int64)
+        rows = np.array(self._indices(indices), dtype=np.int64)
+        self._game_kinds[rows] = kinds
+        learners = self.game.S[rows, K.LEARNER]
+        offsets = (np.arange(n)[None, :] - learners[:, None]) % n  # 0: the learner
+        self._opp_kind[rows[:, None], np.arange(n)[None, :]] = np.concatenate([[0], kinds])[offsets]
+        if len(self._policy_index) > 32 and len(self._policy_index) > 2 * len(np.unique(self._game_kinds)):
+            self._forget_unused_policies()
+
+    def _kind_of(self, spec: Any) -> int:
+        """The opponent kind of ``spec``: 0 for ``"random"`` (played in the kernel), else the
+        1-based index of its batched policy (made once per spec string or object)."""
+        if isinstance(spec, str) and spec == "random":
+            return 0
+        key = spec if isinstance(spec, str) else id(spec)
+        kind = self._policy_index.get(key)
+        if kind is None:
+            policy = _batch_policy(spec)
+            free = [k for k, p in enumerate(self._policies) if p is None]
+            if free:
+                self._policies[free[0]], self._policy_specs[free[0]] = policy, spec
+                kind = free[0] + 1
+            else:
+                self._policies.append(policy)
+                self._policy_specs.append(spec)
+                kind = len(self._policies)
+            self._policy_index[key] = kind
+        return kind
+
+    def _forget_unused_policies(self) -> None:
+        """Drop the batched policies no game uses any more (a league replaces its snapshots)."""
+        used = set(np.unique(self._game_kinds).tolist()) | set(np.unique(self._opp_kind).tolist())
+        for key, kind in list(self._policy_index.items()):
+            if kind not in used:
+                del self._policy_index[key]
+                self._policies[kind - 1] = self._policy_specs[kind - 1] = None
+
+
+def _opponent_list(opponents: Any, n: int) -> list[Any]:
+    """One opponent spec per other seat (a single spec, or None for random, fills every seat)."""
     if opponents is None or isinstance(opponents, (str, Agent)) or hasattr(opponents, "act_batch"):
         opponents = [opponents or "random"] * (n - 1)
     opponents = list(opponents)
     if len(opponents) != n - 1:
         raise ValueError(f"{n} players need {n - 1} opponents, got {len(opponents)}: {opponents!r}")
-    kinds, policies, made = [], [], {}
-    for spec in opponents:
-        if spec == "random":
-            kinds.append(0)
-            continue
-        key = spec if isinstance(spec, str) else id(spec)
-        if key not in made:
-            policies.append(_batch_policy(spec))
-            made[key] = len(policies)
-        kinds.append(made[key])
-    return np.array(kinds, dtype=np.int64), policies
+    return opponents
 
 
 def _batch_policy(spec: Any) -> BatchPolicy:
