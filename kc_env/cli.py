@@ -21,6 +21,8 @@ COMMANDS: dict[str, str] = {
     "play": "kc_env.commands.play",
     "replay": "kc_env.commands.replay",
     "bench": "kc_env.commands.bench",
+    "train": "kc_env.commands.train",
+    "export": "kc_env.commands.export",
 }
 """Subcommand name -> the module that implements it."""
 

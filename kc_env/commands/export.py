@@ -1,0 +1,34 @@
+"""``kc export RUN FOLDER``: export a trained run as a numpy-loadable model, evaluated."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+HELP = "export a trained run as a numpy-loadable model folder, with its evaluation"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("run", help="the run folder made by kc train")
+    parser.add_argument("folder", help="where to write the model, e.g. models/my-agent")
+    parser.add_argument("--deals", type=int, default=2000, help="deals per evaluation opponent (default 2000)")
+    parser.add_argument("--against", default="random,heuristic", help="comma-separated agent specs to evaluate against")
+    parser.add_argument("--seed", type=int, default=0, help="evaluation seed")
+    parser.add_argument("--no-progress", action="store_true")
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..cli import UserError
+
+    try:
+        from training.publish import publish
+    except ImportError as exc:
+        raise UserError(f"export needs the train extra (pip install -e '.[train,fast]'): {exc}") from None
+    try:
+        folder, table = publish(Path(args.run), Path(args.folder), against=args.against.split(","),
+                                deals=args.deals, seed=args.seed, progress=not args.no_progress)
+    except (FileNotFoundError, ValueError) as exc:
+        raise UserError(str(exc)) from None
+    print(table)
+    print(f"\nexported to {folder} (model.json, weights.npz); use it as an agent spec: {folder}")
+    return 0

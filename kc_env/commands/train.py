@@ -1,0 +1,46 @@
+"""``kc train CONFIG``: train a MaskablePPO agent (see ``training/train.py``)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+HELP = "train a MaskablePPO agent from a YAML config (self-play league, checkpoints, --resume)"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("config", help="YAML config with a default: block (see configs/)")
+    parser.add_argument("--run", help="run folder (default runs/<config name>)")
+    parser.add_argument("--variant", help="a named block of the config that overrides default")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="override a config value, e.g. --set total_timesteps=100000 --set ppo.ent_coef=0.02")
+    parser.add_argument("--resume", action="store_true", help="continue the run in --run from its newest checkpoint")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def run(args: argparse.Namespace) -> int:
+    import yaml
+
+    from ..cli import UserError
+
+    try:
+        from training import config as config_mod
+        from training.train import train
+    except ImportError as exc:
+        raise UserError(f"training needs the train extra (pip install -e '.[train,fast]'): {exc}") from None
+    overrides = {}
+    for item in args.set:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise UserError(f"--set takes KEY=VALUE, got {item!r}")
+        overrides[key.strip()] = yaml.safe_load(value)
+    folder = Path(args.run or Path("runs") / Path(args.config).stem)
+    try:
+        cfg = config_mod.load(args.config, args.variant, overrides)
+        result = train(cfg, folder, resume=args.resume, progress=not args.no_progress, argv=["kc", *sys.argv[1:]])
+    except (config_mod.ConfigError, FileExistsError, FileNotFoundError) as exc:
+        raise UserError(str(exc)) from None
+    print(f"run folder: {result.folder}")
+    print(f"model: {result.folder / 'final.zip'}   learning curve: {result.folder / 'learning_curve.png'}")
+    return 0

@@ -1,0 +1,100 @@
+"""Training, resuming and exporting, on tiny runs (the ``smoke`` variant of configs/default.yaml)."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+pytest.importorskip("numba")
+
+from sb3_contrib import MaskablePPO  # noqa: E402
+
+from training import config as config_mod  # noqa: E402
+from training.export import export, network_of, sample_observations, torch_probabilities  # noqa: E402
+from training.train import train  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+CONFIG = ROOT / "configs" / "default.yaml"
+
+
+def smoke(**overrides):
+    return config_mod.load(CONFIG, "smoke", overrides)
+
+
+def test_configs_are_strict(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("default:\n  rules: standard\n  learning_rate: 0.1\n")
+    with pytest.raises(config_mod.ConfigError, match="unknown key 'learning_rate'; allowed: rules, num_players"):
+        config_mod.load(bad)
+    bad.write_text("default:\n  ppo: {n_epochs: many}\n")
+    with pytest.raises(config_mod.ConfigError, match=r"ppo.n_epochs: expected int, got 'many'"):
+        config_mod.load(bad)
+    bad.write_text("default:\n  rules: {preset: pagat, draw: sideways}\n")
+    with pytest.raises(config_mod.ConfigError, match="rule 'draw' cannot be 'sideways'"):
+        config_mod.load(bad)
+    with pytest.raises(config_mod.ConfigError, match="no variant 'nosuch'; variants: smoke"):
+        config_mod.load(CONFIG, "nosuch")
+
+
+def test_every_shipped_config_loads():
+    for path in sorted((ROOT / "configs").glob("*.yaml")):
+        config_mod.load(path)
+
+
+def test_a_tiny_run_trains_evaluates_snapshots_and_saves(tmp_path):
+    run = train(smoke(), tmp_path / "run", progress=False, argv=["test"])
+    folder = run.folder
+    assert (folder / "final.zip").is_file() and (folder / "learning_curve.png").is_file()
+    history = json.loads((folder / "eval.json").read_text())
+    assert history[-1]["step"] >= 4096 and {"heuristic", "random"} <= set(history[-1])
+    assert list((folder / "snapshots").iterdir()), "a snapshot joined the league"
+    assert (folder / "config.yaml").is_file() and json.loads((folder / "version.json").read_text())["commit"]
+    assert list((folder / "tb").rglob("events.out.tfevents*"))
+
+
+def test_a_killed_run_resumes_from_its_last_checkpoint(tmp_path):
+    folder = tmp_path / "run"
+    cmd = [sys.executable, "-m", "kc_env.cli", "train", str(CONFIG), "--variant", "smoke", "--run", str(folder),
+           "--no-progress", "--set", "total_timesteps=12288"]
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.time() + 240
+    while time.time() < deadline and not list((folder / "checkpoints").glob("step_*.zip")):
+        assert proc.poll() is None, proc.stderr.read().decode()
+        time.sleep(0.2)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    first = sorted((folder / "checkpoints").glob("step_*.zip"))
+    assert first and not (folder / "final.zip").exists(), "killed before the end"
+    steps_at_kill = MaskablePPO.load(first[-1], device="cpu").num_timesteps
+    assert 0 < steps_at_kill < 12288
+    result = subprocess.run(cmd + ["--resume"], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr
+    final = MaskablePPO.load(folder / "final.zip", device="cpu")
+    assert final.num_timesteps >= 12288
+    assert final.num_timesteps - steps_at_kill < 12288, "resumed, not restarted"
+
+
+def test_export_matches_torch_and_is_refused_when_tampered(tmp_path):
+    cfg = smoke(total_timesteps=2048)
+    run = train(cfg, tmp_path / "run", progress=False, argv=["test"])
+    model = MaskablePPO.load(run.folder / "final.zip", device="cpu")
+    folder = export(model, tmp_path / "model", {"training_steps": model.num_timesteps}, cfg.rules_object(), 2)
+    from kc_env.agents.policy_model import ModelError, load_network
+
+    network, card = load_network(folder)
+    obs, masks = sample_observations(cfg.rules_object(), 2, count=64, seed=5)
+    gap = np.abs(network.probabilities(obs, masks) - torch_probabilities(model, obs, masks)).max()
+    assert gap < 1e-5 and card["export_check"]["max_probability_gap"] < 1e-5
+    assert network_of(model).action[0].shape == (497, 32)
+    card["action_layout_version"] = 2
+    (folder / "model.json").write_text(json.dumps(card))
+    with pytest.raises(ModelError, match="action layout version 2"):
+        load_network(folder)

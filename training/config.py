@@ -1,0 +1,225 @@
+"""Training configs: YAML with a ``default:`` block in the RL-zoo style, read strictly.
+
+A config file holds one mapping. Its ``default:`` block sets fields of ``TrainConfig``; any
+other top-level block is a named variant that overrides ``default`` (``kc train FILE --variant
+NAME``). Nothing is evaluated: values are plain YAML data. An unknown key or a value of the wrong
+kind is an error that names the key and lists what is allowed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from kc_env.rules import Rules, RulesError
+
+
+class ConfigError(ValueError):
+    """A config that cannot be used: names the file, the key and what is allowed."""
+
+
+@dataclass
+class PPOSettings:
+    """Hyperparameters handed to sb3-contrib's ``MaskablePPO`` (same names and meanings)."""
+
+    learning_rate: float = 3e-4
+    """Adam step size."""
+    n_steps: int = 128
+    """Steps per game per rollout (the rollout holds ``n_steps * n_envs`` steps)."""
+    batch_size: int = 4096
+    """Minibatch size of each gradient step."""
+    n_epochs: int = 4
+    """Passes over each rollout."""
+    gamma: float = 0.995
+    """Discount; a deal is about 50 learner actions, so keep it close to 1."""
+    gae_lambda: float = 0.95
+    """GAE smoothing."""
+    clip_range: float = 0.2
+    """PPO clipping of the probability ratio."""
+    ent_coef: float = 0.01
+    """Entropy bonus."""
+    vf_coef: float = 0.5
+    """Weight of the value loss."""
+    max_grad_norm: float = 0.5
+    """Gradient clipping."""
+    target_kl: float | None = None
+    """Stop an update's epochs early past this KL (None: never)."""
+
+
+@dataclass
+class NetworkSettings:
+    """The policy and value MLPs (separate networks of the same shape)."""
+
+    hidden: list[int] = field(default_factory=lambda: [256, 256])
+    """Widths of the hidden layers."""
+    activation: str = "tanh"
+    """``tanh`` or ``relu``."""
+
+
+@dataclass
+class LeagueSettings:
+    """The opponent pool: rule-based agents and frozen snapshots of the learner (self-play)."""
+
+    agents: dict[str, float] = field(default_factory=lambda: {"heuristic": 0.6, "greedy": 0.2, "random": 0.2})
+    """Fixed opponents (agent specs: ``random``, ``greedy``, ``heuristic``, or an exported model
+    folder) with their sampling weights."""
+    snapshot_every: int = 500_000
+    """Add a frozen copy of the learner to the pool every this many steps (0: never)."""
+    snapshot_weight: float = 0.3
+    """Share of opponents drawn from the snapshots once there are any (split evenly among them)."""
+    max_snapshots: int = 8
+    """Keep only the newest snapshots."""
+
+
+@dataclass
+class EvalSettings:
+    """Periodic evaluation against fixed opponents, logged and plotted."""
+
+    every: int = 250_000
+    """Evaluate every this many steps (0: only at the end)."""
+    deals: int = 1000
+    """Deals per opponent per evaluation (seats rotated)."""
+    opponents: list[str] = field(default_factory=lambda: ["heuristic", "random"])
+    """Agent specs to evaluate against (every other seat holds that agent)."""
+
+
+@dataclass
+class TrainConfig:
+    """Everything a training run needs; saved resolved beside the run (``config.yaml``)."""
+
+    rules: Any = "standard"
+    """A preset name or a mapping of rules (``{preset: pagat, jokers: 2}``)."""
+    num_players: int = 2
+    """2 to 6."""
+    total_timesteps: int = 5_000_000
+    """Learner actions to train for."""
+    n_envs: int = 256
+    """Games played at once in the vector env."""
+    seed: int = 0
+    """Seeds the network, the games and the league."""
+    reward: str = "win_loss"
+    """``win_loss`` or ``score`` (kc_env.kings_corner_v0)."""
+    max_moves: int = 1000
+    """Truncate a deal after this many moves."""
+    checkpoint_every: int = 250_000
+    """Save a resumable checkpoint every this many steps."""
+    ppo: PPOSettings = field(default_factory=PPOSettings)
+    network: NetworkSettings = field(default_factory=NetworkSettings)
+    league: LeagueSettings = field(default_factory=LeagueSettings)
+    eval: EvalSettings = field(default_factory=EvalSettings)
+
+    def rules_object(self) -> Rules:
+        """The ``Rules`` this config trains under."""
+        return Rules.coerce(self.rules)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data, as saved in the run folder."""
+        return dataclasses.asdict(self)
+
+
+def _build(cls, data: Any, where: str):
+    """Strictly build dataclass ``cls`` from a mapping; nested dataclasses by their field types."""
+    if not isinstance(data, dict):
+        raise ConfigError(f"{where}: expected a mapping, got {type(data).__name__}")
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    out = {}
+    for key, value in data.items():
+        if key not in fields:
+            raise ConfigError(f"{where}: unknown key {key!r}; allowed: {', '.join(fields)}")
+        default = getattr(cls(), key)
+        if dataclasses.is_dataclass(default):
+            out[key] = _build(type(default), value, f"{where}.{key}")
+        else:
+            out[key] = _check_value(key, value, default, where)
+    return cls(**out)
+
+
+def _check_value(key: str, value: Any, default: Any, where: str) -> Any:
+    if key == "rules":
+        return value
+    if default is None:  # optional float
+        if value is None or isinstance(value, (int, float)) and not isinstance(value, bool):
+            return value
+        raise ConfigError(f"{where}.{key}: expected a number or null, got {value!r}")
+    if isinstance(default, bool) or isinstance(value, bool) and not isinstance(default, bool):
+        if type(value) is not type(default):
+            raise ConfigError(f"{where}.{key}: expected {type(default).__name__}, got {value!r}")
+    if isinstance(default, float) and isinstance(value, int):
+        value = float(value)
+    if isinstance(default, float) and isinstance(value, str):
+        try:  # YAML reads 3e-4 as a string; a number written that way is still a number
+            value = float(value)
+        except ValueError:
+            pass
+    if type(value) is not type(default):
+        raise ConfigError(f"{where}.{key}: expected {type(default).__name__}, got {value!r}")
+    return value
+
+
+def validate(config: TrainConfig, where: str = "config") -> TrainConfig:
+    """Check values that types alone do not: rules, players, ranges, names."""
+    try:
+        rules = config.rules_object()
+        rules.check_players(config.num_players)
+    except RulesError as exc:
+        raise ConfigError(f"{where}: {exc}") from None
+    checks = [
+        (config.reward in ("win_loss", "score"), "reward must be win_loss or score"),
+        (config.network.activation in ("tanh", "relu"), "network.activation must be tanh or relu"),
+        (all(type(w) is int and w > 0 for w in config.network.hidden), "network.hidden must be positive widths"),
+        (config.total_timesteps > 0 and config.n_envs > 0, "total_timesteps and n_envs must be positive"),
+        (config.ppo.batch_size <= config.ppo.n_steps * config.n_envs, "ppo.batch_size exceeds n_steps * n_envs"),
+        (bool(config.league.agents) and all(w >= 0 for w in config.league.agents.values()),
+         "league.agents needs at least one agent with a weight >= 0"),
+        (0 <= config.league.snapshot_weight <= 1, "league.snapshot_weight must be in [0, 1]"),
+        (bool(config.eval.opponents), "eval.opponents needs at least one agent spec"),
+    ]
+    for ok, message in checks:
+        if not ok:
+            raise ConfigError(f"{where}: {message}")
+    return config
+
+
+def load(path: str | Path, variant: str | None = None, overrides: dict[str, Any] | None = None) -> TrainConfig:
+    """The config of ``path`` (its ``default`` block, then ``variant``'s, then ``overrides``
+    given as dotted keys such as ``{"ppo.learning_rate": 1e-4}``)."""
+    path = Path(path)
+    try:
+        data = yaml.safe_load(path.read_text())
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read ({exc.strerror})") from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: not valid YAML: {exc}") from None
+    if not isinstance(data, dict) or "default" not in data:
+        raise ConfigError(f"{path}: a config is a mapping with a 'default:' block")
+    merged = _deep_merge({}, data["default"] or {})
+    if variant is not None:
+        if variant not in data or variant == "default":
+            raise ConfigError(f"{path}: no variant {variant!r}; variants: {', '.join(k for k in data if k != 'default') or 'none'}")
+        merged = _deep_merge(merged, data[variant] or {})
+    for dotted, value in (overrides or {}).items():
+        node = merged
+        *parents, last = dotted.split(".")
+        for part in parents:
+            node = node.setdefault(part, {})
+        node[last] = value
+    return validate(_build(TrainConfig, merged, str(path)), str(path))
+
+
+def _deep_merge(base: dict, extra: dict) -> dict:
+    out = dict(base)
+    for key, value in extra.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict) and key not in ("agents",):
+            out[key] = _deep_merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def save(config: TrainConfig, path: str | Path) -> None:
+    """Write the resolved config as a loadable file (its ``default`` block)."""
+    Path(path).write_text(yaml.safe_dump({"default": config.to_dict()}, sort_keys=False))

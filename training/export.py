@@ -1,0 +1,88 @@
+"""Export a trained MaskablePPO policy as a numpy-loadable model folder (``kc export``).
+
+The folder is what ``kc_env.agents.policy_model`` reads: ``weights.npz`` (plain arrays) and
+``model.json`` (layout versions, rules and players, training steps, evaluation results, date,
+command). After writing, the export is loaded back with numpy alone and its action
+probabilities are compared with the torch policy's on real observations: they must agree
+within 1e-5, or the export is refused.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from sb3_contrib import MaskablePPO
+
+from kc_env.agents import policy_model
+from kc_env.agents.policy_model import PolicyNetwork
+
+TOLERANCE = 1e-5
+
+
+def network_of(model: MaskablePPO) -> PolicyNetwork:
+    """The actor of a MaskablePPO MLP policy as numpy arrays."""
+    policy = model.policy
+    layers = [m for m in policy.mlp_extractor.policy_net if isinstance(m, torch.nn.Linear)]
+    acts = {type(m).__name__ for m in policy.mlp_extractor.policy_net if not isinstance(m, torch.nn.Linear)}
+    activation = {"Tanh": "tanh", "ReLU": "relu"}.get(acts.pop() if acts else "Tanh")
+    if activation is None:
+        raise ValueError(f"cannot export activation {acts}: only tanh and relu")
+
+    def arrays(linear: torch.nn.Linear) -> tuple[np.ndarray, np.ndarray]:
+        return (linear.weight.detach().cpu().numpy().astype(np.float32),
+                linear.bias.detach().cpu().numpy().astype(np.float32))
+
+    return PolicyNetwork(tuple(arrays(m) for m in layers), arrays(policy.action_net), activation)
+
+
+def torch_probabilities(model: MaskablePPO, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """The masked action probabilities of the torch policy (what MaskablePPO samples from)."""
+    with torch.no_grad():
+        tensor = torch.as_tensor(obs, dtype=torch.float32)
+        dist = model.policy.get_distribution(tensor, action_masks=masks.astype(bool))
+        return dist.distribution.probs.cpu().numpy().astype(np.float64)
+
+
+def sample_observations(rules, num_players: int, count: int = 256, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Real observations and masks from random games, for checking an export."""
+    import random
+
+    from kc_env import actions, engine, observation
+
+    rng = random.Random(seed)
+    obs, masks = [], []
+    k = 0
+    while len(obs) < count:
+        state = engine.new_deal(rules, num_players, seed=seed * 10_000 + k)
+        k += 1
+        while not state.is_over and len(obs) < count and state.move_count < 300:
+            obs.append(observation.encode(state, state.current_player))
+            masks.append(actions.legal_mask(state))
+            moves = engine.legal_moves(state)
+            engine.apply(state, moves[rng.randrange(len(moves))])
+    return np.stack(obs), np.stack(masks)
+
+
+def export(model: MaskablePPO, folder: str | Path, card: dict[str, Any], rules, num_players: int) -> Path:
+    """Write ``model``'s policy to ``folder`` and prove numpy and torch agree (within 1e-5)."""
+    network = network_of(model)
+    card = {
+        "rules": rules.to_dict(), "num_players": num_players,
+        "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        **card,
+    }
+    folder = policy_model.save(folder, network, card)
+    loaded, _ = policy_model.load_network(folder)
+    obs, masks = sample_observations(rules, num_players)
+    gap = float(np.max(np.abs(loaded.probabilities(obs, masks) - torch_probabilities(model, obs, masks))))
+    if gap > TOLERANCE:
+        raise ValueError(f"export of {folder}: numpy and torch probabilities differ by {gap:.2e} (> {TOLERANCE})")
+    full = json.loads((folder / policy_model.CARD_FILE).read_text())
+    full["export_check"] = {"max_probability_gap": gap, "observations": int(len(obs))}
+    (folder / policy_model.CARD_FILE).write_text(json.dumps(full, indent=2) + "\n")
+    return folder

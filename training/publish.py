@@ -1,0 +1,81 @@
+"""Export a run and evaluate the export the way the README reports it (``kc export``).
+
+The evaluation is ``kc eval``'s tournament (``kc_env.tournament``): seats rotated, duplicate
+deals, Wilson 95% intervals. For each opponent spec the model plays against that agent in every
+other seat; for comparison, ``heuristic`` is put in the model's place against the same
+opponents (the baseline the model has to beat).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from sb3_contrib import MaskablePPO
+
+from kc_env.agents import policy_model
+from kc_env.tournament import run_tournament
+
+from . import config as config_mod
+from .export import export
+
+BASELINE = "heuristic"
+
+
+def model_of_run(run: Path) -> tuple[Path, MaskablePPO]:
+    """The run's final model, or its newest checkpoint if it has not finished."""
+    candidates = [run / "final.zip"] + sorted((run / "checkpoints").glob("step_*.zip"), reverse=True)
+    for path in candidates:
+        if path.is_file():
+            return path, MaskablePPO.load(path, device="cpu")
+    raise FileNotFoundError(f"{run}: no final.zip and no checkpoint (is it a run folder made by kc train?)")
+
+
+def evaluate_model(folder: Path, rules, num_players: int, against: list[str], deals: int, seed: int,
+                   progress: bool) -> list[dict[str, Any]]:
+    """One row per (player, opponent): the model, and the baseline in its place."""
+    rows = []
+    for opponent in against:
+        for player in (str(folder), BASELINE):
+            if player == BASELINE and opponent == BASELINE:
+                continue
+            result = run_tournament([player] + [opponent] * (num_players - 1), rules, num_players, deals=deals,
+                                    seed=seed, progress=progress, labels=["player"] + [f"opp{i}" for i in range(1, num_players)])
+            stats = result.stats[0]
+            rows.append({"player": "model" if player != BASELINE else BASELINE, "opponent": opponent,
+                         "deals": stats.deals, "wins": stats.wins, "win_rate": stats.win_rate,
+                         "interval": list(stats.interval), "mean_penalty": stats.mean_penalty,
+                         "blocked_share": stats.blocked_share, "fair_share": 1 / num_players})
+    return rows
+
+
+def table(rows: list[dict[str, Any]]) -> str:
+    """The evaluation as a text table."""
+    lines = [f"{'player':<10} {'against':<10} {'deals':>6} {'win rate':>9} {'95% interval':>16} "
+             f"{'fair':>5} {'penalty':>8} {'blocked':>8}"]
+    for r in rows:
+        low, high = r["interval"]
+        lines.append(f"{r['player']:<10} {r['opponent']:<10} {r['deals']:>6} {r['win_rate']:>9.3f} "
+                     f"{f'[{low:.3f}, {high:.3f}]':>16} {r['fair_share']:>5.2f} {r['mean_penalty']:>8.2f} "
+                     f"{r['blocked_share']:>8.3f}")
+    return "\n".join(lines)
+
+
+def publish(run: Path, folder: Path, against: list[str], deals: int = 2000, seed: int = 0,
+            progress: bool = True) -> tuple[Path, str]:
+    """Export ``run`` to ``folder``, evaluate it, and write the results into its ``model.json``."""
+    cfg = config_mod.load(run / "config.yaml")
+    path, model = model_of_run(run)
+    rules = cfg.rules_object()
+    card = {"training_steps": int(model.num_timesteps), "trained_from": str(path),
+            "config": cfg.to_dict(), "command": (run / "command.txt").read_text().strip()
+            if (run / "command.txt").is_file() else None}
+    export(model, folder, card, rules, cfg.num_players)
+    rows = evaluate_model(folder, rules, cfg.num_players, against, deals, seed, progress)
+    full = json.loads((folder / policy_model.CARD_FILE).read_text())
+    full["evaluation"] = {"command": f"kc export {run} {folder} --deals {deals} --against {','.join(against)} --seed {seed}",
+                          "method": "kc_env.tournament: seats rotated, duplicate deals, Wilson 95% intervals",
+                          "results": rows}
+    (folder / policy_model.CARD_FILE).write_text(json.dumps(full, indent=2) + "\n")
+    return folder, table(rows)

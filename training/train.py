@@ -1,0 +1,266 @@
+"""``kc train CONFIG``: MaskablePPO on the vector env, against a self-play league.
+
+Read top to bottom: load the config, make the run folder (resolved config, command, code
+version), build the vector env and the league, build or resume the model, then learn with
+three callbacks (league, checkpoints, evaluation). Everything a run writes lands in its folder::
+
+    runs/NAME/
+        config.yaml  command.txt  version.json     what was run, exactly
+        checkpoints/step_000250000.zip (+ .league.json, .eval.json)   resumable state
+        snapshots/step_000500000/                   frozen learners (exported policy folders)
+        tb/                                          TensorBoard logs
+        eval.json  learning_curve.png                periodic evaluation results
+        final.zip                                    the model at the end
+
+``--resume`` continues a killed run from its newest checkpoint, with the same config.
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.callbacks import BaseCallback, CallbackList
+
+import kc_env
+from kc_env.agents import policy_model
+from kc_env.vector import KingsCornerVecEnv
+
+from . import config as config_mod
+from .config import TrainConfig
+from .evaluate import evaluate_network
+from .export import network_of
+from .league import League
+
+CHECKPOINTS = "checkpoints"
+
+
+@dataclass
+class Run:
+    """A run folder and the config it was started with."""
+
+    folder: Path
+    config: TrainConfig
+
+    @property
+    def checkpoints(self) -> Path:
+        return self.folder / CHECKPOINTS
+
+    def newest_checkpoint(self) -> Path | None:
+        found = sorted(self.checkpoints.glob("step_*.zip"))
+        return found[-1] if found else None
+
+
+def start_run(cfg: TrainConfig, folder: Path, argv: list[str]) -> Run:
+    """Make the run folder and write what is being run: config, command and code version."""
+    folder.mkdir(parents=True, exist_ok=True)
+    config_mod.save(cfg, folder / "config.yaml")
+    (folder / "command.txt").write_text(" ".join(argv) + "\n")
+    (folder / "version.json").write_text(json.dumps(code_version(), indent=2) + "\n")
+    return Run(folder, cfg)
+
+
+def code_version() -> dict[str, Any]:
+    """The code a run was made with: kc_env's version and the git commit (and whether dirty)."""
+    root = Path(__file__).resolve().parent.parent
+
+    def git(*args: str) -> str:
+        try:
+            return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, timeout=10).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            return ""
+
+    return {"kc_env": kc_env.__version__, "commit": git("rev-parse", "HEAD"),
+            "dirty": bool(git("status", "--porcelain", "--untracked-files=no")),
+            "python": platform.python_version(), "torch": torch.__version__}
+
+
+def make_env(cfg: TrainConfig, league: League) -> KingsCornerVecEnv:
+    """The vector env, every game's opponents drawn from the league."""
+    n_opp = cfg.num_players - 1
+    env = KingsCornerVecEnv(cfg.n_envs, rules=cfg.rules_object(), num_players=cfg.num_players,
+                            opponents=["random"] * n_opp, reward=cfg.reward, max_moves=cfg.max_moves,
+                            seed=cfg.seed, illegal_action="raise")
+    for i in range(cfg.n_envs):
+        env.set_opponents([i], [league.draw() for _ in range(n_opp)])
+    return env
+
+
+def make_model(cfg: TrainConfig, env: KingsCornerVecEnv, folder: Path) -> MaskablePPO:
+    """A new MaskablePPO with the config's network and hyperparameters."""
+    activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[cfg.network.activation]
+    policy_kwargs = {"net_arch": {"pi": list(cfg.network.hidden), "vf": list(cfg.network.hidden)},
+                     "activation_fn": activation}
+    return MaskablePPO("MlpPolicy", env, policy_kwargs=policy_kwargs, seed=cfg.seed, verbose=0,
+                       tensorboard_log=str(folder / "tb"), device="cpu", **vars(cfg.ppo))
+
+
+class LeagueCallback(BaseCallback):
+    """Draws new opponents for each game whose deal ended; adds snapshots every K steps."""
+
+    def __init__(self, run: Run, league: League) -> None:
+        super().__init__()
+        self.run, self.league = run, league
+        self.next_snapshot = 0
+
+    def _on_training_start(self) -> None:
+        every = self.run.config.league.snapshot_every
+        self.next_snapshot = (self.num_timesteps // every + 1) * every if every else 0
+
+    def _on_step(self) -> bool:
+        env: KingsCornerVecEnv = self.training_env
+        n_opp = self.run.config.num_players - 1
+        for i in np.flatnonzero(self.locals["dones"]):
+            env.set_opponents([int(i)], [self.league.draw() for _ in range(n_opp)])
+        if self.next_snapshot and self.num_timesteps >= self.next_snapshot:
+            folder = self.run.folder / "snapshots" / f"step_{self.num_timesteps:09d}"
+            policy_model.save(folder, network_of(self.model), {"training_steps": self.num_timesteps,
+                                                                 "snapshot_of": str(self.run.folder)})
+            self.league.add_snapshot(folder)
+            self.logger.record("league/snapshots", len(self.league.snapshots))
+            self.next_snapshot += self.run.config.league.snapshot_every
+        return True
+
+
+class EvalCallback(BaseCallback):
+    """Evaluates the learner against fixed opponents every N steps: TensorBoard, JSON, PNG."""
+
+    def __init__(self, run: Run, history: list[dict[str, Any]]) -> None:
+        super().__init__()
+        self.run, self.history = run, history
+        self.next_eval = 0
+
+    def _on_training_start(self) -> None:
+        every = self.run.config.eval.every
+        self.next_eval = (self.num_timesteps // every + 1) * every if every else 0
+
+    def _on_step(self) -> bool:
+        if self.next_eval and self.num_timesteps >= self.next_eval:
+            self.evaluate()
+            self.next_eval += self.run.config.eval.every
+        return True
+
+    def evaluate(self) -> dict[str, Any]:
+        cfg = self.run.config
+        row: dict[str, Any] = {"step": int(self.num_timesteps)}
+        network = network_of(self.model)
+        for k, opponent in enumerate(cfg.eval.opponents):
+            result = evaluate_network(network, cfg.rules_object(), cfg.num_players, opponent,
+                                      deals=cfg.eval.deals, seed=10_000_019 + k)
+            row[opponent] = result
+            self.logger.record(f"eval/win_rate_vs_{opponent}", result["win_rate"])
+        self.history.append(row)
+        (self.run.folder / "eval.json").write_text(json.dumps(self.history, indent=1) + "\n")
+        plot_learning_curve(self.history, self.run.folder / "learning_curve.png")
+        self.logger.dump(self.num_timesteps)
+        return row
+
+
+class CheckpointCallback(BaseCallback):
+    """Saves the model, the league and the evaluation history every N steps (resumable)."""
+
+    def __init__(self, run: Run, league: League, history: list[dict[str, Any]]) -> None:
+        super().__init__()
+        self.run, self.league, self.history = run, league, history
+        self.next_save = 0
+
+    def _on_training_start(self) -> None:
+        every = self.run.config.checkpoint_every
+        self.next_save = (self.num_timesteps // every + 1) * every
+
+    def _on_step(self) -> bool:
+        if self.num_timesteps >= self.next_save:
+            save_checkpoint(self.run, self.model, self.league, self.history)
+            self.next_save += self.run.config.checkpoint_every
+        return True
+
+
+def save_checkpoint(run: Run, model: MaskablePPO, league: League, history: list[dict[str, Any]]) -> Path:
+    """Write ``step_N.zip`` with its league and evaluation state; the zip goes last, so a
+    checkpoint that exists is whole."""
+    run.checkpoints.mkdir(parents=True, exist_ok=True)
+    stem = run.checkpoints / f"step_{model.num_timesteps:012d}"
+    league.save(stem.with_suffix(".league.json"))
+    stem.with_suffix(".eval.json").write_text(json.dumps(history) + "\n")
+    tmp = stem.with_suffix(".tmp.zip")
+    model.save(tmp)
+    tmp.rename(stem.with_suffix(".zip"))
+    return stem.with_suffix(".zip")
+
+
+def plot_learning_curve(history: list[dict[str, Any]], path: Path) -> None:
+    """Win rate (with its 95% interval) against each evaluation opponent, over training steps."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4))
+    opponents = [k for k in history[-1] if k != "step"]
+    steps = [row["step"] for row in history]
+    for opponent in opponents:
+        rates = [row[opponent]["win_rate"] for row in history]
+        low = [row[opponent]["interval"][0] for row in history]
+        high = [row[opponent]["interval"][1] for row in history]
+        ax.plot(steps, rates, marker="o", label=f"vs {opponent}")
+        ax.fill_between(steps, low, high, alpha=0.2)
+    num_players = history[-1][opponents[0]].get("num_players", 2)
+    ax.axhline(1 / num_players, color="grey", linestyle="--", linewidth=1, label="fair share")
+    ax.set_xlabel("training steps (learner actions)")
+    ax.set_ylabel("win rate")
+    ax.set_ylim(0, 1)
+    ax.legend()
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def train(cfg: TrainConfig, folder: str | Path, *, resume: bool = False, progress: bool = True,
+          argv: list[str] | None = None) -> Run:
+    """Train (or resume) the run in ``folder``; returns the run. See the module docstring."""
+    folder = Path(folder)
+    torch.set_num_threads(max(1, torch.get_num_threads()))
+    if resume:
+        cfg = config_mod.load(folder / "config.yaml")
+        run = Run(folder, cfg)
+    else:
+        if Run(folder, cfg).newest_checkpoint() is not None:
+            raise FileExistsError(f"{folder} already holds a run; use --resume to continue it, or another folder")
+        run = start_run(cfg, folder, argv or sys.argv)
+    league = League(cfg.league, seed=cfg.seed)
+    history: list[dict[str, Any]] = []
+    checkpoint = run.newest_checkpoint() if resume else None
+    if resume and checkpoint is None:
+        raise FileNotFoundError(f"{folder}: no checkpoint to resume from")
+    if checkpoint is not None:
+        stem = checkpoint.with_suffix("")
+        league.load_state_dict(json.loads(stem.with_suffix(".league.json").read_text()))
+        history.extend(json.loads(stem.with_suffix(".eval.json").read_text()))
+    env = make_env(cfg, league)
+    if checkpoint is not None:
+        model = MaskablePPO.load(checkpoint, env=env, device="cpu",
+                                 custom_objects={"tensorboard_log": str(folder / "tb")})
+    else:
+        model = make_model(cfg, env, folder)
+    remaining = cfg.total_timesteps - model.num_timesteps
+    evaluator = EvalCallback(run, history)
+    callbacks = CallbackList([LeagueCallback(run, league), CheckpointCallback(run, league, history), evaluator])
+    if remaining > 0:
+        model.learn(remaining, callback=callbacks, progress_bar=progress, reset_num_timesteps=checkpoint is None,
+                    tb_log_name="ppo")
+    if not history or history[-1]["step"] != model.num_timesteps:
+        evaluator.init_callback(model)
+        evaluator.evaluate()
+    save_checkpoint(run, model, league, history)
+    model.save(folder / "final.zip")
+    env.close()
+    return run
