@@ -55,13 +55,14 @@ lower id lower.
 
 from __future__ import annotations
 
+import array
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 
-from .cards import COLOUR, NUM_CARDS, RANK, card_name
+from .cards import NUM_CARDS, RANK, card_name
 from .engine import NUM_PILES, PILE_NAMES, GameState
 from .rules import RANK_KEYS, Rules
 
@@ -195,8 +196,35 @@ def rules_vector(rules: Rules) -> np.ndarray:
     return out
 
 
-def _value(state: GameState, c: int) -> tuple[int, int]:
-    return state.joker_value[c] if c >= 52 else (RANK[c], COLOUR[c])
+# Where ``encode`` writes each value, found once (a ``SLICES`` lookup per value costs).
+_HAND = SLICES["hand"].start
+_HAND_SIZE = SLICES["hand_size"].start
+_OTHERS = SLICES["others_hand_sizes"].start
+_STOCK = SLICES["stock_size"].start
+_SCORES = SLICES["scores"].start
+_DRAWN = SLICES["drawn"].start
+_PLAYED = SLICES["played"].start
+_MOVED = SLICES["moved"].start
+_IDLE = SLICES["idle_turns"].start
+_MY_TURN = SLICES["my_turn"].start
+_TO_ACT = SLICES["to_act"].start
+_DEALER = SLICES["dealer"].start
+_NUM_PLAYERS = SLICES["num_players"].start
+_PILE_SLOTS = tuple(tuple(PILE_START + p * PILE_BLOCK + offset
+                          for offset in (_CARDS, _TOP, _BOTTOM, _LENGTH, _TOP_RANK, _TOP_COLOUR))
+                    for p in range(NUM_PILES))
+"""Per pile: where its cards, top, bottom, length, top_rank and top_colour slices start."""
+_COLOUR_SLOT = {0: 0, 1: 1, NO_COLOUR: 2}  # black, red, none
+
+
+@lru_cache(maxsize=256)
+def _template(rules: Rules, num_players: int) -> bytes:
+    """The values fixed for a whole deal (the rules and the number of players) as float32
+    bytes, every other value 0: ``encode`` starts each vector from a copy of this."""
+    vec = np.zeros(OBS_SIZE, dtype=np.float32)
+    vec[_NUM_PLAYERS + num_players - 2] = 1
+    vec[RULES_START:] = rules_vector(rules)
+    return vec.tobytes()
 
 
 def encode(state: GameState, seat: int, totals: Sequence[float] | None = None) -> np.ndarray:
@@ -206,50 +234,46 @@ def encode(state: GameState, seat: int, totals: Sequence[float] | None = None) -
     Only what ``seat`` may see is read: its own hand, the piles, the sizes of the other hands
     and of the stock, the turn flags, the match totals and the rules.
     """
+    # Every env observes at every step, so this is written for speed. The vector is mostly
+    # zeros plus a few dozen scattered values: a numpy call per slice or pile (fancy indexing,
+    # about 1 us each) cost more than the values themselves. So the vector starts as a copy of
+    # the deal's cached template (rules and player count already in it) in an ``array.array``,
+    # each remaining value is one plain store, and numpy wraps that buffer without a copy.
     n = state.num_players
     if not 0 <= seat < n:
         raise ValueError(f"seat must be 0..{n - 1}, not {seat!r}")
-    vec = np.zeros(OBS_SIZE, dtype=np.float32)
+    vec = array.array("f", _template(state.rules, n))
     hand = state.hands[seat]
-    vec[hand] = 1
-    vec[SLICES["hand_size"].start] = len(hand) / CARD_SCALE
+    for c in hand:
+        vec[_HAND + c] = 1.0
+    vec[_HAND_SIZE] = len(hand) / CARD_SCALE
     for p, pile in enumerate(state.piles):
         if pile:
-            _encode_pile(vec, PILE_START + p * PILE_BLOCK, state, pile)
-    others = SLICES["others_hand_sizes"].start
+            cards, top, bottom, length, top_rank, top_colour = _PILE_SLOTS[p]
+            for c in pile:
+                vec[cards + c] = 1.0
+            vec[top + pile[-1]] = 1.0
+            vec[bottom + pile[0]] = 1.0
+            vec[length] = len(pile) / PILE_SCALE
+            rank, colour = state.top_value[p]  # the engine's cached value of the top card
+            vec[top_rank + rank - 1] = 1.0
+            vec[top_colour + _COLOUR_SLOT[colour]] = 1.0
     for k in range(1, n):
-        vec[others + k - 1] = len(state.hands[(seat + k) % n]) / CARD_SCALE
-    vec[SLICES["stock_size"].start] = len(state.stock) / CARD_SCALE
+        vec[_OTHERS + k - 1] = len(state.hands[(seat + k) % n]) / CARD_SCALE
+    vec[_STOCK] = len(state.stock) / CARD_SCALE
     if totals is not None:
         scale = score_scale(state.rules)
-        scores = SLICES["scores"].start
         for k in range(n):
-            vec[scores + k] = np.clip(totals[(seat + k) % n] / scale, -SCORE_CLIP, SCORE_CLIP)
-    _encode_turn(vec, state, seat)
-    vec[SLICES["num_players"].start + n - 2] = 1
-    vec[RULES_START:] = rules_vector(state.rules)
-    return vec
-
-
-def _encode_pile(vec: np.ndarray, at: int, state: GameState, pile: list[int]) -> None:
-    vec[[at + _CARDS + c for c in pile]] = 1
-    vec[at + _TOP + pile[-1]] = 1
-    vec[at + _BOTTOM + pile[0]] = 1
-    vec[at + _LENGTH] = len(pile) / PILE_SCALE
-    rank, colour = _value(state, pile[-1])
-    vec[at + _TOP_RANK + rank - 1] = 1
-    vec[at + _TOP_COLOUR + (2 if colour == NO_COLOUR else colour)] = 1
-
-
-def _encode_turn(vec: np.ndarray, state: GameState, seat: int) -> None:
-    n = state.num_players
-    vec[SLICES["drawn"].start] = state.drawn
-    vec[SLICES["played"].start] = state.played
-    vec[SLICES["moved"].start] = state.moved
-    vec[SLICES["idle_turns"].start] = min(state.idle_turns / n, 1.0)
-    vec[SLICES["my_turn"].start] = not state.is_over and state.current_player == seat
-    vec[SLICES["to_act"].start + (state.current_player - seat) % n] = 1
-    vec[SLICES["dealer"].start + (state.dealer - seat) % n] = 1
+            vec[_SCORES + k] = min(max(totals[(seat + k) % n] / scale, -SCORE_CLIP), SCORE_CLIP)
+    cur = state.current_player
+    vec[_DRAWN] = state.drawn
+    vec[_PLAYED] = state.played
+    vec[_MOVED] = state.moved
+    vec[_IDLE] = min(state.idle_turns / n, 1.0)
+    vec[_MY_TURN] = not state.is_over and cur == seat
+    vec[_TO_ACT + (cur - seat) % n] = 1.0
+    vec[_DEALER + (state.dealer - seat) % n] = 1.0
+    return np.frombuffer(vec, dtype=np.float32)
 
 
 # -- decoding --------------------------------------------------------------------------------
