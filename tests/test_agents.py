@@ -297,3 +297,13 @@ def test_policies_run_without_numba_and_choose_the_same():
 
 def _arrays(ob):
     return ob["observation"], ob["action_mask"]
+
+
+@pytest.mark.parametrize("preset", ["standard", "pagat"])
+def test_heuristic_turns_end_under_partial_pile_moves(preset):
+    """Parts of piles can move back and forth for ever; the heuristic makes a partial move only as
+    the first pile move of its turn and only to play a card after it, so no deal needs cutting off."""
+    rules = Rules.preset(preset, pile_moves="partial", jokers=2)
+    for seed in range(40):
+        state = engine.new_deal(rules, 2 + seed % 2, seed=seed)
+        assert not play_out(state, [agents.load("heuristic")] * state.num_players, max_moves=1000), seed

@@ -94,6 +94,7 @@ OFF_TOP_COLOUR = SLICES["pile_N_top_colour"].start - PILE_START
 OBS_HAND = SLICES["hand"].start
 OBS_OTHERS = SLICES["others_hand_sizes"].start
 OBS_STOCK = SLICES["stock_size"].start
+OBS_MOVED = SLICES["moved"].start
 OBS_NUM_PLAYERS = SLICES["num_players"].start
 OBS_DRAW = SLICES["rule_draw"].start  # start end stuck
 OBS_KINGS_ON_SIDES = SLICES["rule_kings_on_sides"].start  # true false
@@ -246,7 +247,10 @@ def _moves_whole_pile(obs, src, dst):
 # -- the heuristic: a model of the table for the search ---------------------------------------------
 # One row of ``st`` per search level holds a whole position: the seat's hand (1 per card held),
 # each pile's cards bottom to top with the (rank, colour) each stands for (colour -1: none), each
-# pile's length and suit (of its first real card, -1: none), and the number of cards in hand.
+# pile's length and suit (of its first real card, -1: none), the number of cards in hand,
+# whether a partial pile move waits for a card play, and whether a pile has moved this turn.
+# The heuristic makes a partial move only as the first pile move of its turn, and only to play
+# a card after it: rearrangements could otherwise be undone and redone for ever.
 
 S_HAND = 0
 S_CARDS = S_HAND + NUM_CARDS
@@ -255,7 +259,9 @@ S_COL = S_RANK + NUM_PILES * MAX_PILE
 S_LEN = S_COL + NUM_PILES * MAX_PILE
 S_SUIT = S_LEN + NUM_PILES
 S_NHAND = S_SUIT + NUM_PILES
-S_SIZE = S_NHAND + 1
+S_PENDING = S_NHAND + 1  # 1 after a partial pile move until a card is played
+S_MOVED = S_PENDING + 1  # 1 once a pile has moved this turn: no partial move after that
+S_SIZE = S_MOVED + 1
 
 # What the search never changes, read once from the observation (a float64 array ``ctx``).
 C_SEEN = 0  # 54: 1 for a card in the seat's hand or on a pile
@@ -319,6 +325,7 @@ def read_position(obs, rules, st, ctx):
         for i in range(n - 2, -1, -1):
             if st[0, S_CARDS + at + i] >= 52 and st[0, S_COL + at + i + 1] >= 0 and not (p >= 4 and i == 0):
                 st[0, S_COL + at + i] = 1 - st[0, S_COL + at + i + 1]
+    st[0, S_MOVED] = 1 if obs[OBS_MOVED] > 0.5 else 0
     deck = 52 + rules[R_JOKERS]
     unseen = 0
     for c in range(deck):
@@ -404,6 +411,7 @@ def _play(rules, st, d, c, p):
     st[d, S_LEN + p] = n + 1
     st[d, S_HAND + c] = 0
     st[d, S_NHAND] -= 1
+    st[d, S_PENDING] = 0
     _maybe_clear(rules, st, d, p)
 
 
@@ -458,9 +466,36 @@ def _move(rules, st, d, s, q):
             st[d, S_SUIT + q] = SUIT[c]
     st[d, S_LEN + q] = m + n - i
     st[d, S_LEN + s] = i
+    st[d, S_MOVED] = 1
+    if i > 0:
+        st[d, S_PENDING] = 1
     if i == 0:
         st[d, S_SUIT + s] = -1
     _maybe_clear(rules, st, d, q)
+
+
+@maybe_njit(signature="boolean(int64[::1], int64[:, ::1], int64, int64, int64)")
+def _useful_pile_move(rules, st, d, s, q):
+    """Whether moving (part of) pile ``s`` onto non-empty pile ``q`` is worth searching: a whole
+    pile always (it opens a space or joins two piles); a part only as the first pile move of the
+    turn and only if the card it uncovers takes a card from the seat's hand. Mere rearrangements
+    are left out: they could be undone and redone for ever, and they swamp the search."""
+    i = _part_start(rules, st, d, s, q)
+    if i < 0:
+        return False
+    if i == 0:
+        return True
+    if st[d, S_MOVED] == 1:
+        return False
+    n = st[d, S_LEN + s]
+    st[d, S_LEN + s] = i  # look at the pile as the move would leave it
+    opens = False
+    for c in range(NUM_CARDS):
+        if st[d, S_HAND + c] == 1 and _accepts(rules, st, d, s, c):
+            opens = True
+            break
+    st[d, S_LEN + s] = n
+    return opens
 
 
 @maybe_njit(signature="void(int64[::1], int64[:, ::1], int64, int64)")
@@ -536,10 +571,10 @@ def _generate(rules, st, d, out):
         if rules[R_PILE_MOVES] != PM_NONE:
             for s in range(NUM_PILES):
                 for q in range(NUM_PILES):
-                    if _part_start(rules, st, d, s, q) >= 0 and count < MAX_MOVES_PER_NODE:
+                    if _useful_pile_move(rules, st, d, s, q) and count < MAX_MOVES_PER_NODE:
                         out[count] = MOVE_OFFSET + s * NUM_PILES + q
                         count += 1
-    may_end = not (rules[R_MUST_ALL] == 1 and plays > 0)
+    may_end = not (rules[R_MUST_ALL] == 1 and plays > 0) and st[d, S_PENDING] == 0
     return count, may_end
 
 
@@ -553,19 +588,27 @@ def _hash(st, d):
     for p in range(NUM_PILES):
         for i in range(st[d, S_LEN + p]):
             h ^= ZOBRIST[st[d, S_CARDS + p * MAX_PILE + i], p + 1]
+    if st[d, S_PENDING] == 1:
+        h ^= ZOBRIST[0, 0] * 3 + 1
     return h
 
 
-@maybe_njit(signature="boolean(int64[::1], int64)")
-def _seen_before(table, h):
-    """Insert ``h`` into the open-addressing set ``table``; True if it was there already."""
+@maybe_njit(signature="boolean(int64[:, ::1], int64, int64)")
+def _seen_before(table, h, depth):
+    """Whether position ``h`` was already reached at ``depth`` or less in this search; if not, it is
+    recorded at ``depth`` (an open-addressing table of rows (hash, depth)). A position met again
+    by a shorter way is searched again, so that a longer way never takes the credit for it."""
     size = table.shape[0]
     i = h & (size - 1)
     for _ in range(size):
-        if table[i] == h:
-            return True
-        if table[i] == 0:
-            table[i] = h
+        if table[i, 0] == h:
+            if table[i, 1] <= depth:
+                return True
+            table[i, 1] = depth
+            return False
+        if table[i, 0] == 0:
+            table[i, 0] = h
+            table[i, 1] = depth
             return False
         i = (i + 1) & (size - 1)
     return False
@@ -749,11 +792,16 @@ def heuristic_action_w(obs, mask, w):
     read_position(obs, rules, st, ctx)
     moves = np.zeros((MAX_DEPTH + 1, MAX_MOVES_PER_NODE), dtype=np.int64)
     nmoves = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
-    table = np.zeros(4096, dtype=np.int64)
-    _seen_before(table, _hash(st, 0))
+    table = np.zeros((4096, 2), dtype=np.int64)
+    _seen_before(table, _hash(st, 0), 0)
     count = 0
     for a in range(NUM_ACTIONS):  # the first move always comes from the mask
         if mask[a] != 0 and count < MAX_MOVES_PER_NODE:
+            if MOVE_OFFSET <= a < END_TURN_ACTION:
+                src = (a - MOVE_OFFSET) // NUM_PILES
+                dst = (a - MOVE_OFFSET) % NUM_PILES
+                if st[0, S_LEN + dst] > 0 and not _useful_pile_move(rules, st, 0, src, dst):
+                    continue
             moves[0, count] = a
             count += 1
     nmoves[0] = count
@@ -766,10 +814,10 @@ def heuristic_action_w(obs, mask, w):
             v = evaluate(rules, w, st, 0, ctx)
         else:
             _apply(rules, st, 0, a)
-            if _seen_before(table, _hash(st, 1)):
+            if _seen_before(table, _hash(st, 1), 1):
                 continue
             nodes[0] += 1
-            v = _search(rules, w, st, ctx, moves, nmoves, table, nodes)
+            v = _search(rules, w, st, ctx, moves, nmoves, table, nodes, MAX_NODES)
         if v > best_value:
             best_value = v
             best_action = a
@@ -778,32 +826,35 @@ def heuristic_action_w(obs, mask, w):
     return best_action
 
 
-@maybe_njit(signature="float64(int64[::1], float64[::1], int64[:, ::1], float64[::1], int64[:, ::1], int64[::1], int64[::1], int64[::1])")
-def _search(rules, w, st, ctx, moves, nmoves, table, nodes):
+@maybe_njit(signature="float64(int64[::1], float64[::1], int64[:, ::1], float64[::1], int64[:, ::1], int64[::1], int64[:, ::1], int64[::1], int64)")
+def _search(rules, w, st, ctx, moves, nmoves, table, nodes, limit):
     """The best value of a position where the turn may end, reachable from level 1 (depth first,
-    iterative; a position met before in this search is skipped, a longer way loses a tie)."""
+    iterative; a position met before, by a way no longer, is skipped; a longer way loses a tie,
+    and once the seat can go out only shorter ways out are looked for)."""
     best = -1.0e18
     next_i = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
+    win_depth = MAX_DEPTH  # once a way out is found, only a shorter one is looked for
     d = 1
     while d >= 1:
         if next_i[d] == 0:  # first visit of this level's position
             count, may_end = _generate(rules, st, d, moves[d])
             nmoves[d] = count
             next_i[d] = 1
-            if may_end or count == 0 or nodes[0] >= MAX_NODES or d >= MAX_DEPTH:
+            stop = may_end or count == 0 or nodes[0] >= limit or d >= MAX_DEPTH
+            if stop and (st[d, S_PENDING] == 0 or st[d, S_NHAND] == 0):
                 v = evaluate(rules, w, st, d, ctx) - DEPTH_COST * d
+                if v >= WIN_VALUE - 1.0:
+                    win_depth = min(win_depth, d)
                 if v > best:
                     best = v
-                    if v >= WIN_VALUE - 1.0:
-                        return best
         k = next_i[d] - 1
-        if k >= nmoves[d] or d >= MAX_DEPTH or nodes[0] >= MAX_NODES:
+        if k >= nmoves[d] or d + 1 >= win_depth or nodes[0] >= limit:
             next_i[d] = 0
             d -= 1
             continue
         next_i[d] += 1
         _apply(rules, st, d, moves[d, k])
-        if _seen_before(table, _hash(st, d + 1)):
+        if _seen_before(table, _hash(st, d + 1), d + 1):
             continue
         nodes[0] += 1
         d += 1
