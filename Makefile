@@ -27,6 +27,9 @@ demo: install
 lint: install
 	$(BIN)/ruff check kc_env training tests benchmarks
 
+bench: install
+	$(BIN)/kc bench
+
 soak: install
 	$(BIN)/python benchmarks/soak.py
 

@@ -52,10 +52,12 @@ class PPOSettings:
 
 @dataclass
 class NetworkSettings:
-    """The policy and value MLPs (separate networks of the same shape)."""
+    """A trunk shared by policy and value, then a head each (``training/policy.py``)."""
 
-    hidden: list[int] = field(default_factory=lambda: [256, 256])
-    """Widths of the hidden layers."""
+    shared: list[int] = field(default_factory=lambda: [256])
+    """Widths of the shared trunk's layers (may be empty)."""
+    hidden: list[int] = field(default_factory=lambda: [256])
+    """Widths of each head's hidden layers (policy and value alike)."""
     activation: str = "tanh"
     """``tanh`` or ``relu``."""
 
@@ -73,6 +75,20 @@ class LeagueSettings:
     """Share of opponents drawn from the snapshots once there are any (split evenly among them)."""
     max_snapshots: int = 8
     """Keep only the newest snapshots."""
+
+
+@dataclass
+class PretrainSettings:
+    """Kickstarting: behaviour cloning of a teacher before PPO (``training/pretrain.py``)."""
+
+    teacher: str | None = None
+    """``heuristic`` or ``greedy`` to clone before PPO; None: start from scratch."""
+    samples: int = 300_000
+    """Teacher actions to record."""
+    epochs: int = 4
+    """Passes over the recorded actions."""
+    learning_rate: float = 1e-3
+    """Adam step size of the cloning."""
 
 
 @dataclass
@@ -107,9 +123,13 @@ class TrainConfig:
     """Truncate a deal after this many moves."""
     checkpoint_every: int = 250_000
     """Save a resumable checkpoint every this many steps."""
+    update_threads: int = 2
+    """Threads torch uses for gradient updates. Rollouts always use one: on 2 cores, more torch
+    threads beside the compiled games slowed vector rollouts about eightfold (docs/speed.md)."""
     ppo: PPOSettings = field(default_factory=PPOSettings)
     network: NetworkSettings = field(default_factory=NetworkSettings)
     league: LeagueSettings = field(default_factory=LeagueSettings)
+    pretrain: PretrainSettings = field(default_factory=PretrainSettings)
     eval: EvalSettings = field(default_factory=EvalSettings)
 
     def rules_object(self) -> Rules:
@@ -141,10 +161,10 @@ def _build(cls, data: Any, where: str):
 def _check_value(key: str, value: Any, default: Any, where: str) -> Any:
     if key == "rules":
         return value
-    if default is None:  # optional float
-        if value is None or isinstance(value, (int, float)) and not isinstance(value, bool):
+    if default is None:  # optional: a number (target_kl) or an agent spec (teacher)
+        if value is None or isinstance(value, (int, float, str)) and not isinstance(value, bool):
             return value
-        raise ConfigError(f"{where}.{key}: expected a number or null, got {value!r}")
+        raise ConfigError(f"{where}.{key}: expected a number, a name or null, got {value!r}")
     if isinstance(default, bool) or isinstance(value, bool) and not isinstance(default, bool):
         if type(value) is not type(default):
             raise ConfigError(f"{where}.{key}: expected {type(default).__name__}, got {value!r}")
@@ -170,13 +190,15 @@ def validate(config: TrainConfig, where: str = "config") -> TrainConfig:
     checks = [
         (config.reward in ("win_loss", "score"), "reward must be win_loss or score"),
         (config.network.activation in ("tanh", "relu"), "network.activation must be tanh or relu"),
-        (all(type(w) is int and w > 0 for w in config.network.hidden), "network.hidden must be positive widths"),
+        (all(type(w) is int and w > 0 for w in config.network.hidden + config.network.shared),
+         "network.shared and network.hidden must be positive widths"),
         (config.total_timesteps > 0 and config.n_envs > 0, "total_timesteps and n_envs must be positive"),
         (config.ppo.batch_size <= config.ppo.n_steps * config.n_envs, "ppo.batch_size exceeds n_steps * n_envs"),
         (bool(config.league.agents) and all(w >= 0 for w in config.league.agents.values()),
          "league.agents needs at least one agent with a weight >= 0"),
         (0 <= config.league.snapshot_weight <= 1, "league.snapshot_weight must be in [0, 1]"),
         (bool(config.eval.opponents), "eval.opponents needs at least one agent spec"),
+        (config.pretrain.teacher in (None, "heuristic", "greedy"), "pretrain.teacher must be heuristic, greedy or null"),
     ]
     for ok, message in checks:
         if not ok:

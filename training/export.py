@@ -27,11 +27,12 @@ TOLERANCE = 1e-5
 def network_of(model: MaskablePPO) -> PolicyNetwork:
     """The actor of a MaskablePPO MLP policy as numpy arrays."""
     policy = model.policy
-    layers = [m for m in policy.mlp_extractor.policy_net if isinstance(m, torch.nn.Linear)]
-    acts = {type(m).__name__ for m in policy.mlp_extractor.policy_net if not isinstance(m, torch.nn.Linear)}
-    activation = {"Tanh": "tanh", "ReLU": "relu"}.get(acts.pop() if acts else "Tanh")
-    if activation is None:
-        raise ValueError(f"cannot export activation {acts}: only tanh and relu")
+    modules = list(getattr(policy.pi_features_extractor, "net", [])) + list(policy.mlp_extractor.policy_net)
+    layers = [m for m in modules if isinstance(m, torch.nn.Linear)]
+    acts = {type(m).__name__ for m in modules if not isinstance(m, torch.nn.Linear)}
+    if len(acts) > 1 or not acts <= {"Tanh", "ReLU"}:
+        raise ValueError(f"cannot export activations {sorted(acts)}: one of tanh or relu throughout")
+    activation = {"Tanh": "tanh", "ReLU": "relu"}[acts.pop() if acts else "Tanh"]
 
     def arrays(linear: torch.nn.Linear) -> tuple[np.ndarray, np.ndarray]:
         return (linear.weight.detach().cpu().numpy().astype(np.float32),

@@ -39,6 +39,8 @@ from .config import TrainConfig
 from .evaluate import evaluate_network
 from .export import network_of
 from .league import League
+from .policy import policy_kwargs
+from .pretrain import collect, fit
 
 CHECKPOINTS = "checkpoints"
 
@@ -96,11 +98,26 @@ def make_env(cfg: TrainConfig, league: League) -> KingsCornerVecEnv:
 
 def make_model(cfg: TrainConfig, env: KingsCornerVecEnv, folder: Path) -> MaskablePPO:
     """A new MaskablePPO with the config's network and hyperparameters."""
-    activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[cfg.network.activation]
-    policy_kwargs = {"net_arch": {"pi": list(cfg.network.hidden), "vf": list(cfg.network.hidden)},
-                     "activation_fn": activation}
-    return MaskablePPO("MlpPolicy", env, policy_kwargs=policy_kwargs, seed=cfg.seed, verbose=0,
+    kwargs = policy_kwargs(cfg.network.shared, cfg.network.hidden, cfg.network.activation)
+    return MaskablePPO("MlpPolicy", env, policy_kwargs=kwargs, seed=cfg.seed, verbose=0,
                        tensorboard_log=str(folder / "tb"), device="cpu", **vars(cfg.ppo))
+
+
+class ThreadsCallback(BaseCallback):
+    """One torch thread while collecting rollouts, ``update_threads`` while learning from them."""
+
+    def __init__(self, update_threads: int) -> None:
+        super().__init__()
+        self.update_threads = update_threads
+
+    def _on_rollout_start(self) -> None:
+        torch.set_num_threads(1)
+
+    def _on_rollout_end(self) -> None:
+        torch.set_num_threads(self.update_threads)
+
+    def _on_step(self) -> bool:
+        return True
 
 
 class LeagueCallback(BaseCallback):
@@ -224,11 +241,19 @@ def plot_learning_curve(history: list[dict[str, Any]], path: Path) -> None:
     plt.close(fig)
 
 
+def kickstart(cfg: TrainConfig, model: MaskablePPO, env: KingsCornerVecEnv, run: Run) -> None:
+    """Clone the teacher before PPO (``training/pretrain.py``); the result goes in ``pretrain.json``."""
+    demos = collect(env, cfg.pretrain.teacher, cfg.pretrain.samples, cfg.ppo.gamma)
+    torch.set_num_threads(cfg.update_threads)
+    stats = fit(model, demos, cfg.pretrain.epochs, learning_rate=cfg.pretrain.learning_rate, seed=cfg.seed)
+    (run.folder / "pretrain.json").write_text(json.dumps(stats, indent=1) + "\n")
+    env.reset()
+
+
 def train(cfg: TrainConfig, folder: str | Path, *, resume: bool = False, progress: bool = True,
           argv: list[str] | None = None) -> Run:
     """Train (or resume) the run in ``folder``; returns the run. See the module docstring."""
     folder = Path(folder)
-    torch.set_num_threads(max(1, torch.get_num_threads()))
     if resume:
         cfg = config_mod.load(folder / "config.yaml")
         run = Run(folder, cfg)
@@ -251,9 +276,11 @@ def train(cfg: TrainConfig, folder: str | Path, *, resume: bool = False, progres
                                  custom_objects={"tensorboard_log": str(folder / "tb")})
     else:
         model = make_model(cfg, env, folder)
+        if cfg.pretrain.teacher:
+            kickstart(cfg, model, env, run)
     remaining = cfg.total_timesteps - model.num_timesteps
     evaluator = EvalCallback(run, history)
-    callbacks = CallbackList([LeagueCallback(run, league), CheckpointCallback(run, league, history), evaluator])
+    callbacks = CallbackList([ThreadsCallback(cfg.update_threads), LeagueCallback(run, league), CheckpointCallback(run, league, history), evaluator])
     if remaining > 0:
         model.learn(remaining, callback=callbacks, progress_bar=progress, reset_num_timesteps=checkpoint is None,
                     tb_log_name="ppo")
