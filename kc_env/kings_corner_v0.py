@@ -74,10 +74,14 @@ end of every deal of the match. ``score`` prices hands by ``rules.penalty_table(
 
 ### Illegal actions
 ``raw_env`` raises the engine's ``IllegalMove`` (a ``ValueError``, the state unchanged) for an
-action whose mask entry is 0 or that is outside 0..496. ``env()`` wraps it like PettingZoo's
-classic games: ``TerminateIllegalWrapper`` ends the game, the offender gets -1 and the other
-agents 0; ``AssertOutOfBoundsWrapper`` asserts the action is in the action space;
-``OrderEnforcingWrapper`` refuses ``step``/``observe`` before ``reset``.
+action whose mask entry is 0 or that is outside 0..496. ``env()`` wraps it in
+``kc_env.wrappers.ClassicWrapper``, which behaves exactly as PettingZoo's classic chain
+``OrderEnforcingWrapper(AssertOutOfBoundsWrapper(TerminateIllegalWrapper(raw_env(),
+illegal_reward=-1)))`` in one wrapper (a test plays the two side by side): an illegal action
+warns and ends the game, the offender gets -1 and the other agents 0
+(``TerminateIllegalWrapper``); an action outside the action space is an ``AssertionError``
+(``AssertOutOfBoundsWrapper``); ``step``/``observe`` before ``reset`` are errors
+(``OrderEnforcingWrapper``). ``env().unwrapped`` is the ``raw_env``.
 
 ### Arguments
 ``env(**kwargs)`` and ``raw_env(**kwargs)`` take:
@@ -122,7 +126,6 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import EzPickle, seeding
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
 from . import actions, engine
 from . import match as match_mod
@@ -130,6 +133,7 @@ from . import observation as obs_mod
 from .engine import GameState, IllegalMove
 from .render import render as render_text
 from .rules import Rules
+from .wrappers import ClassicWrapper
 
 EPISODES = ("deal", "match")
 REWARDS = ("win_loss", "score")
@@ -140,14 +144,11 @@ ILLEGAL_REWARD = -1
 SEED_BOUND = 2**63
 
 
-def env(**kwargs: Any) -> AECEnv:
-    """The environment with PettingZoo's classic wrappers: an illegal action ends the game with
-    -1 for the offender, an action outside the space is an assertion error, and the calls must
-    come in order (reset first)."""
-    aec = raw_env(**kwargs)
-    aec = wrappers.TerminateIllegalWrapper(aec, illegal_reward=ILLEGAL_REWARD)
-    aec = wrappers.AssertOutOfBoundsWrapper(aec)
-    return wrappers.OrderEnforcingWrapper(aec)
+def env(**kwargs: Any) -> ClassicWrapper:
+    """The environment with PettingZoo's classic wrappers' behaviour (one ``ClassicWrapper``):
+    an illegal action ends the game with -1 for the offender, an action outside the space is an
+    assertion error, and the calls must come in order (reset first)."""
+    return ClassicWrapper(raw_env(**kwargs), illegal_reward=ILLEGAL_REWARD)
 
 
 def _choice(name: str, value: Any, allowed: tuple) -> Any:

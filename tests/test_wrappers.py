@@ -1,5 +1,7 @@
-"""``kc_env.fast_aec`` is ``kings_corner_v0.env()``, faster: the same observations, masks, rewards,
-terminations and errors at every step, and PettingZoo's ``api_test`` passes."""
+"""``kings_corner_v0.env()`` wraps ``raw_env`` in one ``kc_env.wrappers.ClassicWrapper``; here it
+plays side by side with PettingZoo's own classic chain around a second ``raw_env``, built here,
+and must agree at every step: observations, masks, rewards, terminations, truncations, infos,
+warnings, illegal-action endings, bounds and order errors."""
 
 from __future__ import annotations
 
@@ -8,74 +10,80 @@ import random
 import numpy as np
 import pytest
 from pettingzoo.test import api_test
+from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
 
-from kc_env import PRESETS, Rules, actions, engine, fast_aec, kings_corner_v0, observation
-from kc_env.rules import CHOICES
-
-VARIANTS = ("draw", "kings_on_sides", "cross_kings", "pile_moves", "must_play", "king_first",
-            "fill_spaces_first", "corner_build", "clear_complete_piles", "blocked", "jokers")
-
-
-def random_rules(k: int) -> tuple[Rules, int]:
-    rng = random.Random(k)
-    overrides = {key: rng.choice(CHOICES[key]) for key in VARIANTS if rng.random() < 0.5}
-    return Rules.preset(sorted(PRESETS)[k % len(PRESETS)], **overrides), 2 + k % 5
+from kc_env import Rules, kings_corner_v0, observation
+from kc_env.wrappers import ClassicWrapper
 
 
-def test_encode_and_mask_equal_the_reference():
-    rng = random.Random(0)
-    for k in range(150):
-        rules, n = random_rules(k)
-        state = engine.new_deal(rules, n, seed=k, dealer=k % n)
-        totals = [rng.randrange(-60, 300) for _ in range(n)] if k % 2 else None
-        while True:
-            for seat in range(n):
-                assert np.array_equal(fast_aec.encode(state, seat, totals), observation.encode(state, seat, totals))
-            mask = fast_aec.legal_mask(state)
-            assert mask.dtype == np.int8 and np.array_equal(mask, actions.legal_mask(state))
-            if state.is_over or state.move_count > 300:
-                break
-            moves = engine.legal_moves(state)
-            engine.apply(state, moves[rng.randrange(len(moves))])
+def pettingzoo_chain(**kwargs):
+    """What ``env()`` stands for: PettingZoo's three classic wrappers around ``raw_env``."""
+    raw = kings_corner_v0.raw_env(**kwargs)
+    aec = wrappers.TerminateIllegalWrapper(raw, illegal_reward=kings_corner_v0.ILLEGAL_REWARD)
+    return wrappers.OrderEnforcingWrapper(wrappers.AssertOutOfBoundsWrapper(aec))
 
 
-def test_encode_gives_a_writable_float32_vector_and_checks_the_seat():
-    state = engine.new_deal("standard", 3, seed=1)
-    vec = fast_aec.encode(state, 1)
-    assert vec.dtype == np.float32 and vec.shape == (observation.OBS_SIZE,) and vec.flags.writeable
-    with pytest.raises(ValueError, match="seat"):
-        fast_aec.encode(state, 3)
+def same_result(call):
+    """``call(env)`` on the chain and on ``env()`` must raise alike or log the same warnings."""
+
+    def outcome(aec):
+        EnvLogger.flush()
+        try:
+            call(aec)
+        except Exception as exc:  # noqa: BLE001 - the two must fail the same way
+            return type(exc), str(exc)
+        finally:
+            logged = list(EnvLogger.mqueue)
+            EnvLogger.flush()
+        return logged
+
+    return outcome
 
 
-def play_both(kwargs: dict, seed: int, illegal_every: int = 0) -> int:
-    """Play the reference env and the fast one side by side with the same actions (every
-    ``illegal_every``-th one illegal); returns how many episodes an illegal action ended."""
-    ref, fast = kings_corner_v0.env(**kwargs), fast_aec.env(**kwargs)
+def assert_same_view(ref, ours, agent: str) -> None:
+    assert ours.agent_selection == ref.agent_selection == agent
+    a, b = ref.last(), ours.last()
+    assert np.array_equal(a[0]["observation"], b[0]["observation"])
+    assert np.array_equal(a[0]["action_mask"], b[0]["action_mask"])
+    assert a[1:] == b[1:]
+    assert ref.agents == ours.agents and ref.rewards == ours.rewards
+    assert ref.terminations == ours.terminations and ref.truncations == ours.truncations
+    assert ref._cumulative_rewards == ours._cumulative_rewards
+
+
+def play_both(kwargs: dict, seed: int, illegal_every: int = 0, observe_every: int = 1,
+              illegal_when_owed: bool = False) -> int:
+    """Play the chain and ``env()`` with the same actions, three episodes: every
+    ``illegal_every``-th action illegal (with ``illegal_when_owed``, also every action of an
+    agent with rewards it has not collected yet), and ``last()`` only every ``observe_every``-th
+    step (so that the wrappers also judge actions they did not show a mask for). Returns how
+    many episodes an illegal action ended."""
+    ref, ours = pettingzoo_chain(**kwargs), kings_corner_v0.env(**kwargs)
     rng = random.Random(seed)
     illegal_ends = 0
     for episode in range(3):
         ref.reset(seed=seed + episode)
-        fast.reset(seed=seed + episode)
-        steps = 0
-        for agent in ref.agent_iter(2000):
-            assert fast.agent_selection == agent
-            a, b = ref.last(), fast.last()
-            assert np.array_equal(a[0]["observation"], b[0]["observation"])
-            assert np.array_equal(a[0]["action_mask"], b[0]["action_mask"])
-            assert a[1:] == b[1:]
-            assert ref.rewards == fast.rewards and ref.terminations == fast.terminations
-            if a[2] or a[3]:
+        ours.reset(seed=seed + episode)
+        for steps, agent in enumerate(ref.agent_iter(3000)):
+            done = ref.terminations[agent] or ref.truncations[agent]
+            mask = ref.unwrapped.action_mask(agent)
+            if steps % observe_every == 0:
+                assert_same_view(ref, ours, agent)
+            if done:
                 action = None
-            elif illegal_every and steps % illegal_every == illegal_every - 1:
-                action = int(np.flatnonzero(a[0]["action_mask"] == 0)[0])
+            elif (illegal_every and steps % illegal_every == illegal_every - 1
+                  or illegal_when_owed and ref._cumulative_rewards[agent]):
+                action = int(np.flatnonzero(mask == 0)[0])
                 illegal_ends += 1
             else:
-                legal = np.flatnonzero(a[0]["action_mask"])
+                legal = np.flatnonzero(mask)
                 action = int(legal[rng.randrange(len(legal))])
-            ref.step(action)
-            fast.step(action)
-            steps += 1
-        assert not fast.agents and fast.rewards == ref.rewards
+            step = same_result(lambda aec, action=action: aec.step(action))
+            assert step(ref) == step(ours)
+        assert not ours.agents and ours.rewards == ref.rewards and ours.infos == ref.infos
+        step_after_the_end = same_result(lambda aec: aec.step(None))
+        assert step_after_the_end(ref) == step_after_the_end(ours) != []
     return illegal_ends
 
 
@@ -86,25 +94,56 @@ def play_both(kwargs: dict, seed: int, illegal_every: int = 0) -> int:
     {"rules": "german", "num_players": 3, "episode": "match", "max_deals": 3},
     {"rules": "online", "num_players": 6, "episode": "match", "reward": "score", "max_deals": 2},
 ])
-def test_fast_env_plays_like_the_reference(kwargs):
+def test_env_plays_like_pettingzoos_classic_wrappers(kwargs):
     play_both(kwargs, seed=7)
 
 
-def test_illegal_actions_end_the_game_the_same_way():
-    assert play_both({"rules": "standard", "num_players": 3}, seed=3, illegal_every=25) == 3
+@pytest.mark.parametrize("observe_every", [1, 3])
+def test_illegal_actions_end_the_game_the_same_way(observe_every):
+    assert play_both({"rules": "standard", "num_players": 3}, seed=3, illegal_every=25,
+                     observe_every=observe_every) == 3
 
 
-def test_order_and_bounds_are_enforced_like_pettingzoo():
-    env = fast_aec.env(num_players=2)
-    with pytest.raises(AttributeError, match="before reset"):
-        env.agent_selection  # noqa: B018
-    env.reset(seed=0)
-    with pytest.raises(AssertionError, match="action space"):
-        env.step(497)
-    with pytest.raises(AssertionError, match="action space"):
-        env.step(None)
-    assert env.unwrapped.__class__ is fast_aec.FastRawEnv
+def test_an_illegal_action_forfeits_rewards_not_yet_collected_the_same_way():
+    """In a match with ``score`` rewards every agent earns a reward at the end of each deal; an
+    illegal action before the offender collected it replaces it with -1, as in the chain."""
+    kwargs = {"rules": "german", "num_players": 3, "episode": "match", "reward": "score"}
+    assert play_both(kwargs, seed=5, illegal_when_owed=True) == 3
 
 
-def test_fast_env_passes_the_pettingzoo_api_test():
-    api_test(fast_aec.env(rules="wikihow", num_players=3), num_cycles=200)
+def test_order_and_bounds_are_enforced_the_same_way():
+    ref, ours = pettingzoo_chain(num_players=2), kings_corner_v0.env(num_players=2)
+    before_reset = [lambda aec, name=name: getattr(aec, name) for name in
+                    ("agent_selection", "agents", "num_agents", "rewards", "terminations", "truncations", "infos")]
+    before_reset += [lambda aec: aec.step(0), lambda aec: aec.observe("player_0"), lambda aec: aec.agent_iter(),
+                     lambda aec: aec.possible_agents, lambda aec: aec._cumulative_rewards, lambda aec: aec._secret]
+    for call in before_reset:
+        assert same_result(call)(ref) == same_result(call)(ours)
+    ref.reset(seed=0)
+    ours.reset(seed=0)
+    for action in (497, -1, None, 2**40, 1.0, "end", np.int64(497), np.int64(-1)):
+        outcome = same_result(lambda aec, action=action: aec.step(action))
+        assert outcome(ref) == outcome(ours) == (AssertionError, "action is not in action space")
+    for action in (np.int64(496), np.int32(496), True):  # numpy and bool actions are in bounds
+        outcome = same_result(lambda aec, action=action: aec.step(action))
+        assert outcome(ref) == outcome(ours)
+        assert_same_view(ref, ours, ref.agent_selection)
+    assert str(ours) == str(ref) and type(ours.unwrapped) is kings_corner_v0.raw_env
+    assert isinstance(ours, ClassicWrapper)
+
+
+def test_observations_are_fresh_writable_arrays():
+    aec = kings_corner_v0.env(num_players=3)
+    aec.reset(seed=1)
+    first = aec.last()[0]
+    vec, mask = first["observation"], first["action_mask"]
+    assert vec.dtype == np.float32 and vec.shape == (observation.OBS_SIZE,) and vec.flags.writeable
+    assert mask.dtype == np.int8 and mask.shape == (497,) and mask.flags.writeable
+    vec[:] = 9
+    mask[:] = 0
+    again = aec.last()[0]
+    assert not np.array_equal(again["observation"], vec) and again["action_mask"].any()
+
+
+def test_env_passes_the_pettingzoo_api_test():
+    api_test(kings_corner_v0.env(rules="wikihow", num_players=3), num_cycles=200)

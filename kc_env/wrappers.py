@@ -1,0 +1,131 @@
+"""``ClassicWrapper``: what ``kings_corner_v0.env()`` wraps ``raw_env`` with.
+
+PettingZoo's classic games wrap their raw env in a chain of three wrappers::
+
+    OrderEnforcingWrapper(AssertOutOfBoundsWrapper(TerminateIllegalWrapper(raw, illegal_reward)))
+
+``ClassicWrapper`` is that chain as one wrapper, with the same checks in the same order, the
+same errors, warnings and rewards:
+
+- order: ``step``, ``observe``, ``render``, ``state`` and ``agent_iter`` before ``reset`` are
+  errors, reading ``agent_selection``, ``agents``, ``rewards``, ``terminations``,
+  ``truncations``, ``infos`` or ``num_agents`` before ``reset`` is an ``AttributeError``,
+  ``step`` once every agent is done warns (``OrderEnforcingWrapper``);
+- bounds: an action outside the action space (or ``None`` for an agent that is not done) is an
+  ``AssertionError`` (``AssertOutOfBoundsWrapper``);
+- illegal actions: an action whose ``action_mask`` entry is 0 warns and ends the game for every
+  agent (terminated and truncated), ``illegal_reward`` for the offender and 0 for the others;
+  the done agents then step ``None`` out (``TerminateIllegalWrapper``).
+
+Why one wrapper: each of the three forwards the attributes it lacks with ``__getattr__``, so
+every read of ``agent_selection``, ``terminations``, ``rewards``... by ``last()``,
+``agent_iter`` and the wrappers' own checks walked three Python-level ``__getattr__`` hops
+(about 36 per step), about half of a Kings in the Corner AEC step. Here those attributes are
+properties that read the raw env directly. ``tests/test_wrappers.py`` plays ``env()`` and the
+PettingZoo chain side by side and checks that they agree at every step.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from pettingzoo import AECEnv
+from pettingzoo.utils.env_logger import EnvLogger
+from pettingzoo.utils.wrappers import OrderEnforcingWrapper
+
+
+def _from_raw(name: str, needs_reset: bool) -> property:
+    """A read-only property giving the raw env's ``name``; with ``needs_reset``, an
+    ``AttributeError`` before ``reset`` (as ``OrderEnforcingWrapper.__getattr__`` raises)."""
+
+    def get(self: ClassicWrapper) -> Any:
+        if needs_reset and not self._has_reset:
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        return getattr(self.env, name)
+
+    return property(get, doc=f"``{name}`` of the raw env")
+
+
+class ClassicWrapper(OrderEnforcingWrapper):
+    """PettingZoo's ``OrderEnforcingWrapper(AssertOutOfBoundsWrapper(TerminateIllegalWrapper(
+    env, illegal_reward)))`` as one wrapper (see the module docstring).
+
+    ``env`` is the raw env itself (not another wrapper): observations are dicts with an
+    ``"action_mask"``, and ``env.action_mask(agent)`` gives that mask alone.
+    """
+
+    agent_selection = _from_raw("agent_selection", True)
+    agents = _from_raw("agents", True)
+    num_agents = _from_raw("num_agents", True)
+    rewards = _from_raw("rewards", True)
+    terminations = _from_raw("terminations", True)
+    truncations = _from_raw("truncations", True)
+    infos = _from_raw("infos", True)
+    possible_agents = _from_raw("possible_agents", False)
+    _cumulative_rewards = _from_raw("_cumulative_rewards", False)
+
+    def __init__(self, env: AECEnv, illegal_reward: float) -> None:
+        super().__init__(env)
+        self._illegal_value = illegal_reward
+        self._prev_mask: np.ndarray | None = None  # the mask the agent to act was last shown
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        self._prev_mask = None
+        super().reset(seed=seed, options=options)
+
+    def observe(self, agent: str) -> Any:
+        obs = super().observe(agent)
+        if agent == self.env.agent_selection:
+            self._prev_mask = obs["action_mask"]
+        return obs
+
+    def step(self, action: Any) -> None:
+        raw = self.env
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()  # raises
+            return
+        if not raw.agents:
+            self._has_updated = True
+            EnvLogger.warn_step_after_terminated_truncated()
+            return
+        self._has_updated = True
+        agent = raw.agent_selection
+        done = raw.terminations[agent] or raw.truncations[agent]
+        assert (action is None and done) or self._in_bounds(agent, action), "action is not in action space"
+        # The action is judged by the mask the agent was last shown (TerminateIllegalWrapper's
+        # rule; kept so that ``last()`` then ``step()`` builds it once), else by the current one.
+        # A done agent steps out through ``raw.step``, which hands it to ``_was_dead_step`` as
+        # TerminateIllegalWrapper does after an illegal action.
+        mask, self._prev_mask = self._prev_mask, None
+        if not done and not (raw.action_mask(agent) if mask is None else mask)[action]:
+            self._end_on_illegal_action(agent)
+        else:
+            raw.step(action)
+
+    def _in_bounds(self, agent: str, action: Any) -> bool:
+        """``action_space(agent).contains(action)``; a plain ``int`` is compared directly
+        (``Discrete.contains`` converts it to numpy first, a few times slower)."""
+        space = self.env.action_space(agent)
+        if type(action) is int:
+            return space.start <= action < space.start + space.n
+        return space.contains(action)
+
+    def _end_on_illegal_action(self, agent: str) -> None:
+        """What ``TerminateIllegalWrapper`` does: warn, end the game for every agent, give the
+        offender ``illegal_reward`` and the others 0."""
+        raw = self.env
+        EnvLogger.warn_on_illegal_move()
+        raw._cumulative_rewards[agent] = 0
+        raw.terminations = dict.fromkeys(raw.agents, True)
+        raw.truncations = dict.fromkeys(raw.agents, True)
+        raw.rewards = dict.fromkeys(raw.truncations, 0)
+        raw.rewards[agent] = float(self._illegal_value)
+        raw._accumulate_rewards()
+        raw._deads_step_first()
+
+    def __str__(self) -> str:
+        return str(self.env)
+
+
+__all__ = ["ClassicWrapper"]
