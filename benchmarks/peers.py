@@ -6,9 +6,9 @@
 Rows (each the median of ``--runs`` timed runs of ``--seconds``, with min and max):
 
 - kc_env: the reference ``engine`` (moves/s), the ``compiled`` kernel (moves/s, no observations),
-  the PettingZoo ``aec`` env with ``last()`` every step (``aec_fast``: ``kc_env.fast_aec.env()``,
-  the same env with one wrapper and faster encoding), and the vector env at batch 256
-  (``vector_256``, observations and masks included); the loops of ``kc bench``.
+  the PettingZoo ``aec`` env (``kings_corner_v0.env()``) with ``last()`` every step, and the
+  vector env at batch 256 (``vector_256``, observations and masks included); the loops of
+  ``kc bench``.
 - PettingZoo classic (``pip install pettingzoo[classic] pygame rlcard shimmy open_spiel``):
   connect_four_v3, leduc_holdem_v4, texas_holdem_v4, texas_holdem_no_limit_v6, hanabi_v5, in
   exactly ``kc bench``'s ``aec_loop`` (``env()``, ``last()``, a random legal action of the mask).
@@ -108,7 +108,6 @@ def main() -> int:
         ("kc_env engine", "moves/s", lambda: lambda s: engine_loop(rules, n, s)),
         ("kc_env compiled", "moves/s", lambda: lambda s: compiled_loop(rules, n, s)),
         ("kc_env aec", "steps/s", lambda: lambda s: aec_loop(_kc_aec(rules, n), s)),
-        ("kc_env aec_fast", "steps/s", lambda: lambda s: aec_loop(_kc_aec(rules, n, fast=True), s)),
         ("kc_env vector_256", "steps/s", lambda: lambda s: vector_loop(rules, n, s, 0, 256)),
     ]
     rows += [(f"pettingzoo {m}", "steps/s", lambda m=m: pettingzoo_loop(m)) for m in PETTINGZOO]
@@ -146,10 +145,10 @@ def main() -> int:
     return 0
 
 
-def _kc_aec(rules, n, fast=False):
-    from kc_env import fast_aec, kings_corner_v0
+def _kc_aec(rules, n):
+    from kc_env import kings_corner_v0
 
-    return (fast_aec if fast else kings_corner_v0).env(rules=rules, num_players=n)
+    return kings_corner_v0.env(rules=rules, num_players=n)
 
 
 if __name__ == "__main__":

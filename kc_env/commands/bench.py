@@ -8,7 +8,6 @@ every step where the layer does (the engine rows build none):
 | ``engine`` | reference engine: ``legal_moves`` + ``apply`` (which validates), new deals as needed | moves/s |
 | ``compiled`` | the vector env's compiled kernel, every seat random, 256 games, no observations | moves/s |
 | ``aec`` | ``kings_corner_v0.env()`` with ``last()`` every step (observation + mask) | steps/s |
-| ``aec_fast`` | the same with ``kc_env.fast_aec.env()`` (one wrapper, faster encoding; same steps) | steps/s |
 | ``single`` | ``KingsCorner-v0`` (random opponents inside ``step``) | learner steps/s |
 | ``vector_B`` | ``KingsCornerVecEnv(B)``, random opponents, observations + masks | learner steps/s |
 | ``ppo_single`` | sb3-contrib ``MaskablePPO.collect_rollouts`` on ``KingsCorner-v0`` in a ``DummyVecEnv`` | frames/s |
@@ -37,9 +36,9 @@ import numpy as np
 from ..cli import UserError, add_rules_argument
 
 HELP = "throughput of the engine, the envs, the vector env at batch 1..1024 and PPO rollouts"
-NAMES = ("engine", "compiled", "aec", "aec_fast", "single", "vector", "ppo")
-UNITS = {"engine": "moves/s", "compiled": "moves/s", "aec": "steps/s", "aec_fast": "steps/s", "single": "steps/s",
-         "vector": "steps/s", "ppo": "frames/s"}
+NAMES = ("engine", "compiled", "aec", "single", "vector", "ppo")
+UNITS = {"engine": "moves/s", "compiled": "moves/s", "aec": "steps/s", "single": "steps/s", "vector": "steps/s",
+         "ppo": "frames/s"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -56,7 +55,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quick", action="store_true", help="3 runs of 0.3 s (a smoke test, noisy)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    parser.add_argument("--profile", choices=["engine", "aec", "aec_fast", "single", "vector"],
+    parser.add_argument("--profile", choices=["engine", "aec", "single", "vector"],
                         help="run one benchmark under cProfile for --seconds and print the top functions")
 
 
@@ -233,8 +232,6 @@ def run(args: argparse.Namespace) -> int:
         loops.append(("compiled", lambda s: compiled_loop(rules, n, s, args.seed)))
     if "aec" in only:
         loops.append(("aec", lambda s: aec_loop(_aec(rules, n), s, args.seed)))
-    if "aec_fast" in only:
-        loops.append(("aec_fast", lambda s: aec_loop(_aec(rules, n, fast=True), s, args.seed)))
     if "single" in only:
         loops.append(("single", lambda s: single_loop(rules, n, s, args.seed)))
     if "vector" in only:
@@ -254,8 +251,6 @@ def run(args: argparse.Namespace) -> int:
     ratios = {}
     if "ppo_single" in results and "ppo_vector" in results:
         ratios["ppo_vector / ppo_single"] = results["ppo_vector"]["median"] / results["ppo_single"]["median"]
-    if "aec" in results and "aec_fast" in results:
-        ratios["aec_fast / aec"] = results["aec_fast"]["median"] / results["aec"]["median"]
     if "engine" in results and "compiled" in results:
         ratios["compiled / engine"] = results["compiled"]["median"] / results["engine"]["median"]
     report = {"rules": args.rules_name, "players": n, "runs": runs, "seconds": seconds,
@@ -268,10 +263,10 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _aec(rules, n: int, fast: bool = False):
-    from .. import fast_aec, kings_corner_v0
+def _aec(rules, n: int):
+    from .. import kings_corner_v0
 
-    return (fast_aec if fast else kings_corner_v0).env(rules=rules, num_players=n)
+    return kings_corner_v0.env(rules=rules, num_players=n)
 
 
 def _unit(name: str) -> str:
@@ -305,7 +300,6 @@ def _profile(name: str, rules, n: int, seconds: float, seed: int) -> int:
 
     loops = {"engine": lambda: engine_loop(rules, n, seconds, seed),
              "aec": lambda: aec_loop(_aec(rules, n), seconds, seed),
-             "aec_fast": lambda: aec_loop(_aec(rules, n, fast=True), seconds, seed),
              "single": lambda: single_loop(rules, n, seconds, seed),
              "vector": lambda: vector_loop(rules, n, seconds, seed)}
     loops[name]()  # warm up (numba loads its cache) outside the profile
