@@ -291,11 +291,14 @@ class raw_env(AECEnv, EzPickle):
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             return self._was_dead_step(action)
-        move = self._legal_move(action)
+        index = self._action_index(action)
         state = self.game
         seat = state.current_player
-        engine.apply(state, move)
-        self.move_log.append(f"{agent} {actions.name(actions.encode(move))}")
+        try:
+            engine.apply(state, actions.MOVES[index])  # checks the move first, once
+        except IllegalMove:
+            raise self._illegal(index) from None
+        self.move_log.append(f"{agent} {actions.NAMES[index]}")
         self._cumulative_rewards[agent] = 0.0
         self._clear_rewards()
         if state.is_over:
@@ -310,19 +313,20 @@ class raw_env(AECEnv, EzPickle):
         if self.render_mode == "human":
             self.render()
 
-    def _legal_move(self, action: Any) -> engine.Move:
-        """The engine move of ``action`` if it is legal now, else ``IllegalMove`` with the reason."""
+    def _action_index(self, action: Any) -> int:
+        """``action`` as an index 0..496, else ``IllegalMove`` saying why."""
         try:
             index = operator.index(action)
         except TypeError:
             raise IllegalMove(f"{self.agent_selection}: an action is a whole number 0..496, not {action!r}") from None
         if not 0 <= index < actions.NUM_ACTIONS:
             raise IllegalMove(f"{self.agent_selection}: action {index} is outside 0..{actions.NUM_ACTIONS - 1}")
-        move = actions.decode(index)
-        reason = engine.why_illegal(self.game, move)
-        if reason is not None:
-            raise IllegalMove(f"{self.agent_selection}: action {index} ({actions.name(index)}) is illegal: {reason}")
-        return move
+        return index
+
+    def _illegal(self, index: int) -> IllegalMove:
+        """The error for action ``index``, which the engine refused (the state unchanged)."""
+        reason = engine.why_illegal(self.game, actions.MOVES[index])
+        return IllegalMove(f"{self.agent_selection}: action {index} ({actions.name(index)}) is illegal: {reason}")
 
     def _end_deal(self, truncated: bool) -> None:
         """Score the finished (or cut-off) deal; end the episode or deal the match's next deal."""
