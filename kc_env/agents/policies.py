@@ -95,6 +95,8 @@ OBS_HAND = SLICES["hand"].start
 OBS_OTHERS = SLICES["others_hand_sizes"].start
 OBS_STOCK = SLICES["stock_size"].start
 OBS_MOVED = SLICES["moved"].start
+OBS_PLAYED = SLICES["played"].start
+OBS_IDLE = SLICES["idle_turns"].start
 OBS_NUM_PLAYERS = SLICES["num_players"].start
 OBS_DRAW = SLICES["rule_draw"].start  # start end stuck
 OBS_KINGS_ON_SIDES = SLICES["rule_kings_on_sides"].start  # true false
@@ -104,6 +106,7 @@ OBS_KING_FIRST = SLICES["rule_king_first"].start  # false true
 OBS_FILL_SPACES = SLICES["rule_fill_spaces_first"].start  # false true
 OBS_CORNER_BUILD = SLICES["rule_corner_build"].start  # alternate same_suit
 OBS_CLEAR = SLICES["rule_clear_complete_piles"].start  # false true
+OBS_BLOCKED = SLICES["rule_blocked"].start  # no_winner fewest_cards
 OBS_JOKERS = SLICES["rule_jokers"].start  # 0 2
 OBS_SCORING = SLICES["rule_scoring"].start
 OBS_PENALTY = SLICES["rule_penalty"].start  # A 2 .. K JK, / 25
@@ -119,7 +122,8 @@ ZOBRIST = np.random.default_rng(20240601).integers(1, 2**62, size=(NUM_CARDS, NU
 """A random key per (card, place): place 0 the hand, 1..8 the piles (fixed seed: deterministic)."""
 
 # rule flags, as the slots of the ``rules`` array built by ``read_rules``
-R_DRAW, R_KOS, R_PILE_MOVES, R_MUST_ALL, R_KING_FIRST, R_FILL, R_SAME_SUIT, R_CLEAR, R_JOKERS, R_WINS = range(10)
+(R_DRAW, R_KOS, R_PILE_MOVES, R_MUST_ALL, R_KING_FIRST, R_FILL, R_SAME_SUIT, R_CLEAR, R_JOKERS, R_WINS,
+ R_FEWEST) = range(11)
 PM_WHOLE, PM_NONE, PM_PARTIAL = 0, 1, 2
 
 WEIGHT_NAMES = (
@@ -135,16 +139,15 @@ WEIGHT_NAMES = (
     "corner",  # an empty corner (kings fit), times the chance they hold one
     "opening",  # a side pile the next player may move away to open a space
     "multi",  # factor on 'opp' with more than two players
-    "chain",  # how much the plays that would follow a first play on a pile count
     "danger_multi",  # 'danger' with more than two players
+    "block",  # a deal blocked by an idle turn: lost chance when ahead, saved loss when behind
 )
 HEURISTIC_WEIGHTS = np.array(
-    [1.0, 0.35, 0.25, 0.45, 0.12, 3.0, 0.6, 2.25, 1.3, 0.8, 1.0, 0.7, 0.0, 0.5], dtype=np.float64
+    [1.0, 0.35, 0.25, 0.45, 0.12, 3.0, 0.6, 2.25, 1.3, 0.8, 1.0, 0.7, 0.5, 4.0], dtype=np.float64
 )
 """The tuned weights of ``evaluate``, in the order of ``WEIGHT_NAMES``."""
-(W_CARD, W_PENALTY, W_FIT, W_DEAD, W_HALF, W_OPP, W_DECAY, W_DANGER, W_SPACE, W_CORNER, W_OPENING, W_MULTI, W_CHAIN,
- W_DANGER_MULTI) = range(14)
-CHAIN = 3  # cards up a pile that the others' chance to play is followed
+(W_CARD, W_PENALTY, W_FIT, W_DEAD, W_HALF, W_OPP, W_DECAY, W_DANGER, W_SPACE, W_CORNER, W_OPENING, W_MULTI,
+ W_DANGER_MULTI, W_BLOCK) = range(14)
 WIN_VALUE = 1.0e6
 DEPTH_COST = 1.0e-6
 
@@ -168,7 +171,7 @@ def _count(x, scale):
 @maybe_njit
 def read_rules(obs):
     """The variants the policies need, as an int array indexed by the ``R_*`` slots."""
-    rules = np.zeros(10, dtype=np.int64)
+    rules = np.zeros(11, dtype=np.int64)
     rules[R_DRAW] = _argmax(obs, OBS_DRAW, 3)
     rules[R_KOS] = 1 if obs[OBS_KINGS_ON_SIDES] > 0.5 else 0
     rules[R_PILE_MOVES] = _argmax(obs, OBS_PILE_MOVES, 3)
@@ -178,6 +181,7 @@ def read_rules(obs):
     rules[R_SAME_SUIT] = 1 if obs[OBS_CORNER_BUILD + 1] > 0.5 else 0
     rules[R_CLEAR] = 1 if obs[OBS_CLEAR + 1] > 0.5 else 0
     rules[R_JOKERS] = 2 if obs[OBS_JOKERS + 1] > 0.5 else 0
+    rules[R_FEWEST] = 1 if obs[OBS_BLOCKED + 1] > 0.5 else 0
     scoring = _argmax(obs, OBS_SCORING, 11)
     rules[R_WINS] = 1 if scoring == SCORING_WINS or scoring == SCORING_SINGLE else 0
     return rules
@@ -261,7 +265,8 @@ S_SUIT = S_LEN + NUM_PILES
 S_NHAND = S_SUIT + NUM_PILES
 S_PENDING = S_NHAND + 1  # 1 after a partial pile move until a card is played
 S_MOVED = S_PENDING + 1  # 1 once a pile has moved this turn: no partial move after that
-S_SIZE = S_MOVED + 1
+S_PLAYED = S_MOVED + 1  # 1 once a card has been played this turn
+S_SIZE = S_PLAYED + 1
 
 # What the search never changes, read once from the observation (a float64 array ``ctx``).
 C_SEEN = 0  # 54: 1 for a card in the seat's hand or on a pile
@@ -272,7 +277,9 @@ C_UNSEEN = C_NUM_OTHERS + 1  # cards the seat cannot see (other hands and the st
 C_UNSEEN_JOKERS = C_UNSEEN + 1
 C_UNSEEN_KINGS = C_UNSEEN_JOKERS + 1  # unseen kings and jokers
 C_DRAWS = C_UNSEEN_KINGS + 1  # 1 if the next player draws before playing
-C_SIZE = C_DRAWS + 1
+C_STOCK = C_DRAWS + 1  # cards in the stock
+C_IDLE = C_STOCK + 1  # turns in a row with no draw, play or pile move before this one
+C_SIZE = C_IDLE + 1
 
 
 @maybe_njit
@@ -326,6 +333,7 @@ def read_position(obs, rules, st, ctx):
             if st[0, S_CARDS + at + i] >= 52 and st[0, S_COL + at + i + 1] >= 0 and not (p >= 4 and i == 0):
                 st[0, S_COL + at + i] = 1 - st[0, S_COL + at + i + 1]
     st[0, S_MOVED] = 1 if obs[OBS_MOVED] > 0.5 else 0
+    st[0, S_PLAYED] = 1 if obs[OBS_PLAYED] > 0.5 else 0
     deck = 52 + rules[R_JOKERS]
     unseen = 0
     for c in range(deck):
@@ -340,7 +348,9 @@ def read_position(obs, rules, st, ctx):
     ctx[C_NUM_OTHERS] = n_others
     for j in range(n_others):
         ctx[C_OTHERS + j] = _count(obs[OBS_OTHERS + j], CARD_SCALE)
-    if _count(obs[OBS_STOCK], CARD_SCALE) > 0 and rules[R_DRAW] != 1:
+    ctx[C_STOCK] = _count(obs[OBS_STOCK], CARD_SCALE)
+    ctx[C_IDLE] = _count(obs[OBS_IDLE], n_others + 1.0)
+    if ctx[C_STOCK] > 0 and rules[R_DRAW] != 1:
         ctx[C_DRAWS] = 1.0
     pen = card_penalties(obs)
     lo = pen[0]
@@ -412,6 +422,7 @@ def _play(rules, st, d, c, p):
     st[d, S_HAND + c] = 0
     st[d, S_NHAND] -= 1
     st[d, S_PENDING] = 0
+    st[d, S_PLAYED] = 1
     _maybe_clear(rules, st, d, p)
 
 
@@ -593,22 +604,16 @@ def _hash(st, d):
     return h
 
 
-@maybe_njit(signature="boolean(int64[:, ::1], int64, int64)")
-def _seen_before(table, h, depth):
-    """Whether position ``h`` was already reached at ``depth`` or less in this search; if not, it is
-    recorded at ``depth`` (an open-addressing table of rows (hash, depth)). A position met again
-    by a shorter way is searched again, so that a longer way never takes the credit for it."""
+@maybe_njit(signature="boolean(int64[::1], int64)")
+def _seen_before(table, h):
+    """Insert ``h`` into the open-addressing set ``table``; True if it was there already."""
     size = table.shape[0]
     i = h & (size - 1)
     for _ in range(size):
-        if table[i, 0] == h:
-            if table[i, 1] <= depth:
-                return True
-            table[i, 1] = depth
-            return False
-        if table[i, 0] == 0:
-            table[i, 0] = h
-            table[i, 1] = depth
+        if table[i] == h:
+            return True
+        if table[i] == 0:
+            table[i] = h
             return False
         i = (i + 1) & (size - 1)
     return False
@@ -616,22 +621,20 @@ def _seen_before(table, h, depth):
 
 # -- the heuristic: scoring a position where the turn may end ---------------------------------------
 
-@maybe_njit(signature="int64(int64[::1], int64[:, ::1], int64, int64, float64[::1], int64)")
-def _fitting_unseen(rules, st, d, p, ctx, ahead):
-    """How many unseen cards could continue pile ``p`` ``ahead`` cards above its top (0: the
-    cards that fit the top now, 1: those that would fit on them...); -1 for an empty pile."""
+@maybe_njit(signature="int64(int64[::1], int64[:, ::1], int64, int64, float64[::1])")
+def _fitting_unseen(rules, st, d, p, ctx):
+    """How many unseen cards may be played onto pile ``p`` (-1 for an empty pile): 0 is a dead
+    end, e.g. a red 8 once both black 7s are in sight."""
     n = st[d, S_LEN + p]
     if n == 0:
         return -1
-    r = st[d, S_RANK + p * MAX_PILE + n - 1] - 1 - ahead  # the rank wanted
+    r = st[d, S_RANK + p * MAX_PILE + n - 1] - 1  # the rank wanted
     if r < 1:
         return 0
     col = st[d, S_COL + p * MAX_PILE + n - 1]
-    if col >= 0 and ahead % 2 == 1:
-        col = 1 - col  # colours alternate up the pile
     corner_suit = st[d, S_SUIT + p]
     same = p >= 4 and rules[R_SAME_SUIT] == 1
-    k = int(ctx[C_UNSEEN_JOKERS]) if ahead == 0 else 0
+    k = int(ctx[C_UNSEEN_JOKERS])
     for suit in range(4):
         c = suit * 13 + r - 1
         if ctx[C_SEEN + c] == 0.0:
@@ -716,6 +719,40 @@ def _openings(rules, st, d, empty_corner):
     return count
 
 
+@maybe_njit(signature="float64(int64[::1], float64[::1], int64[:, ::1], int64, float64[::1], int64[::1], boolean)")
+def _block_value(rules, w, st, d, ctx, fitting, space):
+    """An idle turn with the stock empty brings the deal closer to blocked (RULES.md 4.8): at once
+    when the others have all been idle, else as likely as each of them is to hold nothing that
+    fits (nothing is sure to fit while a space is open). A block is worth ``block`` to a seat
+    behind (more cards than the fewest) and costs it to a seat ahead; under ``fewest_cards`` a
+    block decides the deal, so it counts five times."""
+    n_others = int(ctx[C_NUM_OTHERS])
+    unseen = max(ctx[C_UNSEEN], 1.0)
+    p_block = 1.0
+    for j in range(max(0, n_others - int(ctx[C_IDLE]))):  # the others who must pass too
+        if space:
+            p_block = 0.0
+            break
+        miss = 1.0 - min(1.0, ctx[C_OTHERS + j] / unseen)
+        for p in range(NUM_PILES):
+            if fitting[p] > 0:
+                p_block *= miss ** fitting[p]
+    fewest = ctx[C_OTHERS]
+    for j in range(n_others):
+        fewest = min(fewest, ctx[C_OTHERS + j])
+    me = st[d, S_NHAND]
+    sign = 0.0
+    if me < fewest:
+        sign = -1.0
+    elif me > fewest:
+        sign = 1.0
+    if rules[R_FEWEST] == 1:
+        sign *= 5.0
+        if me < fewest:
+            sign = 5.0  # the fewest cards win a blocked deal
+    return w[W_BLOCK] * p_block * sign
+
+
 @maybe_njit(signature="float64(int64[::1], float64[::1], int64[:, ::1], int64, float64[::1])")
 def evaluate(rules, w, st, d, ctx):
     """The value, for the seat to act, of ending its turn in the position at level ``d``."""
@@ -729,10 +766,9 @@ def evaluate(rules, w, st, d, ctx):
                 empty_side = True
             else:
                 empty_corner = True
-    fitting = np.zeros((NUM_PILES, CHAIN), dtype=np.int64)
+    fitting = np.zeros(NUM_PILES, dtype=np.int64)
     for p in range(NUM_PILES):
-        for ahead in range(CHAIN):
-            fitting[p, ahead] = _fitting_unseen(rules, st, d, p, ctx, ahead)
+        fitting[p] = _fitting_unseen(rules, st, d, p, ctx)
     openings = _openings(rules, st, d, empty_corner)
     unseen = max(ctx[C_UNSEEN], 1.0)
     kings = ctx[C_UNSEEN_KINGS]
@@ -746,9 +782,9 @@ def evaluate(rules, w, st, d, ctx):
     for j in range(n_others):
         miss = 1.0 - min(1.0, (ctx[C_OTHERS + j] + ctx[C_DRAWS]) / unseen)
         for p in range(NUM_PILES):
-            if fitting[p, 0] > 0:
-                keep[p] *= miss ** fitting[p, 0]
-            elif fitting[p, 0] < 0 and p >= 4 and empty_corners == 1:
+            if fitting[p] > 0:
+                keep[p] *= miss ** fitting[p]
+            elif fitting[p] < 0 and p >= 4 and empty_corners == 1:
                 keep[p] *= miss ** kings
     for p in range(4):
         if st[d, S_LEN + p] == 0:
@@ -764,12 +800,9 @@ def evaluate(rules, w, st, d, ctx):
         q = min(1.0, (h + ctx[C_DRAWS]) / unseen)
         gain = w[W_OPENING] * openings
         for p in range(NUM_PILES):
-            k = fitting[p, 0]
-            if k > 0:  # the chance to play here, and to go on playing up the pile
-                more = 0.0
-                for ahead in range(CHAIN - 1, 0, -1):
-                    more = (1.0 - (1.0 - q) ** fitting[p, ahead]) * (1.0 + more)
-                gain += (1.0 - (1.0 - q) ** k) * (1.0 + w[W_CHAIN] * more)
+            k = fitting[p]
+            if k > 0:  # the chance that the player holds a card that fits here
+                gain += 1.0 - (1.0 - q) ** k
             elif k < 0:
                 if p < 4:
                     gain += w[W_SPACE]
@@ -778,6 +811,8 @@ def evaluate(rules, w, st, d, ctx):
         danger = 1.0 + danger_weight * max(0.0, 3.0 - h)
         value -= weight * danger * gain
         weight *= w[W_DECAY]
+    if ctx[C_STOCK] == 0 and st[d, S_PLAYED] == 0 and st[d, S_MOVED] == 0:
+        value += _block_value(rules, w, st, d, ctx, fitting, empty_side or openings > 0)
     return value
 
 
@@ -792,8 +827,8 @@ def heuristic_action_w(obs, mask, w):
     read_position(obs, rules, st, ctx)
     moves = np.zeros((MAX_DEPTH + 1, MAX_MOVES_PER_NODE), dtype=np.int64)
     nmoves = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
-    table = np.zeros((4096, 2), dtype=np.int64)
-    _seen_before(table, _hash(st, 0), 0)
+    table = np.zeros(4096, dtype=np.int64)
+    _seen_before(table, _hash(st, 0))
     count = 0
     for a in range(NUM_ACTIONS):  # the first move always comes from the mask
         if mask[a] != 0 and count < MAX_MOVES_PER_NODE:
@@ -814,10 +849,10 @@ def heuristic_action_w(obs, mask, w):
             v = evaluate(rules, w, st, 0, ctx)
         else:
             _apply(rules, st, 0, a)
-            if _seen_before(table, _hash(st, 1), 1):
+            if _seen_before(table, _hash(st, 1)):
                 continue
             nodes[0] += 1
-            v = _search(rules, w, st, ctx, moves, nmoves, table, nodes, MAX_NODES)
+            v = _search(rules, w, st, ctx, moves, nmoves, table, nodes)
         if v > best_value:
             best_value = v
             best_action = a
@@ -826,35 +861,34 @@ def heuristic_action_w(obs, mask, w):
     return best_action
 
 
-@maybe_njit(signature="float64(int64[::1], float64[::1], int64[:, ::1], float64[::1], int64[:, ::1], int64[::1], int64[:, ::1], int64[::1], int64)")
-def _search(rules, w, st, ctx, moves, nmoves, table, nodes, limit):
+@maybe_njit(signature="float64(int64[::1], float64[::1], int64[:, ::1], float64[::1], int64[:, ::1], int64[::1], int64[::1], int64[::1])")
+def _search(rules, w, st, ctx, moves, nmoves, table, nodes):
     """The best value of a position where the turn may end, reachable from level 1 (depth first,
-    iterative; a position met before, by a way no longer, is skipped; a longer way loses a tie,
-    and once the seat can go out only shorter ways out are looked for)."""
+    iterative; a position met before in this search is skipped, a longer way loses a tie, and
+    the search stops at the first way out)."""
     best = -1.0e18
     next_i = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
-    win_depth = MAX_DEPTH  # once a way out is found, only a shorter one is looked for
     d = 1
     while d >= 1:
         if next_i[d] == 0:  # first visit of this level's position
             count, may_end = _generate(rules, st, d, moves[d])
             nmoves[d] = count
             next_i[d] = 1
-            stop = may_end or count == 0 or nodes[0] >= limit or d >= MAX_DEPTH
+            stop = may_end or count == 0 or nodes[0] >= MAX_NODES or d >= MAX_DEPTH
             if stop and (st[d, S_PENDING] == 0 or st[d, S_NHAND] == 0):
                 v = evaluate(rules, w, st, d, ctx) - DEPTH_COST * d
-                if v >= WIN_VALUE - 1.0:
-                    win_depth = min(win_depth, d)
                 if v > best:
                     best = v
+                if v >= WIN_VALUE - 1.0:
+                    return best
         k = next_i[d] - 1
-        if k >= nmoves[d] or d + 1 >= win_depth or nodes[0] >= limit:
+        if k >= nmoves[d] or d >= MAX_DEPTH or nodes[0] >= MAX_NODES:
             next_i[d] = 0
             d -= 1
             continue
         next_i[d] += 1
         _apply(rules, st, d, moves[d, k])
-        if _seen_before(table, _hash(st, d + 1), d + 1):
+        if _seen_before(table, _hash(st, d + 1)):
             continue
         nodes[0] += 1
         d += 1
