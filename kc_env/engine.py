@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from typing import NamedTuple, Union
+from typing import NamedTuple
 
 from .cards import (
     BLACK,
@@ -38,7 +38,6 @@ from .cards import (
     card_name,
     cards_of,
     deck,
-    is_joker,
     mask_of,
     parse_card,
 )
@@ -80,7 +79,7 @@ class EndTurn(NamedTuple):
 
 
 END_TURN = EndTurn()
-Move = Union[PlayCard, MovePile, EndTurn]
+Move = PlayCard | MovePile | EndTurn
 
 
 class IllegalMove(ValueError):
@@ -117,7 +116,7 @@ class GameState:
     accepts: list[int] = field(default_factory=list, repr=False)  # per pile: cards it takes
     top_value: list[tuple[int, int] | None] = field(default_factory=list, repr=False)
 
-    def copy(self) -> "GameState":
+    def copy(self) -> GameState:
         """An independent copy (piles, hands, stock and the random generator)."""
         rng = random.Random()
         rng.setstate(self.rng.getstate())

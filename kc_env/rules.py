@@ -8,9 +8,10 @@ or a bad value raises ``RulesError`` naming the key and listing what is allowed.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 PENALTY_TABLES: dict[str, dict[str, int]] = {
     # rank name -> penalty; "JK" is the joker (absent: a joker costs what a king costs)
@@ -90,14 +91,14 @@ class Rules:
 
     # -- construction -------------------------------------------------------------------
     @classmethod
-    def preset(cls, name: str = "standard", **overrides: Any) -> "Rules":
+    def preset(cls, name: str = "standard", **overrides: Any) -> Rules:
         """The named rule set of RULES.md 6, with any fields overridden."""
         if name not in PRESETS:
             raise RulesError(f"unknown preset {name!r}; allowed: {', '.join(PRESETS)}")
         return cls.from_dict({**PRESETS[name], **overrides})
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "Rules":
+    def from_dict(cls, data: Mapping[str, Any]) -> Rules:
         """Strictly from a mapping; the key ``preset`` picks the base rule set (default ``standard``)."""
         if not isinstance(data, Mapping):
             raise RulesError(f"rules must be a mapping of variant names to values, not {type(data).__name__}")
@@ -112,7 +113,7 @@ class Rules:
         return cls(**{**PRESETS[base], **data})
 
     @classmethod
-    def from_yaml(cls, path: str | Path) -> "Rules":
+    def from_yaml(cls, path: str | Path) -> Rules:
         """Strictly from a YAML file holding one mapping (see ``from_dict``)."""
         import yaml
 
@@ -126,7 +127,7 @@ class Rules:
             raise RulesError(f"{path}: {exc}") from None
 
     @classmethod
-    def coerce(cls, value: "Rules | str | Mapping[str, Any] | None") -> "Rules":
+    def coerce(cls, value: Rules | str | Mapping[str, Any] | None) -> Rules:
         """A ``Rules`` from a ``Rules``, a preset name, a mapping, or ``None`` (the default)."""
         if value is None:
             return cls()
@@ -136,7 +137,7 @@ class Rules:
             return cls.preset(value)
         return cls.from_dict(value)
 
-    def replace(self, **changes: Any) -> "Rules":
+    def replace(self, **changes: Any) -> Rules:
         """A copy with some fields changed (validated). Leaving ``single`` without naming a target
         gives the default target back (``single`` keeps none)."""
         data = {**self.to_dict(), **changes}
