@@ -307,3 +307,15 @@ def test_heuristic_turns_end_under_partial_pile_moves(preset):
     for seed in range(40):
         state = engine.new_deal(rules, 2 + seed % 2, seed=seed)
         assert not play_out(state, [agents.load("heuristic")] * state.num_players, max_moves=1000), seed
+
+
+def test_the_python_examples_in_docs_agents_run(capsys):
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parent.parent / "docs" / "agents.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", text, re.S)
+    assert blocks
+    for code in blocks:
+        exec(compile(code, "docs/agents.md", "exec"), {})
+    assert capsys.readouterr().out.strip()
