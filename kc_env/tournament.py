@@ -17,8 +17,9 @@ How the table is filled (choices where nothing else says):
   with ``match.deal_seed(seed, i // seatings)`` and dealt by seat 0 (the rotation moves the
   agents, not the dealer). Each agent thus gets the same cards from every seat, which removes
   much of the luck of the deal from the comparison.
-- **Seeds.** An agent's randomness in deal ``i`` at seat ``s`` is seeded from
-  ``(seed, i, s)``, so a run gives the same results with any number of workers.
+- **Seeds.** Each process makes one agent per (entry, seat) and calls ``reset(seed)`` before
+  every episode with a seed from ``(seed, i, s)`` for episode ``i`` at seat ``s``, so a run
+  gives the same results with any number of workers (an agent's ``reset`` must reseed it fully).
 - **Outcome of a deal** for one seat: the winner first, then the others by penalty points
   (``engine.deal_penalties``: a blocked deal costs every hand). A deal cut off after
   ``max_moves`` moves counts as blocked (``match.truncate``). ``blocked`` is the share of an
@@ -126,15 +127,17 @@ class _Job:
 
 
 _JOB: _Job | None = None
+_AGENTS: dict[tuple[int, int], Agent] = {}
 
 
 def _init_worker(job: _Job) -> None:
     global _JOB
     _JOB = job
+    _AGENTS.clear()
 
 
 def _make_agent(entry: str | Agent, seed: int) -> Agent:
-    """A fresh agent for one seat of one episode (an ``Agent`` entry is copied, then reseeded)."""
+    """A new agent (an ``Agent`` entry is copied), seeded."""
     if isinstance(entry, str):
         return load(entry, seed=seed)
     agent = copy.deepcopy(entry)
@@ -142,10 +145,21 @@ def _make_agent(entry: str | Agent, seed: int) -> Agent:
     return agent
 
 
+def _seat_agent(job: _Job, entry: int, seat: int, seed: int) -> Agent:
+    """The agent of ``entry`` at ``seat`` in this process, made once (an exported model is read
+    from disk once) and reseeded for each episode with ``reset(seed)``."""
+    key = (entry, seat)
+    if key not in _AGENTS:
+        _AGENTS[key] = _make_agent(job.entries[entry], seed)
+    agent = _AGENTS[key]
+    agent.reset(seed=seed)
+    return agent
+
+
 def _episode(job: _Job, index: int) -> EpisodeResult:
     lineup = job.seatings[index % len(job.seatings)]
     round_seed = deal_seed(job.seed, index // len(job.seatings))
-    agents = [_make_agent(job.entries[e], _agent_seed(job.seed, index, s)) for s, e in enumerate(lineup)]
+    agents = [_seat_agent(job, e, s, _agent_seed(job.seed, index, s)) for s, e in enumerate(lineup)]
     if job.match:
         return _play_match(job, index, lineup, round_seed, agents)
     state = engine.new_deal(job.rules, job.num_players, seed=round_seed, dealer=0)
