@@ -13,29 +13,32 @@ the same functions run as plain Python (slowly, but identically). ``NUMBA`` says
 greedy
     Sheds a card whenever it can: the legal card play of the costliest card (by the penalty table
     in the observation), then the higher rank, then onto a pile rather than into an empty side,
-    then the lower action index. With no card play it
-    makes a pile move that empties a side (so the next play can fill it), else ends the turn.
+    then the lower action index. With no card play it makes a pile move that empties a side (so
+    the next play can fill it), else ends the turn.
 
 heuristic
     Searches the rest of its own turn. From the position in the observation it builds a small
     model of the table (hand, piles with every card, the value each card stands for) and walks,
     depth first, the sequences of card plays and pile moves it may make this turn (the first
     move comes from the mask, later ones from its own move generator, which follows every
-    variant: draw timing does not matter inside a turn; kings on sides, pile moves whole / none /
-    partial, must_play, king_first, fill_spaces_first, same-suit corners, jokers, cleared piles).
-    Every position where it may end the turn is scored by ``evaluate``; it plays the first move of
-    the best sequence. Equal positions reached by different orders are searched once
-    (a Zobrist hash), the search stops after ``MAX_NODES`` positions, and a longer sequence loses
-    a tie (so a plan never cycles under partial pile moves).
+    variant: kings on sides, pile moves whole / none / partial, must_play, king_first,
+    fill_spaces_first, same-suit corners, jokers, cleared piles; draw timing does not matter
+    inside a turn). Every position where it may end the turn is scored by ``evaluate``; it plays
+    the first move of the best sequence. Equal positions reached in different orders are searched
+    once (a Zobrist hash), the search stops after ``MAX_NODES`` positions or at the first way
+    out, and a longer sequence loses a tie. A part of a pile moves only as the turn's first pile
+    move and only to play a card after it, so turns end under partial pile moves.
 
     ``evaluate`` scores the table as the next players will find it, from what the seat can see:
     the cards it still holds (each one, and its penalty), which of them have a place to go (a
-    top they fit, a parent card still live, or none: a dead card that needs a space), and what
-    the position offers the others: for every pile top the chance that the player holds one of
-    the unseen cards that fit it (both fitting cards out means a dead end), empty sides (any card),
-    empty corners (kings), side piles that can move away and open a space. What the others may
-    gain is weighted by how close to going out they are and by how soon they play. The weights
-    are ``HEURISTIC_WEIGHTS`` (names in ``WEIGHT_NAMES``), tuned with ``kc eval``.
+    top they fit, as likely as that top is to survive the others' turns) or none (a king with no
+    corner or side), and what the position offers the others: for every pile top the chance that
+    the player holds one of the unseen cards that fit it (both fitting cards in sight make a dead
+    end), empty sides (any card), empty corners (kings), side piles that can move away and open a
+    space. What the others may gain is weighted by how close to going out they are and by how
+    soon they play. With the stock empty, an idle turn is scored by the blocked deal it may bring.
+    The weights are ``HEURISTIC_WEIGHTS`` (names in ``WEIGHT_NAMES``), tuned with ``kc eval``
+    (``docs/agents.md``).
 """
 
 from __future__ import annotations
