@@ -21,8 +21,11 @@ test: install
 test-slow: install
 	$(BIN)/pytest -q -n 2 -m slow
 
+# The main job: train a short PPO run of the default config, evaluate it against the built-in
+# agents, export it (runs/demo/model), print the table.
 demo: install
-	$(BIN)/kc demo
+	$(BIN)/kc train configs/default.yaml --run runs/demo --overwrite
+	$(BIN)/kc export runs/demo runs/demo/model --deals 1000 --against random,greedy,heuristic
 
 lint: install
 	$(BIN)/ruff check kc_env training tests benchmarks

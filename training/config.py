@@ -121,6 +121,11 @@ class TrainConfig:
     """``win_loss`` or ``score`` (kc_env.kings_corner_v0)."""
     max_moves: int = 1000
     """Truncate a deal after this many moves."""
+    blocked_reward: float | None = None
+    """The learner's reward for a blocked deal without a winner (None: the env's, 0). A loss
+    costs -1/(n-1) under ``win_loss``; a blocked deal at 0 teaches a learner that is behind to
+    stall the deal into a block instead of playing to win, so training for wins sets it to the
+    loss's value."""
     checkpoint_every: int = 250_000
     """Save a resumable checkpoint every this many steps."""
     update_threads: int = 2

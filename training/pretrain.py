@@ -17,7 +17,6 @@ import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
 
-from kc_env.vector import KingsCornerVecEnv
 from kc_env.vector.opponents import rule_based
 
 
@@ -32,8 +31,9 @@ class Demonstrations:
     returns: np.ndarray
 
 
-def collect(env: KingsCornerVecEnv, teacher: str, samples: int, gamma: float) -> Demonstrations:
-    """Let ``teacher`` play the learner's seat until ``samples`` actions are recorded."""
+def collect(env, teacher: str, samples: int, gamma: float) -> Demonstrations:
+    """Let ``teacher`` play the learner's seat of ``env`` (a ``KingsCornerVecEnv``, possibly
+    wrapped) until ``samples`` actions are recorded."""
     act = rule_based(teacher)
     B = env.num_envs
     obs_buf = np.zeros((samples + B, env.observation_space.shape[0]), dtype=np.float16)

@@ -45,7 +45,7 @@ def evaluate_model(folder: Path, rules, num_players: int, against: list[str], de
             stats = result.stats[0]
             rows.append({"player": "model" if player != BASELINE else BASELINE, "opponent": opponent,
                          "deals": stats.deals, "wins": stats.wins, "win_rate": stats.win_rate,
-                         "interval": list(stats.interval), "mean_penalty": stats.mean_penalty,
+                         "interval": [stats.ci_low, stats.ci_high], "mean_penalty": stats.mean_penalty,
                          "blocked_share": stats.blocked_share, "fair_share": 1 / num_players})
     return rows
 

@@ -29,6 +29,7 @@ import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList
+from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
 
 import kc_env
 from kc_env.agents import policy_model
@@ -85,7 +86,26 @@ def code_version() -> dict[str, Any]:
             "python": platform.python_version(), "torch": torch.__version__}
 
 
-def make_env(cfg: TrainConfig, league: League) -> KingsCornerVecEnv:
+class BlockedReward(VecEnvWrapper):
+    """Gives the learner ``reward`` for a deal that ended blocked with no winner."""
+
+    def __init__(self, venv: VecEnv, reward: float) -> None:
+        super().__init__(venv)
+        self.reward = reward
+
+    def reset(self) -> np.ndarray:
+        return self.venv.reset()
+
+    def step_wait(self):
+        obs, rewards, dones, infos = self.venv.step_wait()
+        for i in np.flatnonzero(dones):
+            deal = infos[i].get("deal", {})
+            if deal.get("blocked") and deal.get("winner") is None:
+                rewards[i] = self.reward
+        return obs, rewards, dones, infos
+
+
+def make_env(cfg: TrainConfig, league: League) -> VecEnv:
     """The vector env, every game's opponents drawn from the league."""
     n_opp = cfg.num_players - 1
     env = KingsCornerVecEnv(cfg.n_envs, rules=cfg.rules_object(), num_players=cfg.num_players,
@@ -93,10 +113,10 @@ def make_env(cfg: TrainConfig, league: League) -> KingsCornerVecEnv:
                             seed=cfg.seed, illegal_action="raise")
     for i in range(cfg.n_envs):
         env.set_opponents([i], [league.draw() for _ in range(n_opp)])
-    return env
+    return env if cfg.blocked_reward is None else BlockedReward(env, cfg.blocked_reward)
 
 
-def make_model(cfg: TrainConfig, env: KingsCornerVecEnv, folder: Path) -> MaskablePPO:
+def make_model(cfg: TrainConfig, env: VecEnv, folder: Path) -> MaskablePPO:
     """A new MaskablePPO with the config's network and hyperparameters."""
     kwargs = policy_kwargs(cfg.network.shared, cfg.network.hidden, cfg.network.activation)
     return MaskablePPO("MlpPolicy", env, policy_kwargs=kwargs, seed=cfg.seed, verbose=0,
@@ -133,7 +153,7 @@ class LeagueCallback(BaseCallback):
         self.next_snapshot = (self.num_timesteps // every + 1) * every if every else 0
 
     def _on_step(self) -> bool:
-        env: KingsCornerVecEnv = self.training_env
+        env = self.training_env  # set_opponents reaches the vector env through any wrapper
         n_opp = self.run.config.num_players - 1
         for i in np.flatnonzero(self.locals["dones"]):
             env.set_opponents([int(i)], [self.league.draw() for _ in range(n_opp)])
@@ -241,7 +261,7 @@ def plot_learning_curve(history: list[dict[str, Any]], path: Path) -> None:
     plt.close(fig)
 
 
-def kickstart(cfg: TrainConfig, model: MaskablePPO, env: KingsCornerVecEnv, run: Run) -> None:
+def kickstart(cfg: TrainConfig, model: MaskablePPO, env: VecEnv, run: Run) -> None:
     """Clone the teacher before PPO (``training/pretrain.py``); the result goes in ``pretrain.json``."""
     demos = collect(env, cfg.pretrain.teacher, cfg.pretrain.samples, cfg.ppo.gamma)
     torch.set_num_threads(cfg.update_threads)

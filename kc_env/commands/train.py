@@ -16,6 +16,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="override a config value, e.g. --set total_timesteps=100000 --set ppo.ent_coef=0.02")
     parser.add_argument("--resume", action="store_true", help="continue the run in --run from its newest checkpoint")
+    parser.add_argument("--overwrite", action="store_true", help="delete an earlier run in --run and start afresh")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
@@ -36,6 +37,14 @@ def run(args: argparse.Namespace) -> int:
             raise UserError(f"--set takes KEY=VALUE, got {item!r}")
         overrides[key.strip()] = yaml.safe_load(value)
     folder = Path(args.run or Path("runs") / Path(args.config).stem)
+    if args.overwrite and args.resume:
+        raise UserError("--overwrite and --resume contradict each other")
+    if args.overwrite and folder.exists():
+        import shutil
+
+        if not (folder / "config.yaml").is_file():
+            raise UserError(f"{folder} is not a run folder (no config.yaml); not deleting it")
+        shutil.rmtree(folder)
     try:
         cfg = config_mod.load(args.config, args.variant, overrides)
         result = train(cfg, folder, resume=args.resume, progress=not args.no_progress, argv=["kc", *sys.argv[1:]])
