@@ -227,7 +227,7 @@ def save_checkpoint(run: Run, model: MaskablePPO, league: League, history: list[
     stem = run.checkpoints / f"step_{model.num_timesteps:012d}"
     league.save(stem.with_suffix(".league.json"))
     stem.with_suffix(".eval.json").write_text(json.dumps(history) + "\n")
-    tmp = stem.with_suffix(".tmp.zip")
+    tmp = run.checkpoints / f"partial-{stem.name}.zip"  # not matched by step_*.zip until renamed
     model.save(tmp)
     tmp.rename(stem.with_suffix(".zip"))
     return stem.with_suffix(".zip")
