@@ -189,15 +189,18 @@ class EvalCallback(BaseCallback):
         cfg = self.run.config
         row: dict[str, Any] = {"step": int(self.num_timesteps)}
         network = network_of(self.model)
+        logger = getattr(self.model, "_logger", None)  # none before learn() (the step-0 evaluation)
         for k, opponent in enumerate(cfg.eval.opponents):
             result = evaluate_network(network, cfg.rules_object(), cfg.num_players, opponent,
                                       deals=cfg.eval.deals, seed=10_000_019 + k)
             row[opponent] = result
-            self.logger.record(f"eval/win_rate_vs_{opponent}", result["win_rate"])
+            if logger is not None:
+                logger.record(f"eval/win_rate_vs_{opponent}", result["win_rate"])
         self.history.append(row)
         (self.run.folder / "eval.json").write_text(json.dumps(self.history, indent=1) + "\n")
         plot_learning_curve(self.history, self.run.folder / "learning_curve.png")
-        self.logger.dump(self.num_timesteps)
+        if logger is not None:
+            logger.dump(self.num_timesteps)
         return row
 
 
@@ -300,11 +303,15 @@ def train(cfg: TrainConfig, folder: str | Path, *, resume: bool = False, progres
             kickstart(cfg, model, env, run)
     remaining = cfg.total_timesteps - model.num_timesteps
     evaluator = EvalCallback(run, history)
+    if checkpoint is None and cfg.eval.every:  # where training starts (after any kickstart)
+        evaluator.init_callback(model)
+        evaluator.evaluate()
     callbacks = CallbackList([ThreadsCallback(cfg.update_threads), LeagueCallback(run, league), CheckpointCallback(run, league, history), evaluator])
     if remaining > 0:
         model.learn(remaining, callback=callbacks, progress_bar=progress, reset_num_timesteps=checkpoint is None,
                     tb_log_name="ppo")
-    if not history or history[-1]["step"] != model.num_timesteps:
+    rollout = cfg.n_envs * cfg.ppo.n_steps
+    if not history or model.num_timesteps - history[-1]["step"] >= rollout:
         evaluator.init_callback(model)
         evaluator.evaluate()
     save_checkpoint(run, model, league, history)
