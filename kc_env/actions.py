@@ -43,16 +43,9 @@ def _build_moves() -> tuple[Move, ...]:
     return tuple(plays + pile_moves + [END_TURN])
 
 
-def _unique_name(move: Move) -> str:
-    """``engine.move_name``, except that the second joker is written ``JK2``."""
-    if isinstance(move, PlayCard) and move.card == 53:
-        return f"play JK2->{engine.PILE_NAMES[move.pile]}"
-    return engine.move_name(move)
-
-
 MOVES: tuple[Move, ...] = _build_moves()
 """The move of every action index."""
-NAMES: tuple[str, ...] = tuple(_unique_name(m) for m in MOVES)
+NAMES: tuple[str, ...] = tuple(engine.move_name(m) for m in MOVES)
 """The readable name of every action index (``play 9H->N``, ``move W->N``, ``end turn``)."""
 _INDEX_OF_NAME = {n: i for i, n in enumerate(NAMES)}
 

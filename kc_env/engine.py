@@ -723,9 +723,12 @@ def deal_penalties(state: GameState, table: dict[str, int] | None = None) -> lis
 # -- moves as text ---------------------------------------------------------------------------
 
 def move_name(move: Move) -> str:
-    """A readable name: ``play 9H->N``, ``move W->N``, ``end turn``."""
+    """A readable name: ``play 9H->N``, ``move W->N``, ``end turn``. The second joker is
+    ``JK2`` (``play JK2->N``), so that a name always says which card moves and a saved game
+    replays exactly (``parse_move`` reads it back)."""
     if isinstance(move, PlayCard):
-        return f"play {card_name(move.card)}->{PILE_NAMES[move.pile]}"
+        card = "JK2" if move.card == 53 else card_name(move.card)
+        return f"play {card}->{PILE_NAMES[move.pile]}"
     if isinstance(move, MovePile):
         return f"move {PILE_NAMES[move.src]}->{PILE_NAMES[move.dst]}"
     if isinstance(move, EndTurn):

@@ -257,3 +257,28 @@ def test_empty_match_record():
 
 def test_deal_moves_value():
     assert DealMoves((engine.END_TURN,)).truncated is False
+
+
+def test_a_game_with_both_jokers_replays_exactly():
+    """Saved moves name the second joker JK2, so replaying plays the very card that was played."""
+    import random
+
+    from kc_env import Rules, engine
+    from kc_env.record import GameRecord, dumps, loads, replay
+
+    rules = Rules(jokers=2)
+    for seed in range(40):
+        state = engine.new_deal(rules, 2, seed=seed)
+        rng = random.Random(seed)
+        moves = []
+        while not state.is_over and len(moves) < 400:
+            legal = engine.legal_moves(state)
+            jokers = [m for m in legal if getattr(m, "card", None) == 53]
+            move = jokers[0] if jokers else rng.choice(legal)
+            engine.apply(state, move)
+            moves.append(move)
+        if any(getattr(m, "card", None) == 53 for m in moves):
+            record = loads(dumps(GameRecord.from_state(state, moves)))
+            assert replay(record).snapshot() == state.snapshot()
+            return
+    raise AssertionError("no deal played the second joker")
