@@ -98,3 +98,37 @@ def test_export_matches_torch_and_is_refused_when_tampered(tmp_path):
     (folder / "model.json").write_text(json.dumps(card))
     with pytest.raises(ModelError, match="action layout version 2"):
         load_network(folder)
+
+
+def test_blocked_reward_prices_only_blocked_deals_without_a_winner():
+    """A blocked deal with no winner costs the learner ``blocked_reward``; wins, losses, a
+    fewest-cards winner of a blocked deal and live steps keep the env's reward."""
+    from kc_env.vector import KingsCornerVecEnv
+    from training.train import BlockedReward
+
+    venv = KingsCornerVecEnv(5, seed=0)
+    deals = [{"blocked": True, "winner": None}, {"blocked": True, "winner": 1},
+             {"blocked": False, "winner": 0}, {"blocked": False, "winner": 1}, None]
+    rewards = np.array([0.0, -1.0, 1.0, -1.0, 0.0], dtype=np.float32)
+    dones = np.array([d is not None for d in deals])
+    infos = [{} if d is None else {"deal": d} for d in deals]
+    venv.step_wait = lambda: (np.zeros((5, 1)), rewards.copy(), dones, infos)
+    _, got, _, _ = BlockedReward(venv, -1.0).step_wait()
+    assert got.tolist() == [-1.0, -1.0, 1.0, -1.0, 0.0]
+
+
+def test_kickstart_clones_the_teacher():
+    """Behaviour cloning on the heuristic's moves: legal demonstrations, returns within the
+    reward's range, and a policy that agrees with the teacher far more than chance."""
+    from kc_env.vector import KingsCornerVecEnv
+    from training.policy import policy_kwargs
+    from training.pretrain import collect, fit
+
+    env = KingsCornerVecEnv(32, seed=3)
+    demos = collect(env, "heuristic", 3000, gamma=0.99)
+    assert len(demos.actions) > 1000
+    assert demos.masks[np.arange(len(demos.actions)), demos.actions].all()
+    assert np.abs(demos.returns).max() <= 1.0 and (demos.returns != 0).any()
+    model = MaskablePPO("MlpPolicy", env, policy_kwargs=policy_kwargs([64], [], "tanh"), device="cpu")
+    stats = fit(model, demos, epochs=8, batch_size=512, learning_rate=3e-3)
+    assert stats["agreement"] > 0.5

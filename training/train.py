@@ -140,50 +140,57 @@ class ThreadsCallback(BaseCallback):
         return True
 
 
-class LeagueCallback(BaseCallback):
-    """Draws new opponents for each game whose deal ended; adds snapshots every K steps."""
+class EveryCallback(BaseCallback):
+    """Calls ``fire()`` each time training passes a multiple of ``every`` steps (0: never)."""
 
-    def __init__(self, run: Run, league: League) -> None:
+    def __init__(self, every: int) -> None:
         super().__init__()
-        self.run, self.league = run, league
-        self.next_snapshot = 0
+        self.every, self.next_at = every, 0
 
     def _on_training_start(self) -> None:
-        every = self.run.config.league.snapshot_every
-        self.next_snapshot = (self.num_timesteps // every + 1) * every if every else 0
+        self.next_at = (self.num_timesteps // self.every + 1) * self.every if self.every else 0
+
+    def _on_step(self) -> bool:
+        if self.next_at and self.num_timesteps >= self.next_at:
+            self.fire()
+            self.next_at += self.every
+        return True
+
+    def fire(self) -> None:
+        raise NotImplementedError
+
+
+class LeagueCallback(EveryCallback):
+    """Draws new opponents for each game whose deal ended; adds a snapshot every K steps."""
+
+    def __init__(self, run: Run, league: League) -> None:
+        super().__init__(run.config.league.snapshot_every)
+        self.run, self.league = run, league
 
     def _on_step(self) -> bool:
         env = self.training_env  # set_opponents reaches the vector env through any wrapper
         n_opp = self.run.config.num_players - 1
         for i in np.flatnonzero(self.locals["dones"]):
             env.set_opponents([int(i)], [self.league.draw() for _ in range(n_opp)])
-        if self.next_snapshot and self.num_timesteps >= self.next_snapshot:
-            folder = self.run.folder / "snapshots" / f"step_{self.num_timesteps:09d}"
-            policy_model.save(folder, network_of(self.model), {"training_steps": self.num_timesteps,
-                                                                 "snapshot_of": str(self.run.folder)})
-            self.league.add_snapshot(folder)
-            self.logger.record("league/snapshots", len(self.league.snapshots))
-            self.next_snapshot += self.run.config.league.snapshot_every
-        return True
+        return super()._on_step()
+
+    def fire(self) -> None:
+        folder = self.run.folder / "snapshots" / f"step_{self.num_timesteps:09d}"
+        policy_model.save(folder, network_of(self.model), {"training_steps": self.num_timesteps,
+                                                             "snapshot_of": str(self.run.folder)})
+        self.league.add_snapshot(folder)
+        self.logger.record("league/snapshots", len(self.league.snapshots))
 
 
-class EvalCallback(BaseCallback):
+class EvalCallback(EveryCallback):
     """Evaluates the learner against fixed opponents every N steps: TensorBoard, JSON, PNG."""
 
     def __init__(self, run: Run, history: list[dict[str, Any]]) -> None:
-        super().__init__()
+        super().__init__(run.config.eval.every)
         self.run, self.history = run, history
-        self.next_eval = 0
 
-    def _on_training_start(self) -> None:
-        every = self.run.config.eval.every
-        self.next_eval = (self.num_timesteps // every + 1) * every if every else 0
-
-    def _on_step(self) -> bool:
-        if self.next_eval and self.num_timesteps >= self.next_eval:
-            self.evaluate()
-            self.next_eval += self.run.config.eval.every
-        return True
+    def fire(self) -> None:
+        self.evaluate()
 
     def evaluate(self) -> dict[str, Any]:
         cfg = self.run.config
@@ -204,23 +211,15 @@ class EvalCallback(BaseCallback):
         return row
 
 
-class CheckpointCallback(BaseCallback):
+class CheckpointCallback(EveryCallback):
     """Saves the model, the league and the evaluation history every N steps (resumable)."""
 
     def __init__(self, run: Run, league: League, history: list[dict[str, Any]]) -> None:
-        super().__init__()
+        super().__init__(run.config.checkpoint_every)
         self.run, self.league, self.history = run, league, history
-        self.next_save = 0
 
-    def _on_training_start(self) -> None:
-        every = self.run.config.checkpoint_every
-        self.next_save = (self.num_timesteps // every + 1) * every
-
-    def _on_step(self) -> bool:
-        if self.num_timesteps >= self.next_save:
-            save_checkpoint(self.run, self.model, self.league, self.history)
-            self.next_save += self.run.config.checkpoint_every
-        return True
+    def fire(self) -> None:
+        save_checkpoint(self.run, self.model, self.league, self.history)
 
 
 def save_checkpoint(run: Run, model: MaskablePPO, league: League, history: list[dict[str, Any]]) -> Path:
