@@ -509,11 +509,10 @@ def _why_play_illegal(state: GameState, move: PlayCard) -> str | None:
         return f"no pile {p!r} (piles are 0..7: {', '.join(PILE_NAMES)})"
     if type(card) is not int or not 0 <= card < 54:
         return f"no card {card!r}"
-    name, pile_name = card_name(card), PILE_NAMES[p]
     if card not in state.hands[state.current_player]:
-        return f"{name} is not in player {state.current_player}'s hand"
-    if not state.accepts[p] >> card & 1:
-        return f"{name} may not go on {pile_name}: {_why_not_fit(state, card, p)}"
+        return f"{card_name(card)} is not in player {state.current_player}'s hand"
+    if not state.accepts[p] >> card & 1:  # names are formatted only for a refusal: this is the hot path
+        return f"{card_name(card)} may not go on {PILE_NAMES[p]}: {_why_not_fit(state, card, p)}"
     if not (state.rules.king_first or state.rules.fill_spaces_first):
         return None
     hand = _hand_mask(state)
