@@ -12,11 +12,12 @@ $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -c constraints.txt torch==2.13.0
-	$(BIN)/pip install --quiet -c constraints.txt -e '.[train,eval,fast,dev]'
+	$(BIN)/pip install --quiet -c constraints.txt -e '.[train,eval,fast,rllib,dev]'
 	touch $(STAMP)
 
+# --dist loadgroup: the Ray tests (xdist_group "ray") share one worker, one Ray and one set of runs
 test: install
-	$(BIN)/pytest -q -n 2
+	$(BIN)/pytest -q -n 2 --dist loadgroup
 
 test-slow: install
 	$(BIN)/pytest -q -n 2 -m slow
