@@ -22,6 +22,10 @@ class ConfigError(ValueError):
     """A config that cannot be used: names the file, the key and what is allowed."""
 
 
+TRAINERS = ("sb3", "rllib")
+"""The trainers ``kc train`` can run (``TrainConfig.trainer``)."""
+
+
 @dataclass
 class PPOSettings:
     """Hyperparameters handed to sb3-contrib's ``MaskablePPO`` (same names and meanings)."""
@@ -104,6 +108,32 @@ class EvalSettings:
 
 
 @dataclass
+class RLlibSettings:
+    """Scale settings of the Ray RLlib trainer (``trainer: rllib``, ``training/rllib/``).
+
+    The rest of the config means the same under both trainers: ``ppo`` (except ``n_steps`` and
+    ``batch_size``, replaced here by ``train_batch_size`` and ``minibatch_size``), ``network``
+    (the value net is a separate MLP of the same widths rather than a shared trunk), ``league``
+    and ``eval``. ``total_timesteps``, ``league.snapshot_every``, ``eval.every`` and
+    ``checkpoint_every`` count env steps: every seat's actions, opponents' included."""
+
+    num_env_runners: int = 2
+    """Ray actors that play games (one CPU each); 0 plays them in the driver process."""
+    num_envs_per_env_runner: int = 8
+    """Games each env runner steps at once (one forward pass of each module serves them all)."""
+    num_learners: int = 0
+    """0: gradient updates in the driver process; 1: in one remote learner actor (on another
+    machine of a cluster, or a GPU). More is refused: with several learners RLlib 2.60 splits
+    episodes into slices, and a slice that holds a seat with no steps crashes the update."""
+    train_batch_size: int = 8000
+    """Env steps sampled per training iteration (the PPO rollout)."""
+    minibatch_size: int = 1000
+    """Rows of each gradient step; ``ppo.n_epochs`` passes over the rollout."""
+    rollout_fragment_length: int = 0
+    """Env steps an env runner collects per request (0: RLlib works it out from the batch size)."""
+
+
+@dataclass
 class TrainConfig:
     """Everything a training run needs; saved resolved beside the run (``config.yaml``)."""
 
@@ -131,11 +161,15 @@ class TrainConfig:
     update_threads: int = 2
     """Threads torch uses for gradient updates. Rollouts always use one: on 2 cores, more torch
     threads beside the compiled games slowed vector rollouts about eightfold (docs/speed.md)."""
+    trainer: str = "sb3"
+    """``sb3`` (sb3-contrib's MaskablePPO on the vector env, one machine) or ``rllib`` (Ray
+    RLlib's PPO on the PettingZoo env, many cores and machines; needs the ``rllib`` extra)."""
     ppo: PPOSettings = field(default_factory=PPOSettings)
     network: NetworkSettings = field(default_factory=NetworkSettings)
     league: LeagueSettings = field(default_factory=LeagueSettings)
     pretrain: PretrainSettings = field(default_factory=PretrainSettings)
     eval: EvalSettings = field(default_factory=EvalSettings)
+    rllib: RLlibSettings = field(default_factory=RLlibSettings)
 
     def rules_object(self) -> Rules:
         """The ``Rules`` this config trains under."""
@@ -204,11 +238,24 @@ def validate(config: TrainConfig, where: str = "config") -> TrainConfig:
         (0 <= config.league.snapshot_weight <= 1, "league.snapshot_weight must be in [0, 1]"),
         (bool(config.eval.opponents), "eval.opponents needs at least one agent spec"),
         (config.pretrain.teacher in (None, "heuristic", "greedy"), "pretrain.teacher must be heuristic, greedy or null"),
+        (config.trainer in TRAINERS, f"trainer must be one of {', '.join(TRAINERS)}, not {config.trainer!r}"),
+        *_rllib_checks(config.rllib),
     ]
     for ok, message in checks:
         if not ok:
             raise ConfigError(f"{where}: {message}")
     return config
+
+
+def _rllib_checks(r: RLlibSettings) -> list[tuple[bool, str]]:
+    return [
+        (r.num_env_runners >= 0 and r.rollout_fragment_length >= 0,
+         "rllib.num_env_runners and rllib.rollout_fragment_length must be >= 0"),
+        (r.num_envs_per_env_runner > 0, "rllib.num_envs_per_env_runner must be positive"),
+        (r.num_learners in (0, 1), "rllib.num_learners must be 0 or 1: with more, RLlib 2.60 cuts episodes into "
+                                   "slices, and a slice with a seat that has no steps crashes the update"),
+        (0 < r.minibatch_size <= r.train_batch_size, "rllib.minibatch_size must be positive and at most rllib.train_batch_size"),
+    ]
 
 
 def load(path: str | Path, variant: str | None = None, overrides: dict[str, Any] | None = None) -> TrainConfig:

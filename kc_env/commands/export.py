@@ -1,4 +1,5 @@
-"""``kc export RUN FOLDER``: export a trained run as a numpy-loadable model, evaluated."""
+"""``kc export RUN FOLDER``: export a trained run as a numpy-loadable model, evaluated (an RLlib run
+through ``training/rllib/export.py``)."""
 
 from __future__ import annotations
 
@@ -21,9 +22,13 @@ def run(args: argparse.Namespace) -> int:
     from ..cli import UserError
 
     try:
-        from training.publish import publish
+        if _trainer_of(Path(args.run)) == "rllib":
+            from training.rllib.export import publish
+        else:
+            from training.publish import publish
     except ImportError as exc:
-        raise UserError(f"export needs the train extra (pip install -e '.[train,fast]'): {exc}") from None
+        raise UserError(f"export needs the train extra (pip install -e '.[train,fast]', and rllib for an "
+                        f"RLlib run): {exc}") from None
     try:
         folder, table = publish(Path(args.run), Path(args.folder), against=args.against.split(","),
                                 deals=args.deals, seed=args.seed, progress=not args.no_progress)
@@ -32,3 +37,14 @@ def run(args: argparse.Namespace) -> int:
     print(table)
     print(f"\nexported to {folder} (model.json, weights.npz); use it as an agent spec: {folder}")
     return 0
+
+
+def _trainer_of(run: Path) -> str:
+    """The trainer that made the run folder ``run`` (``sb3`` when its config does not say)."""
+    import yaml
+
+    try:
+        data = yaml.safe_load((run / "config.yaml").read_text())
+        return str(data["default"].get("trainer", "sb3"))
+    except (OSError, yaml.YAMLError, KeyError, TypeError, AttributeError):
+        return "sb3"  # the SB3 publisher reports what is wrong with the folder

@@ -1,4 +1,5 @@
-"""``kc train CONFIG``: train a MaskablePPO agent (see ``training/train.py``)."""
+"""``kc train CONFIG``: train a MaskablePPO agent (see ``training/train.py``), or with
+``trainer: rllib`` in the config (or ``--trainer rllib``) Ray RLlib's PPO (``training/rllib/``)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--resume", action="store_true", help="continue the run in --run from its newest checkpoint")
     parser.add_argument("--overwrite", action="store_true", help="delete an earlier run in --run and start afresh")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--trainer", choices=("sb3", "rllib"),
+                        help="override the config's trainer: sb3 (one machine) or rllib (Ray RLlib, many cores and machines)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -45,11 +48,26 @@ def run(args: argparse.Namespace) -> int:
         if not (folder / "config.yaml").is_file():
             raise UserError(f"{folder} is not a run folder (no config.yaml); not deleting it")
         shutil.rmtree(folder)
+    if args.trainer:
+        overrides["trainer"] = args.trainer
     try:
         cfg = config_mod.load(args.config, args.variant, overrides)
+        if cfg.trainer == "rllib":
+            train = _rllib_train(UserError)
         result = train(cfg, folder, resume=args.resume, progress=not args.no_progress, argv=["kc", *sys.argv[1:]])
     except (config_mod.ConfigError, FileExistsError, FileNotFoundError) as exc:
         raise UserError(str(exc)) from None
+    if cfg.trainer == "rllib":
+        print(f"run folder: {result.folder}   export: kc export {result.folder} models/NAME")
+        return 0
     print(f"run folder: {result.folder}")
     print(f"model: {result.folder / 'final.zip'}   learning curve: {result.folder / 'learning_curve.png'}")
     return 0
+
+
+def _rllib_train(error: type[Exception]):
+    try:
+        from training.rllib.train import train
+    except ImportError as exc:
+        raise error(f"trainer rllib needs the rllib extra (pip install -e '.[train,fast,rllib]' -c constraints.txt): {exc}") from None
+    return train

@@ -1,0 +1,301 @@
+"""The Ray RLlib trainer (``training/rllib/``): config, env, masked module, smoke runs on Ray,
+snapshot weights on the env runners, export, and no Ray process left behind.
+
+Ray runs on loopback only (``127.0.0.1``, no dashboard), with its temp folder in a short folder
+this module makes and removes (Ray's socket paths must stay under ~107 characters).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ray = pytest.importorskip("ray")
+psutil = pytest.importorskip("psutil")
+pytest.importorskip("ray.rllib")
+
+from kc_env.agents import load as load_agent  # noqa: E402
+from kc_env.tournament import run_tournament  # noqa: E402
+from training import config as config_mod  # noqa: E402
+from training.config import ConfigError, TrainConfig  # noqa: E402
+from training.export import sample_observations  # noqa: E402
+from training.rllib import league as league_mod  # noqa: E402
+from training.rllib.env import KingsCornerRLlibEnv  # noqa: E402
+from training.rllib.export import export_checkpoint, load_module, publish  # noqa: E402
+from training.rllib.module import MaskedPolicyModule, network_of, torch_probabilities  # noqa: E402
+from training.rllib.train import build_config, newest_checkpoint, ray_session, train  # noqa: E402
+
+os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
+pytestmark = pytest.mark.xdist_group("ray")  # one worker runs them all: one Ray, one set of smoke runs
+
+SMALL = {
+    "trainer": "rllib", "total_timesteps": 100_000, "checkpoint_every": 100_000,
+    "network": {"shared": [32], "hidden": []},
+    "league": {"agents": {"heuristic": 0.4, "greedy": 0.3, "random": 0.3}, "snapshot_every": 300,
+               "snapshot_weight": 0.3, "max_snapshots": 2},
+    "eval": {"every": 100_000, "deals": 16, "opponents": ["heuristic", "random"]},
+    "ppo": {"n_epochs": 1},
+    "rllib": {"num_env_runners": 2, "num_envs_per_env_runner": 2, "train_batch_size": 400, "minibatch_size": 200},
+}
+
+
+def small_config(tmp_path: Path, **top) -> TrainConfig:
+    path = tmp_path / "rllib.yaml"
+    path.write_text(json.dumps({"default": {**SMALL, **top}}))  # JSON is YAML
+    return config_mod.load(path)
+
+
+def ray_processes(temp: str) -> list[psutil.Process]:
+    """Live processes of the Ray started with temp folder ``temp`` (raylet, gcs, workers)."""
+    found = []
+    for proc in psutil.process_iter(["cmdline"]):
+        try:
+            cmd = " ".join(proc.info["cmdline"] or [])
+        except (psutil.NoSuchProcess, psutil.AccessDenied):
+            continue
+        if temp in cmd or (("ray::" in cmd or "raylet" in cmd or "gcs_server" in cmd) and proc.ppid() == os.getpid()):
+            found.append(proc)
+    return found
+
+
+@pytest.fixture
+def ray_temp():
+    """A short temp folder for Ray; afterwards, no Ray process started under it may be running."""
+    temp = tempfile.mkdtemp(prefix="kcray", dir="/tmp")
+    yield temp
+    if ray.is_initialized():
+        ray.shutdown()
+    left = [p for p in ray_processes(temp) if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
+    gone, alive = psutil.wait_procs(left, timeout=20)
+    shutil.rmtree(temp, ignore_errors=True)
+    assert not alive, f"Ray processes left running: {[' '.join(p.cmdline()[:3]) for p in alive]}"
+
+
+@contextlib.contextmanager
+def loopback_ray(temp: str):
+    """A Ray on loopback for one test; proves the process check can see its processes."""
+    with ray_session(temp, num_cpus=4):
+        assert ray_processes(temp), "no Ray process found under the temp folder: the leak check would see none"
+        yield
+    assert not ray.is_initialized()
+
+
+# -- config ------------------------------------------------------------------------------------
+
+def test_trainer_and_rllib_block_are_strict(tmp_path):
+    assert small_config(tmp_path).rllib.num_env_runners == 2
+    cases = [
+        ({"trainer": "jax"}, "trainer must be one of sb3, rllib, not 'jax'"),
+        ({"rllib": {"num_learners": 2}}, "rllib.num_learners must be 0 or 1"),
+        ({"rllib": {"num_runners": 2}}, "unknown key 'num_runners'"),
+        ({"rllib": {"minibatch_size": 10_000, "train_batch_size": 400}}, "rllib.minibatch_size must be"),
+        ({"rllib": {"num_envs_per_env_runner": "many"}}, "num_envs_per_env_runner: expected int"),
+        ({"rllib": [1, 2]}, "rllib: expected a mapping"),
+    ]
+    for top, message in cases:
+        with pytest.raises(ConfigError, match=message.replace("(", r"\(")):
+            small_config(tmp_path, **top)
+
+
+def test_unsupported_settings_are_refused_by_name(tmp_path):
+    with pytest.raises(ConfigError, match="pretrain.teacher"):
+        build_config(small_config(tmp_path, pretrain={"teacher": "heuristic"}))
+    with pytest.raises(ConfigError, match="ppo.target_kl"):
+        build_config(small_config(tmp_path, ppo={"target_kl": 0.02}))
+    with pytest.raises(ConfigError, match="'models/x'"):
+        build_config(small_config(tmp_path, league={"agents": {"models/x": 1.0}}))
+
+
+def test_kc_train_refuses_an_unknown_trainer_flag(tmp_path, capsys):
+    from kc_env.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["train", "configs/rllib-standard-2p.yaml", "--trainer", "jax"])
+    assert "invalid choice: 'jax'" in capsys.readouterr().err
+
+
+# -- env, mapping, module -----------------------------------------------------------------------
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_every_seat_is_rewarded_at_the_end_of_each_deal(players):
+    env = KingsCornerRLlibEnv({"num_players": players, "rules": "standard"})
+    rng = np.random.default_rng(players)
+    for deal in range(30):
+        obs, _ = env.reset(seed=deal)
+        while True:
+            (agent, o), = obs.items()
+            obs, rewards, terminated, truncated, infos = env.step({agent: int(rng.choice(np.flatnonzero(o["action_mask"])))})
+            if terminated["__all__"] or truncated["__all__"]:
+                break
+        assert sorted(rewards) == [f"player_{i}" for i in range(players)]
+        winner = infos["player_0"]["deal"]["winner"]
+        expected = [0.0] * players if winner is None else [1.0 if s == winner else -1 / (players - 1) for s in range(players)]
+        assert [rewards[f"player_{i}"] for i in range(players)] == pytest.approx(expected)
+
+
+def test_blocked_reward_replaces_every_seats_reward_for_a_blocked_deal():
+    env = KingsCornerRLlibEnv({"num_players": 2, "blocked_reward": -1.0, "max_moves": 1000})
+    rng = np.random.default_rng(0)
+    blocked = 0
+    for deal in range(120):
+        obs, _ = env.reset(seed=deal)
+        while True:
+            (agent, o), = obs.items()
+            obs, rewards, terminated, truncated, infos = env.step({agent: int(rng.choice(np.flatnonzero(o["action_mask"])))})
+            if terminated["__all__"] or truncated["__all__"]:
+                break
+        if infos["player_0"]["deal"]["blocked"] and infos["player_0"]["deal"]["winner"] is None:
+            blocked += 1
+            assert rewards == {"player_0": -1.0, "player_1": -1.0}
+    assert blocked > 0
+
+
+def test_rllibs_env_check_plays_illegal_actions_so_it_is_off():
+    """RLlib's check steps the env with unmasked random actions: here those are illegal and the
+    raw env raises. The trainer's config turns the check off."""
+    from ray.rllib.utils.pre_checks.env import check_multiagent_environments
+
+    from kc_env.engine import IllegalMove
+
+    with pytest.raises(Exception) as caught:  # RLlib rewords the error; the cause is the engine's
+        check_multiagent_environments(KingsCornerRLlibEnv({"num_players": 2}))
+    chain, error = [], caught.value
+    while error is not None:
+        chain.append(error)
+        error = error.__cause__ or error.__context__
+    assert any(isinstance(e, IllegalMove) and "is illegal" in str(e) for e in chain), chain
+    assert build_config(TrainConfig(trainer="rllib")).disable_env_checking is True
+
+
+def test_the_mapping_seats_the_learner_once_and_draws_opponents_by_weight():
+    mapping = league_mod.SeatMapping(3, {"heuristic": 0.5, "random": 0.5}, ["snapshot_0", "snapshot_1"], 0.25, seed=0)
+    seen = {"heuristic": 0, "random": 0, "snapshot_0": 0, "snapshot_1": 0}
+    learner_seats = [0, 0, 0]
+    for k in range(4000):
+        seats = mapping.seating(f"episode{k}")
+        assert seats.count(league_mod.LEARNER) == 1 and seats == mapping.seating(f"episode{k}")
+        learner_seats[seats.index(league_mod.LEARNER)] += 1
+        for module in seats:
+            if module != league_mod.LEARNER:
+                seen[module] += 1
+    assert min(learner_seats) > 1200
+    assert (seen["snapshot_0"] + seen["snapshot_1"]) / 8000 == pytest.approx(0.25, abs=0.02)
+    assert seen["heuristic"] / seen["random"] == pytest.approx(1.0, abs=0.1)
+
+
+def test_masked_module_gives_illegal_actions_no_probability_and_exports_exactly():
+    cfg = TrainConfig(trainer="rllib", network=config_mod.NetworkSettings(shared=[64], hidden=[32], activation="relu"))
+    spec = league_mod.module_spec(cfg).rl_module_specs[league_mod.LEARNER]
+    module = spec.build()
+    assert isinstance(module, MaskedPolicyModule)
+    obs, masks = sample_observations(cfg.rules_object(), 2, count=128)
+    probs = torch_probabilities(module, obs, masks)
+    assert np.all(probs[masks == 0] == 0) and np.allclose(probs.sum(axis=1), 1)
+    network = network_of(module.get_state(), "relu")
+    assert [w.shape for w, _ in network.hidden] == [(64, 1584), (32, 64)] and network.action[0].shape == (497, 32)
+    assert np.max(np.abs(network.probabilities(obs, masks) - probs)) < 1e-5
+
+
+# -- on Ray ---------------------------------------------------------------------------------------
+
+def test_smoke_two_iterations_two_env_runners_2_to_4_players_then_export(ray_temp, tmp_path):
+    """Two training iterations with two env runners for 2, 3 and 4 players: no illegal action
+    (the raw env raises on one, and an env runner error fails the run), every seat that acted
+    rewarded at the end of each deal as the deal's result says, win rates logged; then the 2-player
+    run's checkpoint exports to a model folder, and a damaged checkpoint is refused. The fixture
+    then proves no Ray process is left."""
+    runs = {}
+    with loopback_ray(ray_temp):
+        for players in (2, 3, 4):
+            cfg = small_config(tmp_path, num_players=players)
+            runs[players] = cfg, train(cfg, tmp_path / f"run{players}", argv=["test"], progress=False,
+                                       max_iterations=2).folder
+    for players, (cfg, folder) in runs.items():
+        rows = json.loads((folder / "progress.json").read_text())
+        assert [r["iteration"] for r in rows] == [1, 2]
+        assert rows[-1]["env_steps"] >= 2 * cfg.rllib.train_batch_size
+        for row in rows:
+            assert row["deals"] > 0 and row["env_step_failures"] == 0
+            assert row["seats_rewarded"] == row["seats"] == row["deals"] * players - row["seats_idle"]
+        evaluation = json.loads((folder / "eval.json").read_text())
+        assert evaluation[0]["step"] == 0 and evaluation[-1]["step"] == rows[-1]["env_steps"]
+        assert 0 <= evaluation[-1]["heuristic"]["win_rate"] <= 1 and evaluation[-1]["random"]["deals"] >= 16
+        assert json.loads(newest_checkpoint(folder).with_suffix(".json").read_text())["snapshots_taken"] >= 1
+    cfg, folder = runs[2]
+    check_export(cfg, folder, tmp_path)
+    check_damaged_checkpoints(cfg, folder, tmp_path)
+
+
+def check_export(cfg: TrainConfig, folder: Path, tmp_path: Path) -> None:
+    model, text = publish(folder, tmp_path / "model", against=["random"], deals=12, progress=False)
+    card = json.loads((model / "model.json").read_text())
+    assert card["trainer"] == "rllib" and card["num_players"] == 2 and card["export_check"]["max_probability_gap"] < 1e-5
+    assert card["training_steps"] >= 800 and "model" in text
+    agent = load_agent(str(model))
+    result = run_tournament([agent, "random"], cfg.rules_object(), 2, deals=6, seed=0, progress=False)
+    assert sum(s.deals for s in result.stats) > 0
+    assert (model / "weights.npz").stat().st_size < 10_000_000
+
+
+def check_damaged_checkpoints(cfg: TrainConfig, folder: Path, tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="not an RLlib checkpoint"):
+        load_module(tmp_path)
+    broken = tmp_path / "broken"
+    shutil.copytree(newest_checkpoint(folder), broken)
+    state = broken / "learner_group/learner/rl_module/learner/module_state.pkl"
+    state.write_bytes(b"not a pickle")
+    with pytest.raises(ValueError, match="corrupt RLlib checkpoint"):
+        export_checkpoint(broken, tmp_path / "out", {}, cfg.rules_object(), 2)
+    state.unlink()
+    with pytest.raises(ValueError, match="no learner module"):
+        load_module(broken)
+
+
+def test_frozen_snapshot_weights_reach_the_env_runners(ray_temp, tmp_path):
+    """After an iteration the env runners hold the learner's WEIGHTS_SEQ_NO, so RLlib's own
+    sync of a snapshot from the learner group is skipped; ``copy_to_snapshot`` arrives."""
+    cfg = small_config(tmp_path, num_players=2)
+    with loopback_ray(ray_temp):
+        check_snapshot_sync(build_config(cfg).build_algo())
+
+
+def check_snapshot_sync(algo) -> None:
+    from ray.rllib.core import COMPONENT_LEARNER, COMPONENT_RL_MODULE
+    from ray.rllib.utils.metrics import WEIGHTS_SEQ_NO
+
+    try:
+        runners = algo.env_runner_group
+
+        def on_runners(snapshot):
+            return runners.foreach_env_runner(lambda r: r.module[snapshot].get_state(), local_env_runner=False)
+
+        initial = on_runners("snapshot_1")
+        algo.train()  # the learner moves away from the snapshots' first weights
+        learner = league_mod.learner_state(algo)
+        assert not np.allclose(learner["action.weight"], initial[0]["action.weight"])
+        # RLlib's path: set the snapshot in the learner group, then sync it from there.
+        algo.learner_group.set_state({COMPONENT_LEARNER: {COMPONENT_RL_MODULE: {"snapshot_1": learner}}})
+        sent = algo.learner_group.get_state(components=f"{COMPONENT_LEARNER}/{COMPONENT_RL_MODULE}/snapshot_1")
+        held = runners.foreach_env_runner(lambda r: r._weights_seq_no, local_env_runner=False)
+        assert sent[COMPONENT_LEARNER][WEIGHTS_SEQ_NO] == held[0] == held[1] > 0  # not newer: skipped
+        runners.sync_weights(from_worker_or_learner_group=algo.learner_group, policies=["snapshot_1"],
+                             inference_only=True)
+        skipped = on_runners("snapshot_1")
+        assert len(skipped) == 2 and all(np.array_equal(s["action.weight"], initial[0]["action.weight"]) for s in skipped)
+        # The forced push arrives on every env runner, for every layer.
+        league_mod.copy_to_snapshot(algo, "snapshot_0")
+        arrived = on_runners("snapshot_0")
+        assert len(arrived) == 2
+        for state in arrived:
+            assert set(state) == set(learner)
+            assert all(np.array_equal(state[k], learner[k]) for k in learner)
+    finally:
+        algo.stop()
+
