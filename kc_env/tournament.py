@@ -26,6 +26,11 @@ How the table is filled (choices where nothing else says):
   entry's deals that ended blocked or cut off. With ``match=True`` an episode is a whole match
   (``kc_env.match``): its winners win, ``mean penalty`` is the mean final total (points, deals
   won or chips, as the scoring system counts them) and ``blocked`` the share of blocked deals.
+- **Win share** counts a win as 1 (a win shared by several winners of a match splits it) and
+  gives every seat of a deal (or match) nobody won an equal share, 1/n with n seats; a fair
+  share is 1/n. Blocked deals end with no winner under ``blocked: no_winner``, so two equal
+  agents each win less than half of their deals but hold half the win share; the interval is
+  Wilson's on the fractional count (conservative, since a share varies less than a win).
 - **Ratings** are openskill's Plackett-Luce model, updated deal by deal in deal order with the
   seats' outcomes as ranks; an entry that holds two seats of one deal is ranked by its better
   seat. ``ordinal`` is mu - 3 sigma.
@@ -228,6 +233,14 @@ def wilson(wins: float, n: int, z: float = Z95) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
+def win_share(seat: int, winners, seats: int) -> float:
+    """What one seat's episode adds to its win share: 1 for a lone winner, 1/k for one of k
+    winners, 1/seats to every seat when nobody won (a blocked deal), else 0."""
+    if not winners:
+        return 1.0 / seats
+    return 1.0 / len(winners) if seat in winners else 0.0
+
+
 @dataclass
 class AgentStats:
     """One entry's line of the results table."""
@@ -241,6 +254,10 @@ class AgentStats:
     win_rate: float = 0.0
     ci_low: float = 0.0
     ci_high: float = 0.0
+    share: float = 0.0  # wins, plus an equal share of every episode nobody won (see the docstring)
+    win_share: float = 0.0
+    share_low: float = 0.0
+    share_high: float = 0.0
     mean_penalty: float = 0.0
     blocked_share: float = 0.0
     mu: float = 0.0
@@ -299,6 +316,7 @@ def _tally(labels: list[str], results: list[EpisodeResult]) -> tuple[list[AgentS
             s = stats[e]
             s.deals += 1
             s.wins += seat in r.winners
+            s.share += win_share(seat, r.winners, len(r.lineup))
             s.penalty += r.scores[seat]
             s.blocked += r.blocked
             s.episodes_deals += r.deals
@@ -315,6 +333,8 @@ def _tally(labels: list[str], results: list[EpisodeResult]) -> tuple[list[AgentS
         if s.deals:
             s.win_rate = s.wins / s.deals
             s.ci_low, s.ci_high = wilson(s.wins, s.deals)
+            s.win_share = s.share / s.deals
+            s.share_low, s.share_high = wilson(s.share, s.deals)
             s.mean_penalty = s.penalty / s.deals
             s.blocked_share = s.blocked / (s.episodes_deals or 1)
         s.mu, s.sigma = ratings[e].mu, ratings[e].sigma

@@ -56,6 +56,18 @@ def test_results_add_up():
     assert r.pairwise[0][1] + r.pairwise[1][0] == pytest.approx(1.0)
 
 
+def test_win_shares_split_every_deal_nobody_won():
+    """A win counts 1, a deal nobody won (blocked) 1/n to every seat: the shares of all seats sum
+    to the number of deals, and an agent's share is its wins plus its blocked deals over n."""
+    r = run_tournament(["heuristic", "greedy"], "standard", 2, 200, seed=4, workers=1)
+    assert sum(s.share for s in r.stats) == pytest.approx(200)
+    nobody = sum(1 for e in r.results if not e.winners)
+    assert nobody > 0, "some deals blocked, so the test says something"
+    for s in r.stats:
+        assert s.win_share == pytest.approx((s.wins + nobody / 2) / s.deals)
+        assert s.share_low <= s.win_share <= s.share_high
+
+
 def test_whole_matches_as_episodes():
     r = run_tournament(["greedy", "random"], "german", 2, 4, seed=2,
                        workers=1, match=True)

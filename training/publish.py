@@ -45,7 +45,8 @@ def evaluate_model(folder: Path, rules, num_players: int, against: list[str], de
             stats = result.stats[0]
             rows.append({"player": "model" if player != BASELINE else BASELINE, "opponent": opponent,
                          "deals": stats.deals, "wins": stats.wins, "win_rate": stats.win_rate,
-                         "interval": [stats.ci_low, stats.ci_high], "mean_penalty": stats.mean_penalty,
+                         "interval": [stats.ci_low, stats.ci_high], "win_share": stats.win_share,
+                         "share_interval": [stats.share_low, stats.share_high], "mean_penalty": stats.mean_penalty,
                          "blocked_share": stats.blocked_share, "fair_share": 1 / num_players})
     return rows
 
@@ -53,12 +54,14 @@ def evaluate_model(folder: Path, rules, num_players: int, against: list[str], de
 def table(rows: list[dict[str, Any]]) -> str:
     """The evaluation as a text table."""
     lines = [f"{'player':<10} {'against':<10} {'deals':>6} {'win rate':>9} {'95% interval':>16} "
-             f"{'fair':>5} {'penalty':>8} {'blocked':>8}"]
+             f"{'win share':>9} {'95% interval':>16} {'fair':>5} {'penalty':>8} {'blocked':>8}"]
     for r in rows:
         low, high = r["interval"]
+        s_low, s_high = r["share_interval"]
         lines.append(f"{r['player']:<10} {r['opponent']:<10} {r['deals']:>6} {r['win_rate']:>9.3f} "
-                     f"{f'[{low:.3f}, {high:.3f}]':>16} {r['fair_share']:>5.2f} {r['mean_penalty']:>8.2f} "
-                     f"{r['blocked_share']:>8.3f}")
+                     f"{f'[{low:.3f}, {high:.3f}]':>16} {r['win_share']:>9.3f} {f'[{s_low:.3f}, {s_high:.3f}]':>16} "
+                     f"{r['fair_share']:>5.2f} {r['mean_penalty']:>8.2f} {r['blocked_share']:>8.3f}")
+    lines.append("win share: wins, plus an equal share of every deal nobody won (blocked); fair = 1 / players")
     return "\n".join(lines)
 
 
@@ -75,7 +78,8 @@ def publish(run: Path, folder: Path, against: list[str], deals: int = 2000, seed
     rows = evaluate_model(folder, rules, cfg.num_players, against, deals, seed, progress)
     full = json.loads((folder / policy_model.CARD_FILE).read_text())
     full["evaluation"] = {"command": f"kc export {run} {folder} --deals {deals} --against {','.join(against)} --seed {seed}",
-                          "method": "kc_env.tournament: seats rotated, duplicate deals, Wilson 95% intervals",
+                          "method": "kc_env.tournament: seats rotated, duplicate deals, Wilson 95% intervals; "
+                                    "win share = wins plus an equal share of every deal nobody won",
                           "results": rows}
     (folder / policy_model.CARD_FILE).write_text(json.dumps(full, indent=2) + "\n")
     return folder, table(rows)

@@ -89,14 +89,16 @@ def report(result, rules_name: str, markdown: bool = False) -> str:
             f"{result.workers} worker{'s' if result.workers != 1 else ''}, {result.seconds:.1f} s")
     penalty = "mean total" if result.match else "mean penalty"
     rows = [[s.agent, str(s.deals), str(s.wins), f"{s.win_rate:.3f}", f"{s.ci_low:.3f} - {s.ci_high:.3f}",
+             f"{s.win_share:.3f}", f"{s.share_low:.3f} - {s.share_high:.3f}",
              f"{s.mean_penalty:.2f}", f"{s.blocked_share:.3f}"] for s in result.stats]
-    table = _table(["agent", unit, "wins", "win rate", "95% interval", penalty, "blocked"], rows, markdown,
-                   right={1, 2, 3, 5, 6})
+    table = _table(["agent", unit, "wins", "win rate", "95% interval", "win share", "95% interval", penalty,
+                    "blocked"], rows, markdown, right={1, 2, 3, 5, 7, 8})
     ranked = sorted(result.stats, key=lambda s: -s.ordinal)
     ratings = _table(["agent", "mu", "sigma", "ordinal (mu - 3 sigma)"],
                      [[s.agent, f"{s.mu:.2f}", f"{s.sigma:.2f}", f"{s.ordinal:.2f}"] for s in ranked],
                      markdown, right={1, 2, 3})
-    parts = [head, "", table, "", "ratings (openskill, Plackett-Luce):", "", ratings]
+    parts = [head, "", table, "", f"win share: wins, plus 1/{result.num_players} of every {unit[:-1]} nobody won "
+             f"(fair share {1 / result.num_players:.3f}).", "", "ratings (openskill, Plackett-Luce):", "", ratings]
     if len(result.agents) > 1:
         pair_rows = [[a] + ["-" if v is None else f"{v:.3f}" for v in row]
                      for a, row in zip(result.agents, result.pairwise, strict=True)]
