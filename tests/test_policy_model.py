@@ -89,3 +89,33 @@ def test_shapes_that_do_not_chain_are_refused(tmp_path):
     folder = save(tmp_path / "bad", bad, {})
     with pytest.raises(ModelError, match=r"layer pi.0 has shape \(8, 100\)"):
         load_network(folder)
+
+
+def test_a_network_with_the_heuristic_as_prior_plays_its_moves_when_the_prior_dominates(tmp_path):
+    """Residual policy: the prior agent's choice gets ``prior_weight`` on its logit; a weight far
+    above the layers' logits makes the model play exactly the heuristic's moves."""
+    from kc_env.agents.policies import heuristic_action
+
+    net = tiny_network()
+    folder = save(tmp_path / "p", PolicyNetwork(net.hidden, net.action, "tanh", "heuristic", 50.0), {})
+    agent = PolicyAgent(folder)
+    assert agent.network.prior == "heuristic" and agent.network.prior_weight == 50.0
+    for seed in range(5):
+        obs = an_observation(seed)
+        assert agent.act(obs) == heuristic_action(obs["observation"], obs["action_mask"])
+    with pytest.raises(ValueError, match="needs the action masks"):
+        agent.network.logits(an_observation()["observation"])
+
+
+def test_an_unknown_prior_or_a_bad_prior_weight_is_refused(tmp_path):
+    net = tiny_network()
+    folder = save(tmp_path / "p", PolicyNetwork(net.hidden, net.action, "tanh", "heuristic", 3.0), {})
+    card = json.loads((folder / "model.json").read_text())
+    card["network"]["prior"] = "oracle"
+    (folder / "model.json").write_text(json.dumps(card))
+    with pytest.raises(ModelError, match="unknown network prior 'oracle'"):
+        load_network(folder)
+    card["network"].update(prior="heuristic", prior_weight="lots")
+    (folder / "model.json").write_text(json.dumps(card))
+    with pytest.raises(ModelError, match="prior_weight must be a finite number"):
+        load_network(folder)

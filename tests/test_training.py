@@ -100,6 +100,63 @@ def test_export_matches_torch_and_is_refused_when_tampered(tmp_path):
         load_network(folder)
 
 
+def test_a_network_with_a_prior_trains_exports_and_plays_like_its_prior(tmp_path):
+    """``network.prior``: the env appends the heuristic's choice to the observation, the policy
+    adds a learned weight to its logit; the export computes the same with numpy (within 1e-5).
+    ``network.privileged_critic``: the critic also reads the hidden cards, the actor never does."""
+    import torch
+
+    from kc_env.agents.policies import heuristic_action
+    from training.policy import PriorPolicy
+    from training.train import privileged_size
+
+    cfg = smoke(total_timesteps=2048, network={"shared": [32], "hidden": [16], "prior": "heuristic",
+                                               "prior_weight": 20.0, "privileged_critic": True})
+    run = train(cfg, tmp_path / "run", progress=False, argv=["test"])
+    model = MaskablePPO.load(run.folder / "final.zip", device="cpu")
+    width = 1585 + privileged_size(2)
+    assert isinstance(model.policy, PriorPolicy) and model.observation_space.shape == (width,)
+    seen = torch.rand(8, width)
+    seen[:, 1584] = 496
+    hidden = seen.clone()
+    hidden[:, 1585:] = torch.rand(8, width - 1585)
+    with torch.no_grad():
+        assert torch.equal(model.policy.get_distribution(seen).distribution.probs,
+                           model.policy.get_distribution(hidden).distribution.probs), "the actor ignores hidden cards"
+        assert not torch.equal(model.policy.predict_values(seen), model.policy.predict_values(hidden))
+    folder = export(model, tmp_path / "model", {"training_steps": model.num_timesteps}, cfg.rules_object(), 2)
+    card = json.loads((folder / "model.json").read_text())
+    assert card["network"]["prior"] == "heuristic" and card["export_check"]["max_probability_gap"] < 1e-5
+    from kc_env.agents.policy_model import PolicyAgent
+
+    agent = PolicyAgent(folder)
+    obs, masks = sample_observations(cfg.rules_object(), 2, count=64, seed=6)
+    chosen = agent.act_batch(obs, masks)
+    assert all(chosen[i] == heuristic_action(obs[i], masks[i].astype(np.int8)) for i in range(len(obs)))
+    with pytest.raises(config_mod.ConfigError, match="network.prior must be heuristic, greedy or null"):
+        smoke(network={"prior": "oracle"})
+    with pytest.raises(config_mod.ConfigError, match="network.privileged_critic needs network.prior"):
+        smoke(network={"privileged_critic": True})
+
+
+def test_the_privileged_critic_sees_the_other_hands_and_the_next_stock_cards():
+    from kc_env.vector import KingsCornerVecEnv
+    from training.train import STOCK_AHEAD, PriorAction
+
+    env = KingsCornerVecEnv(8, num_players=3, opponents="heuristic", seed=3)
+    wrapped = PriorAction(env, "heuristic", privileged=True)
+    obs = wrapped.reset()
+    for _ in range(20):
+        obs, *_ = wrapped.step(np.array([np.flatnonzero(m)[0] for m in wrapped.action_masks()]))
+    for b in range(8):
+        state, seat = env.state(b), int(env.learner_seats()[b])
+        columns = obs[b, 1585:].reshape(-1, 54)
+        for j in (1, 2):
+            assert set(np.flatnonzero(columns[j - 1])) == set(state.hands[(seat + j) % 3])
+        for k in range(STOCK_AHEAD):
+            assert set(np.flatnonzero(columns[2 + k])) == ({state.stock[-1 - k]} if k < len(state.stock) else set())
+
+
 def test_blocked_reward_prices_only_blocked_deals_without_a_winner():
     """A blocked deal with no winner costs the learner ``blocked_reward``; wins, losses, a
     fewest-cards winner of a blocked deal and live steps keep the env's reward."""

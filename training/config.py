@@ -64,6 +64,16 @@ class NetworkSettings:
     """Widths of each head's hidden layers (policy and value alike)."""
     activation: str = "tanh"
     """``tanh`` or ``relu``."""
+    prior: str | None = None
+    """A rule-based agent (``heuristic`` or ``greedy``) whose chosen action gets ``prior_weight``
+    added to its logit (residual policy learning: the layers learn where to play otherwise), or
+    None for a plain network."""
+    prior_weight: float = 4.0
+    """The prior's logit bonus at the start; PPO learns it on with the rest."""
+    privileged_critic: bool = False
+    """Let the critic (only) see the other hands and the next stock cards during training
+    (asymmetric actor-critic): far less noisy advantages in a game of luck. The actor, and so the
+    exported policy, sees only the seat's own observation. Needs ``prior``."""
 
 
 @dataclass
@@ -231,6 +241,9 @@ def validate(config: TrainConfig, where: str = "config") -> TrainConfig:
         (config.network.activation in ("tanh", "relu"), "network.activation must be tanh or relu"),
         (all(type(w) is int and w > 0 for w in config.network.hidden + config.network.shared),
          "network.shared and network.hidden must be positive widths"),
+        (config.network.prior in (None, "heuristic", "greedy"), "network.prior must be heuristic, greedy or null"),
+        (not config.network.privileged_critic or config.network.prior is not None,
+         "network.privileged_critic needs network.prior (the prior's network carries the critic's extra columns)"),
         (config.total_timesteps > 0 and config.n_envs > 0, "total_timesteps and n_envs must be positive"),
         (config.ppo.batch_size <= config.ppo.n_steps * config.n_envs, "ppo.batch_size exceeds n_steps * n_envs"),
         (bool(config.league.agents) and all(w >= 0 for w in config.league.agents.values()),

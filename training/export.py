@@ -38,11 +38,19 @@ def network_of(model: MaskablePPO) -> PolicyNetwork:
         return (linear.weight.detach().cpu().numpy().astype(np.float32),
                 linear.bias.detach().cpu().numpy().astype(np.float32))
 
-    return PolicyNetwork(tuple(arrays(m) for m in layers), arrays(policy.action_net), activation)
+    prior = getattr(policy, "prior", None)
+    if prior is None:
+        return PolicyNetwork(tuple(arrays(m) for m in layers), arrays(policy.action_net), activation)
+    weight = float(policy.action_net.weight.detach().cpu())
+    return PolicyNetwork(tuple(arrays(m) for m in layers), arrays(policy.action_net.linear), activation, prior, weight)
 
 
 def torch_probabilities(model: MaskablePPO, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
     """The masked action probabilities of the torch policy (what MaskablePPO samples from)."""
+    prior = getattr(model.policy, "prior", None)
+    if prior is not None:  # the observation the policy trained on carries the prior's action
+        hidden = np.zeros((len(obs), model.policy.privileged), dtype=np.float32)  # only the critic reads these
+        obs = np.concatenate([obs, policy_model.prior_actions(prior, obs, masks)[:, None], hidden], axis=1)
     with torch.no_grad():
         tensor = torch.as_tensor(obs, dtype=torch.float32)
         dist = model.policy.get_distribution(tensor, action_masks=masks.astype(bool))

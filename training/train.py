@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 import torch
+from gymnasium import spaces
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
@@ -34,13 +35,14 @@ from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
 import kc_env
 from kc_env.agents import policy_model
 from kc_env.vector import KingsCornerVecEnv
+from kc_env.vector.opponents import rule_based
 
 from . import config as config_mod
 from .config import TrainConfig
 from .evaluate import evaluate_network
 from .export import network_of
 from .league import League
-from .policy import policy_kwargs
+from .policy import PriorPolicy, policy_kwargs
 from .pretrain import collect, fit
 
 CHECKPOINTS = "checkpoints"
@@ -105,21 +107,96 @@ class BlockedReward(VecEnvWrapper):
         return obs, rewards, dones, infos
 
 
+class PriorAction(VecEnvWrapper):
+    """Appends to every observation the columns ``PriorPolicy`` (``training/policy.py``) reads
+    beyond the seat's own view: the prior agent's chosen action (its index, as a float), then,
+    with ``privileged``, what only the critic may see (``privileged_features``)."""
+
+    def __init__(self, venv: VecEnv, prior: str, privileged: bool = False) -> None:
+        base = venv.unwrapped
+        self.extra = privileged_size(base.num_players) if privileged else 0
+        low = np.concatenate([venv.observation_space.low, [0.0], np.zeros(self.extra)]).astype(np.float32)
+        high = np.concatenate([venv.observation_space.high, [venv.action_space.n - 1], np.ones(self.extra)])
+        super().__init__(venv, observation_space=spaces.Box(low, high.astype(np.float32), dtype=np.float32))
+        self.act = rule_based(prior)
+        self.base = base
+
+    def _with_columns(self, obs: np.ndarray) -> np.ndarray:
+        chosen = self.act(obs, self.action_masks().astype(np.int8))
+        columns = [obs, chosen[:, None].astype(np.float32)]
+        if self.extra:
+            columns.append(privileged_features(self.base))
+        return np.concatenate(columns, axis=1)
+
+    def action_masks(self) -> np.ndarray:
+        return self.venv.action_masks()
+
+    def reset(self) -> np.ndarray:
+        return self._with_columns(self.venv.reset())
+
+    def step_wait(self):
+        obs, rewards, dones, infos = self.venv.step_wait()
+        for i in np.flatnonzero(dones):  # SB3 bootstraps a cut-off deal's value from this one
+            last = infos[i].get("terminal_observation")
+            if last is not None:  # its mask and hidden cards are gone: end turn, nothing seen
+                infos[i]["terminal_observation"] = np.concatenate(
+                    [last, [float(self.action_space.n - 1)], np.zeros(self.extra)]).astype(np.float32)
+        return self._with_columns(obs), rewards, dones, infos
+
+
+STOCK_AHEAD = 8
+"""How many of the next stock cards the privileged critic sees."""
+
+
+def privileged_size(num_players: int) -> int:
+    """Width of ``privileged_features``."""
+    return (num_players - 1) * 54 + STOCK_AHEAD * 54
+
+
+def privileged_features(env: KingsCornerVecEnv) -> np.ndarray:
+    """What the learner cannot see, for the critic only (asymmetric actor-critic): every other
+    seat's hand (from the learner's left) and the next ``STOCK_AHEAD`` stock cards, one-hot over
+    the 54 card ids. The actor never reads these columns; the exported policy does not have them."""
+    from kc_env.vector import kernel as K
+
+    game, n = env.game, env.num_players
+    rows = np.arange(env.num_envs)
+    learner = game.S[:, K.LEARNER]
+    bits = np.arange(54, dtype=np.int64)
+    hands = [((game.hands[rows, (learner + j) % n][:, None] >> bits) & 1) for j in range(1, n)]
+    length = game.S[:, K.SLEN]
+    ahead = []
+    for k in range(STOCK_AHEAD):
+        pos = length - 1 - k
+        card = game.stock[rows, np.maximum(pos, 0)].astype(np.int64)
+        onehot = np.zeros((env.num_envs, 54), dtype=np.int64)
+        onehot[rows, card] = 1
+        onehot[pos < 0] = 0
+        ahead.append(onehot)
+    return np.concatenate(hands + ahead, axis=1).astype(np.float32)
+
+
 def make_env(cfg: TrainConfig, league: League) -> VecEnv:
-    """The vector env, every game's opponents drawn from the league."""
+    """The vector env, every game's opponents drawn from the league (with the prior's action
+    appended to the observations when the network has a prior)."""
     n_opp = cfg.num_players - 1
     env = KingsCornerVecEnv(cfg.n_envs, rules=cfg.rules_object(), num_players=cfg.num_players,
                             opponents=["random"] * n_opp, reward=cfg.reward, max_moves=cfg.max_moves,
                             seed=cfg.seed, illegal_action="raise")
     for i in range(cfg.n_envs):
         env.set_opponents([i], [league.draw() for _ in range(n_opp)])
-    return env if cfg.blocked_reward is None else BlockedReward(env, cfg.blocked_reward)
+    if cfg.blocked_reward is not None:
+        env = BlockedReward(env, cfg.blocked_reward)
+    net = cfg.network
+    return env if net.prior is None else PriorAction(env, net.prior, net.privileged_critic)
 
 
 def make_model(cfg: TrainConfig, env: VecEnv, folder: Path) -> MaskablePPO:
     """A new MaskablePPO with the config's network and hyperparameters."""
-    kwargs = policy_kwargs(cfg.network.shared, cfg.network.hidden, cfg.network.activation)
-    return MaskablePPO("MlpPolicy", env, policy_kwargs=kwargs, seed=cfg.seed, verbose=0,
+    net = cfg.network
+    privileged = privileged_size(cfg.num_players) if net.privileged_critic else 0
+    kwargs = policy_kwargs(net.shared, net.hidden, net.activation, net.prior, net.prior_weight, privileged)
+    return MaskablePPO(PriorPolicy if net.prior else "MlpPolicy", env, policy_kwargs=kwargs, seed=cfg.seed, verbose=0,
                        tensorboard_log=str(folder / "tb"), device="cpu", **vars(cfg.ppo))
 
 
@@ -203,6 +280,7 @@ class EvalCallback(EveryCallback):
             row[opponent] = result
             if logger is not None:
                 logger.record(f"eval/win_rate_vs_{opponent}", result["win_rate"])
+                logger.record(f"eval/win_share_vs_{opponent}", result["win_share"])
         self.history.append(row)
         (self.run.folder / "eval.json").write_text(json.dumps(self.history, indent=1) + "\n")
         plot_learning_curve(self.history, self.run.folder / "learning_curve.png")
@@ -236,7 +314,8 @@ def save_checkpoint(run: Run, model: MaskablePPO, league: League, history: list[
 
 
 def plot_learning_curve(history: list[dict[str, Any]], path: Path) -> None:
-    """Win rate (with its 95% interval) against each evaluation opponent, over training steps."""
+    """Win share (with its 95% interval; the win rate for rows evaluated before the win share
+    was measured) against each evaluation opponent, over training steps."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -246,15 +325,15 @@ def plot_learning_curve(history: list[dict[str, Any]], path: Path) -> None:
     opponents = [k for k in history[-1] if k != "step"]
     steps = [row["step"] for row in history]
     for opponent in opponents:
-        rates = [row[opponent]["win_rate"] for row in history]
-        low = [row[opponent]["interval"][0] for row in history]
-        high = [row[opponent]["interval"][1] for row in history]
+        rates = [row[opponent].get("win_share", row[opponent]["win_rate"]) for row in history]
+        low = [row[opponent].get("share_interval", row[opponent]["interval"])[0] for row in history]
+        high = [row[opponent].get("share_interval", row[opponent]["interval"])[1] for row in history]
         ax.plot(steps, rates, marker="o", label=f"vs {opponent}")
         ax.fill_between(steps, low, high, alpha=0.2)
     num_players = history[-1][opponents[0]].get("num_players", 2)
     ax.axhline(1 / num_players, color="grey", linestyle="--", linewidth=1, label="fair share")
     ax.set_xlabel("training steps (learner actions)")
-    ax.set_ylabel("win rate")
+    ax.set_ylabel("win share (a deal nobody won: 1/n each)")
     ax.set_ylim(0, 1)
     ax.legend()
     ax.grid(alpha=0.3)

@@ -10,7 +10,10 @@ An exported model is a folder::
 The network is the actor of an SB3 ``MaskableActorCriticPolicy`` with an MLP: the observation
 vector goes through the hidden layers ``pi.0``, ``pi.1``, ... (``x @ W.T + b`` then the
 activation), then ``action`` gives one logit per action; illegal actions are masked out before
-the softmax or argmax. ``kc export`` (in ``training/``) writes the folder; this module reads it,
+the softmax or argmax. A network may have a *prior*: a rule-based agent (``heuristic`` or
+``greedy``) whose chosen action gets ``prior_weight`` added to its logit, so that the trained
+layers learn a correction to that agent's play (residual policy learning) instead of the whole
+game. ``kc export`` (in ``training/``) writes the folder; this module reads it,
 and refuses, with a message that says which, a folder without its files, a corrupt file, an
 array that would need unpickling, a layout version other than this package's, or shapes that do
 not fit together.
@@ -40,6 +43,22 @@ ACTIVATIONS = {
     "relu": lambda x: np.maximum(x, 0.0),
 }
 MASKED_LOGIT = -1e8  # what sb3-contrib's MaskableCategorical puts on illegal actions
+PRIORS = ("heuristic", "greedy")
+
+
+def prior_actions(prior: str, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """The action the rule-based ``prior`` agent picks in every row of a batch (compiled and
+    spread over the cores when numba imports, else row by row in plain Python)."""
+    obs = np.ascontiguousarray(np.atleast_2d(obs)[:, :OBS_SIZE], dtype=np.float32)
+    masks = np.ascontiguousarray(np.atleast_2d(masks), dtype=np.int8)
+    from . import policies
+
+    if policies.NUMBA and len(obs) > 1:
+        from ..vector.opponents import rule_based
+
+        return rule_based(prior)(obs, masks)
+    act = getattr(policies, f"{prior}_action")
+    return np.array([act(o, m) for o, m in zip(obs, masks, strict=True)], dtype=np.int64)
 
 
 class ModelError(ValueError):
@@ -48,24 +67,35 @@ class ModelError(ValueError):
 
 @dataclass(frozen=True)
 class PolicyNetwork:
-    """The actor network as numpy arrays: ``hidden`` (W, b) pairs, then ``action`` (W, b)."""
+    """The actor network as numpy arrays: ``hidden`` (W, b) pairs, then ``action`` (W, b), and
+    optionally a ``prior`` agent whose choice gets ``prior_weight`` added to its logit."""
 
     hidden: tuple[tuple[np.ndarray, np.ndarray], ...]
     action: tuple[np.ndarray, np.ndarray]
     activation: str = "tanh"
+    prior: str | None = None
+    prior_weight: float = 0.0
 
-    def logits(self, obs: np.ndarray) -> np.ndarray:
-        """Action logits for a batch ``[B, OBS_SIZE]`` (or one vector), before masking."""
-        x = np.asarray(obs, dtype=np.float32)
+    def logits(self, obs: np.ndarray, masks: np.ndarray | None = None) -> np.ndarray:
+        """Action logits for a batch ``[B, OBS_SIZE]`` (or one vector), before masking. A network
+        with a prior needs the ``masks`` too (the prior agent picks among the legal actions)."""
+        x = np.asarray(obs, dtype=np.float32)[..., :OBS_SIZE]
         act = ACTIVATIONS[self.activation]
         for w, b in self.hidden:
             x = act(x @ w.T + b)
         w, b = self.action
-        return x @ w.T + b
+        logits = x @ w.T + b
+        if self.prior is not None:
+            if masks is None:
+                raise ValueError(f"this network adds the {self.prior} agent's choice: logits() needs the action masks")
+            chosen = prior_actions(self.prior, obs, masks)
+            rows = np.atleast_2d(logits)
+            rows[np.arange(len(rows)), chosen] += np.float32(self.prior_weight)
+        return logits
 
     def probabilities(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """The masked action probabilities (softmax over legal actions), batch or single."""
-        logits = np.where(np.asarray(mask, dtype=bool), self.logits(obs).astype(np.float64), MASKED_LOGIT)
+        logits = np.where(np.asarray(mask, dtype=bool), self.logits(obs, mask).astype(np.float64), MASKED_LOGIT)
         logits -= logits.max(axis=-1, keepdims=True)
         p = np.exp(logits)
         return p / p.sum(axis=-1, keepdims=True)
@@ -88,7 +118,8 @@ def save(folder: str | Path, network: PolicyNetwork, card: Mapping[str, Any]) ->
     full = {
         "format": FORMAT, "format_version": FORMAT_VERSION,
         "obs_layout_version": OBS_LAYOUT_VERSION, "action_layout_version": ACTION_LAYOUT_VERSION,
-        "network": {"hidden": [int(w.shape[0]) for w, _ in network.hidden], "activation": network.activation},
+        "network": {"hidden": [int(w.shape[0]) for w, _ in network.hidden], "activation": network.activation,
+                    **({"prior": network.prior, "prior_weight": float(network.prior_weight)} if network.prior else {})},
         **card,
     }
     (folder / CARD_FILE).write_text(json.dumps(full, indent=2, sort_keys=False) + "\n")
@@ -120,6 +151,11 @@ def read_card(folder: str | Path) -> dict[str, Any]:
     network = card.get("network")
     if not isinstance(network, dict) or network.get("activation") not in ACTIVATIONS:
         raise ModelError(f"{path}: 'network' must name an activation among {', '.join(ACTIVATIONS)}")
+    prior, weight = network.get("prior"), network.get("prior_weight", 0.0)
+    if prior is not None and prior not in PRIORS:
+        raise ModelError(f"{path}: unknown network prior {prior!r} (known: {', '.join(PRIORS)})")
+    if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not np.isfinite(weight):
+        raise ModelError(f"{path}: network prior_weight must be a finite number, not {weight!r}")
     return card
 
 
@@ -162,7 +198,8 @@ def _network_from(arrays: dict[str, np.ndarray], card: dict[str, Any], path: Pat
         width = w.shape[0]
     if width != NUM_ACTIONS:
         raise ModelError(f"{path}: the network gives {width} logits, the action layout has {NUM_ACTIONS}")
-    return PolicyNetwork(hidden, action, card["network"]["activation"])
+    net = card["network"]
+    return PolicyNetwork(hidden, action, net["activation"], net.get("prior"), float(net.get("prior_weight", 0.0)))
 
 
 class PolicyAgent(Agent):
@@ -187,7 +224,7 @@ class PolicyAgent(Agent):
     def act_batch(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """One action per row of a batch (what the vector env calls for batched opponents)."""
         if self.deterministic:
-            logits = np.where(np.asarray(masks, dtype=bool), self.network.logits(obs), -np.inf)
+            logits = np.where(np.asarray(masks, dtype=bool), self.network.logits(obs, masks), -np.inf)
             return logits.argmax(axis=-1)
         p = self.network.probabilities(obs, masks)
         return np.array([self._rng.choice(len(row), p=row / row.sum()) for row in p])
