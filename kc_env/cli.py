@@ -18,6 +18,7 @@ COMMANDS: dict[str, str] = {
     "rules": "kc_env.commands.rules",
     "demo": "kc_env.commands.demo",
     "eval": "kc_env.commands.eval",
+    "compare": "kc_env.commands.compare",
     "play": "kc_env.commands.play",
     "replay": "kc_env.commands.replay",
     "bench": "kc_env.commands.bench",

@@ -1,0 +1,56 @@
+"""``kc compare PLAYER REFERENCE``: where two agents choose differently (``kc_env.compare``).
+
+    kc compare models/ppo-standard-2p heuristic --deals 2000 --json compare.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from ..cli import UserError, add_rules_argument
+
+HELP = "where an agent plays otherwise than a reference agent: kinds of disagreement, examples"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("player", help="the agent that plays (a spec or an exported model's folder)")
+    parser.add_argument("reference", help="the agent asked at each of the player's decisions")
+    add_rules_argument(parser)
+    parser.add_argument("-n", "--players", type=int, default=2, help="players at the table, 2 to 6 (default 2)")
+    parser.add_argument("--deals", type=int, default=500, help="deals to play (default 500)")
+    parser.add_argument("--against", default=None, help="the opponents' spec (default: the reference)")
+    parser.add_argument("--seed", type=int, default=0, help="the same seed gives the same results (default 0)")
+    parser.add_argument("--examples", type=int, default=1, help="example positions per kind (default 1)")
+    parser.add_argument("--json", metavar="FILE", help="write the table and the examples as JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..agents import load
+    from ..compare import compare, report
+    from ..rules import RulesError
+
+    if args.deals < 1:
+        raise UserError("--deals must be at least 1")
+    for spec in (args.player, args.reference, args.against):
+        if spec is not None:
+            try:
+                load(spec, seed=0)
+            except ValueError as exc:
+                raise UserError(str(exc)) from None
+    try:
+        args.rules.check_players(args.players)
+    except RulesError as exc:
+        raise UserError(str(exc)) from None
+    result = compare(args.player, args.reference, args.rules, args.players, deals=args.deals,
+                     against=args.against, seed=args.seed, examples=args.examples)
+    print(report(result, show_examples=args.examples > 0))
+    if args.json:
+        data = {"player": result.player, "reference": result.reference, "num_players": result.num_players,
+                "deals": result.deals, "decisions": result.decisions, "agreed": result.agreed,
+                "win_share": result.share, "kinds": result.rows(),
+                "examples": {k: v.examples for k, v in result.kinds.items()}}
+        Path(args.json).write_text(json.dumps(data, indent=1) + "\n")
+        print(f"\nwrote {args.json}")
+    return 0
