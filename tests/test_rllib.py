@@ -65,6 +65,17 @@ def ray_processes(temp: str) -> list[psutil.Process]:
     return found
 
 
+def assert_loopback_only(temp: str) -> None:
+    """Every socket the Ray processes of ``temp`` listen on is bound to 127.0.0.1."""
+    listening = []
+    for proc in ray_processes(temp):
+        try:
+            listening += [c.laddr.ip for c in proc.net_connections(kind="inet") if c.status == psutil.CONN_LISTEN]
+        except (psutil.NoSuchProcess, psutil.AccessDenied):
+            continue
+    assert listening and all(ip in ("127.0.0.1", "::ffff:127.0.0.1") for ip in listening), listening
+
+
 @pytest.fixture
 def ray_temp():
     """A short temp folder for Ray; afterwards, no Ray process started under it may be running."""
@@ -83,6 +94,7 @@ def loopback_ray(temp: str):
     """A Ray on loopback for one test; proves the process check can see its processes."""
     with ray_session(temp, num_cpus=4):
         assert ray_processes(temp), "no Ray process found under the temp folder: the leak check would see none"
+        assert_loopback_only(temp)
         yield
     assert not ray.is_initialized()
 
@@ -299,3 +311,44 @@ def check_snapshot_sync(algo) -> None:
     finally:
         algo.stop()
 
+
+
+@pytest.mark.slow
+def test_with_ray_address_kc_train_joins_the_cluster_and_ships_the_code(ray_temp, tmp_path):
+    """A head started with ``ray start`` (on loopback, token authentication on); ``kc train
+    --trainer rllib`` with ``RAY_ADDRESS`` set joins it, ships the code as a runtime environment
+    (``working_dir``) and trains; stopping the head (by its process id) leaves no Ray process."""
+    import secrets
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    env = {**os.environ, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(32),
+           "RAY_USAGE_STATS_ENABLED": "0", "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
+    bin_dir = Path(sys.executable).parent
+    head = subprocess.Popen([str(bin_dir / "ray"), "start", "--head", "--block", "--node-ip-address=127.0.0.1",
+                             f"--port={port}", "--num-cpus=4", "--include-dashboard=false",
+                             f"--temp-dir={ray_temp}", "--disable-usage-stats"],
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        time.sleep(8)
+        assert head.poll() is None, "ray start --head exited"
+        assert_loopback_only(ray_temp)
+        config = tmp_path / "rllib.yaml"
+        config.write_text(json.dumps({"default": {**SMALL, "trainer": "sb3", "total_timesteps": 400}}))
+        done = subprocess.run([str(bin_dir / "kc"), "train", str(config), "--trainer", "rllib", "--run", str(tmp_path / "run")],
+                              env={**env, "RAY_ADDRESS": f"127.0.0.1:{port}"}, capture_output=True, text=True,
+                              timeout=400, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr[-3000:]
+        assert "Connecting to existing Ray cluster at address: 127.0.0.1" in done.stderr
+        assert json.loads((tmp_path / "run" / "progress.json").read_text())[0]["deals"] > 0
+        shipped = [p for p in Path(ray_temp).glob("session_2*/runtime_resources/working_dir_files/_ray_pkg_*") if p.is_dir()]
+        assert shipped and all((p / "training" / "rllib" / "train.py").is_file() for p in shipped)
+        assert not any((p / ".venv").exists() or (p / "runs").exists() for p in shipped)
+    finally:
+        head.terminate()
+        head.wait(timeout=60)

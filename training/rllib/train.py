@@ -61,6 +61,7 @@ ROOT = Path(__file__).resolve().parents[2]
 CHECKPOINTS = "checkpoints"
 SHIPPED_EXCLUDES = [".git", ".venv", "runs", "models", "**/__pycache__", "*.egg-info", "docs", "benchmarks"]
 """What the runtime environment leaves out when it ships the repository to a cluster."""
+LOOPBACK_ENV = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
 
 
 def check_supported(cfg: TrainConfig) -> None:
@@ -87,24 +88,51 @@ def ray_session(temp_root: str | Path | None = None, num_cpus: int | None = None
         return
     address = os.environ.get("RAY_ADDRESS")
     own_temp = None
-    if address:
-        ray.init(address=address, runtime_env=runtime_env(), log_to_driver=True)
-        temp = ""
-    else:
-        if not os.environ.get("RAY_AUTH_TOKEN"):  # token auth on, without writing ~/.ray/auth_token
-            os.environ["RAY_AUTH_TOKEN"] = secrets.token_hex(32)
-        if temp_root is None:
-            own_temp = temp_root = tempfile.mkdtemp(prefix="kcray", dir="/tmp")  # short: Ray's socket paths
-        temp = str(temp_root)
-        ray.init(num_cpus=num_cpus or max(2, os.cpu_count() or 1), _node_ip_address="127.0.0.1",
-                 include_dashboard=False, _temp_dir=temp, configure_logging=False, log_to_driver=False,
-                 runtime_env={"env_vars": {"RAY_USAGE_STATS_ENABLED": "0"}})
+    with contextlib.ExitStack() as stack:
+        if address:
+            local = address.rsplit(":", 1)[0] in ("127.0.0.1", "localhost")
+            if local:  # a cluster on this machine's loopback (tests): stay on it
+                stack.enter_context(loopback_only())
+            ray.init(address=address, runtime_env=runtime_env(), _node_ip_address="127.0.0.1" if local else None)
+            temp = ""
+        else:
+            if not os.environ.get("RAY_AUTH_TOKEN"):  # token auth on, without writing ~/.ray/auth_token
+                os.environ["RAY_AUTH_TOKEN"] = secrets.token_hex(32)
+            if temp_root is None:
+                own_temp = temp_root = tempfile.mkdtemp(prefix="kcray", dir="/tmp")  # short: Ray's socket paths
+            temp = str(temp_root)
+            stack.enter_context(loopback_only())
+            ray.init(num_cpus=num_cpus or max(2, os.cpu_count() or 1), _node_ip_address="127.0.0.1",
+                     include_dashboard=False, _temp_dir=temp, configure_logging=False, log_to_driver=False,
+                     runtime_env={"env_vars": {"RAY_USAGE_STATS_ENABLED": "0"}})
+        try:
+            yield temp
+        finally:
+            ray.shutdown()
+            if own_temp:
+                shutil.rmtree(own_temp, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def loopback_only() -> Iterator[None]:
+    """Keep every Ray process on 127.0.0.1. Ray 2.60 replaces a loopback node address by the
+    machine's network address (so that other machines can reach it), and its servers then listen
+    on every interface, unless its single-machine mode is on: ``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0``,
+    which the Ray processes started from here read from the environment, and which this process
+    read when it imported Ray (``ray_constants.ENABLE_RAY_CLUSTER``, set here for the session)."""
+    from ray._private import ray_constants
+
+    saved_env, saved_flag = os.environ.get(LOOPBACK_ENV), ray_constants.ENABLE_RAY_CLUSTER
+    os.environ[LOOPBACK_ENV] = "0"
+    ray_constants.ENABLE_RAY_CLUSTER = False
     try:
-        yield temp
+        yield
     finally:
-        ray.shutdown()
-        if own_temp:
-            shutil.rmtree(own_temp, ignore_errors=True)
+        ray_constants.ENABLE_RAY_CLUSTER = saved_flag
+        if saved_env is None:
+            os.environ.pop(LOOPBACK_ENV, None)
+        else:
+            os.environ[LOOPBACK_ENV] = saved_env
 
 
 def runtime_env() -> dict[str, Any]:
