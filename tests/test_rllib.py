@@ -121,6 +121,8 @@ def test_unsupported_settings_are_refused_by_name(tmp_path):
         build_config(small_config(tmp_path, pretrain={"teacher": "heuristic"}))
     with pytest.raises(ConfigError, match="ppo.target_kl"):
         build_config(small_config(tmp_path, ppo={"target_kl": 0.02}))
+    with pytest.raises(ConfigError, match="network.prior"):
+        build_config(small_config(tmp_path, network={"shared": [32], "hidden": [], "prior": "heuristic"}))
     with pytest.raises(ConfigError, match="'models/x'"):
         build_config(small_config(tmp_path, league={"agents": {"models/x": 1.0}}))
 
@@ -233,6 +235,7 @@ def test_smoke_two_iterations_two_env_runners_2_to_4_players_then_export(ray_tem
         rows = json.loads((folder / "progress.json").read_text())
         assert [r["iteration"] for r in rows] == [1, 2]
         assert rows[-1]["env_steps"] >= 2 * cfg.rllib.train_batch_size
+        assert all(np.isfinite(rows[-1][key]) for key in ("entropy", "policy_loss", "vf_loss"))
         for row in rows:
             assert row["deals"] > 0 and row["env_step_failures"] == 0
             assert row["seats_rewarded"] == row["seats"] == row["deals"] * players - row["seats_idle"]

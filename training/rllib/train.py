@@ -11,7 +11,7 @@ checkpoint every ``checkpoint_every``. What a run writes::
 
     runs/NAME/
         config.yaml  command.txt  version.json     what was run, exactly
-        progress.json                              one row per iteration: steps, speed, deals
+        progress.json                              one row per iteration: steps, speed, deals, losses
         eval.json  learning_curve.png              win rates against eval.opponents
         checkpoints/iter_000012/                   RLlib checkpoints (Algorithm.save_to_path)
         checkpoints/iter_000012.json               league and history state beside each
@@ -45,6 +45,7 @@ from ray.rllib.env.env_runner import NUM_ENV_STEP_FAILURES_LIFETIME
 from ray.rllib.utils.metrics import (
     ENV_RUNNER_RESULTS,
     ENV_RUNNER_SAMPLING_TIMER,
+    LEARNER_RESULTS,
     NUM_ENV_STEPS_SAMPLED_LIFETIME,
     TIMERS,
 )
@@ -62,6 +63,8 @@ CHECKPOINTS = "checkpoints"
 SHIPPED_EXCLUDES = [".git", ".venv", "runs", "models", "**/__pycache__", "*.egg-info", "docs", "benchmarks"]
 """What the runtime environment leaves out when it ships the repository to a cluster."""
 LOOPBACK_ENV = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
+LEARNER_STATS = ("entropy", "policy_loss", "vf_loss", "mean_kl_loss", "vf_explained_var")
+"""The learner's numbers of each iteration kept in ``progress.json``."""
 
 
 def check_supported(cfg: TrainConfig) -> None:
@@ -71,7 +74,7 @@ def check_supported(cfg: TrainConfig) -> None:
         problems.append("pretrain.teacher (kickstarting by behaviour cloning is sb3 only; set it to null)")
     if cfg.ppo.target_kl is not None:
         problems.append("ppo.target_kl (RLlib's PPO has no early stop on KL; set it to null)")
-    if getattr(cfg.network, "prior", None) is not None:
+    if cfg.network.prior is not None:
         problems.append("network.prior (the rllib module is a plain MLP; set it to null)")
     if problems:
         raise ConfigError("trainer rllib does not support " + "; ".join(problems))
@@ -258,6 +261,7 @@ def describe(iteration: int, row: dict[str, Any], evaluation: dict[str, Any] | N
 def progress_row(result: dict[str, Any], iteration: int, steps: int, previous: int, seconds: float) -> dict[str, Any]:
     """What one iteration did: steps, speed, deals, seats rewarded, the learner's training wins."""
     runners = result[ENV_RUNNER_RESULTS]
+    learner = result.get(LEARNER_RESULTS, {}).get(LEARNER, {})
     sampling = result.get(TIMERS, {}).get(ENV_RUNNER_SAMPLING_TIMER) or float("nan")
     new = steps - previous
     return {"iteration": iteration, "env_steps": steps, "seconds": round(seconds, 3),
@@ -265,7 +269,8 @@ def progress_row(result: dict[str, Any], iteration: int, steps: int, previous: i
             "deals": int(runners.get("kc_deals", 0)), "seats": int(runners.get("kc_seats", 0)),
             "seats_rewarded": int(runners.get("kc_seats_rewarded", 0)), "seats_idle": int(runners.get("kc_seats_idle", 0)),
             "env_step_failures": int(runners.get(NUM_ENV_STEP_FAILURES_LIFETIME, 0)),
-            "train_win_rate": float(runners.get("kc_learner_won", float("nan")))}
+            "train_win_rate": float(runners.get("kc_learner_won", float("nan"))),
+            **{key: float(learner[key]) for key in LEARNER_STATS if key in learner}}
 
 
 def train(cfg: TrainConfig, folder: str | Path, *, resume: bool = False, progress: bool = True,
