@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -79,7 +80,15 @@ def sample_observations(rules, num_players: int, count: int = 256, seed: int = 0
 
 def export(model: MaskablePPO, folder: str | Path, card: dict[str, Any], rules, num_players: int) -> Path:
     """Write ``model``'s policy to ``folder`` and prove numpy and torch agree (within 1e-5)."""
-    network = network_of(model)
+    return save_checked(network_of(model), folder, card, rules, num_players,
+                        lambda obs, masks: torch_probabilities(model, obs, masks))
+
+
+def save_checked(network: PolicyNetwork, folder: str | Path, card: dict[str, Any], rules, num_players: int,
+                 torch_probs: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Path:
+    """Write ``network`` and its card to ``folder``, read it back with numpy alone and compare its
+    action probabilities with ``torch_probs(obs, masks)`` (the trained policy's) on real
+    observations: more than 1e-5 apart and the export is refused. Any trainer's export ends here."""
     card = {
         "rules": rules.to_dict(), "num_players": num_players,
         "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
@@ -88,7 +97,7 @@ def export(model: MaskablePPO, folder: str | Path, card: dict[str, Any], rules, 
     folder = policy_model.save(folder, network, card)
     loaded, _ = policy_model.load_network(folder)
     obs, masks = sample_observations(rules, num_players)
-    gap = float(np.max(np.abs(loaded.probabilities(obs, masks) - torch_probabilities(model, obs, masks))))
+    gap = float(np.max(np.abs(loaded.probabilities(obs, masks) - torch_probs(obs, masks))))
     if gap > TOLERANCE:
         raise ValueError(f"export of {folder}: numpy and torch probabilities differ by {gap:.2e} (> {TOLERANCE})")
     full = json.loads((folder / policy_model.CARD_FILE).read_text())

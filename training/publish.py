@@ -75,11 +75,18 @@ def publish(run: Path, folder: Path, against: list[str], deals: int = 2000, seed
             "config": cfg.to_dict(), "command": (run / "command.txt").read_text().strip()
             if (run / "command.txt").is_file() else None}
     export(model, folder, card, rules, cfg.num_players)
-    rows = evaluate_model(folder, rules, cfg.num_players, against, deals, seed, progress)
+    return folder, record_evaluation(run, folder, rules, cfg.num_players, against, deals, seed, progress)
+
+
+def record_evaluation(run: Path, folder: Path, rules, num_players: int, against: list[str], deals: int, seed: int,
+                      progress: bool) -> str:
+    """Evaluate the exported ``folder`` (``evaluate_model``), write the results and the command that
+    reproduces them into its ``model.json``, and return them as a table."""
+    rows = evaluate_model(folder, rules, num_players, against, deals, seed, progress)
     full = json.loads((folder / policy_model.CARD_FILE).read_text())
     full["evaluation"] = {"command": f"kc export {run} {folder} --deals {deals} --against {','.join(against)} --seed {seed}",
                           "method": "kc_env.tournament: seats rotated, duplicate deals, Wilson 95% intervals; "
                                     "win share = wins plus an equal share of every deal nobody won",
                           "results": rows}
     (folder / policy_model.CARD_FILE).write_text(json.dumps(full, indent=2) + "\n")
-    return folder, table(rows)
+    return table(rows)

@@ -10,20 +10,16 @@ with the torch module's within 1e-5 on real observations, or the export is refus
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 from ray.rllib.core import COMPONENT_LEARNER, COMPONENT_LEARNER_GROUP, COMPONENT_RL_MODULE
 from ray.rllib.core.rl_module.rl_module import RLModule
 
-from kc_env.agents import policy_model
-
 from .. import config as config_mod
-from ..export import TOLERANCE, sample_observations
-from ..publish import evaluate_model, table
+from ..export import save_checked
+from ..publish import record_evaluation
 from .league import LEARNER
 from .module import MaskedPolicyModule, network_of, torch_probabilities
 from .train import newest_checkpoint
@@ -56,19 +52,9 @@ def export_checkpoint(checkpoint: str | Path, folder: str | Path, card: dict[str
     """Write the checkpoint's policy to ``folder`` and prove numpy and torch agree (within 1e-5)."""
     module = load_module(checkpoint)
     network = network_of(module.get_state(), module.model_config["activation"])
-    card = {"trainer": "rllib", "rules": rules.to_dict(), "num_players": num_players,
-            "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), "trained_from": str(checkpoint),
-            **card}
-    folder = policy_model.save(folder, network, card)
-    loaded, _ = policy_model.load_network(folder)
-    obs, masks = sample_observations(rules, num_players)
-    gap = float(np.max(np.abs(loaded.probabilities(obs, masks) - torch_probabilities(module, obs, masks))))
-    if gap > TOLERANCE:
-        raise ValueError(f"export of {folder}: numpy and torch probabilities differ by {gap:.2e} (> {TOLERANCE})")
-    full = json.loads((folder / policy_model.CARD_FILE).read_text())
-    full["export_check"] = {"max_probability_gap": gap, "observations": int(len(obs))}
-    (folder / policy_model.CARD_FILE).write_text(json.dumps(full, indent=2) + "\n")
-    return folder
+    card = {"trainer": "rllib", "trained_from": str(checkpoint), **card}
+    return save_checked(network, folder, card, rules, num_players,
+                        lambda obs, masks: torch_probabilities(module, obs, masks))
 
 
 def publish(run: Path, folder: Path, against: list[str], deals: int = 2000, seed: int = 0,
@@ -85,11 +71,4 @@ def publish(run: Path, folder: Path, against: list[str], deals: int = 2000, seed
     card = {"training_steps": int(state["env_steps"]), "training_iterations": int(state["iteration"]),
             "config": cfg.to_dict(), "command": command}
     export_checkpoint(checkpoint, folder, card, rules, cfg.num_players)
-    rows = evaluate_model(folder, rules, cfg.num_players, against, deals, seed, progress)
-    full = json.loads((folder / policy_model.CARD_FILE).read_text())
-    full["evaluation"] = {"command": f"kc export {run} {folder} --deals {deals} --against {','.join(against)} --seed {seed}",
-                          "method": "kc_env.tournament: seats rotated, duplicate deals, Wilson 95% intervals",
-                          "results": rows}
-    (folder / policy_model.CARD_FILE).write_text(json.dumps(full, indent=2) + "\n")
-    return folder, table(rows)
-
+    return folder, record_evaluation(run, folder, rules, cfg.num_players, against, deals, seed, progress)
