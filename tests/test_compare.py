@@ -5,11 +5,10 @@ from __future__ import annotations
 import json
 
 import pytest
+from positions import move, position
 
 from kc_env.cli import main
 from kc_env.compare import compare, kind_of
-
-from positions import move, position
 
 TABLE = """
 N: 10S

@@ -166,6 +166,11 @@ class TrainConfig:
     costs -1/(n-1) under ``win_loss``; a blocked deal at 0 teaches a learner that is behind to
     stall the deal into a block instead of playing to win, so training for wins sets it to the
     loss's value."""
+    rollout_reward: bool = False
+    """Reward each learner action by the win share of playing it, then letting ``network.prior``
+    play every seat, minus that of the prior's own move, both played out on the real deal
+    (``training/rollouts.py``): one step of policy improvement over the prior. Needs
+    ``network.prior`` and a league of that agent alone; use it with ``ppo.gamma: 0``."""
     checkpoint_every: int = 250_000
     """Save a resumable checkpoint every this many steps."""
     update_threads: int = 2
@@ -242,6 +247,11 @@ def validate(config: TrainConfig, where: str = "config") -> TrainConfig:
         (all(type(w) is int and w > 0 for w in config.network.hidden + config.network.shared),
          "network.shared and network.hidden must be positive widths"),
         (config.network.prior in (None, "heuristic", "greedy"), "network.prior must be heuristic, greedy or null"),
+        (not config.rollout_reward or (config.network.prior is not None
+                                       and set(config.league.agents) == {config.network.prior}
+                                       and config.league.snapshot_weight == 0),
+         "rollout_reward needs network.prior, and a league of that agent alone (league.agents: "
+         "{prior: 1.0}, league.snapshot_weight: 0): the play-outs let it play every seat"),
         (not config.network.privileged_critic or config.network.prior is not None,
          "network.privileged_critic needs network.prior (the prior's network carries the critic's extra columns)"),
         (config.total_timesteps > 0 and config.n_envs > 0, "total_timesteps and n_envs must be positive"),

@@ -44,6 +44,7 @@ from .export import network_of
 from .league import League
 from .policy import PriorPolicy, policy_kwargs
 from .pretrain import collect, fit
+from .rollouts import RolloutReward
 
 CHECKPOINTS = "checkpoints"
 
@@ -188,7 +189,9 @@ def make_env(cfg: TrainConfig, league: League) -> VecEnv:
     if cfg.blocked_reward is not None:
         env = BlockedReward(env, cfg.blocked_reward)
     net = cfg.network
-    return env if net.prior is None else PriorAction(env, net.prior, net.privileged_critic)
+    if net.prior is not None:
+        env = PriorAction(env, net.prior, net.privileged_critic)
+    return RolloutReward(env, net.prior) if cfg.rollout_reward else env
 
 
 def make_model(cfg: TrainConfig, env: VecEnv, folder: Path) -> MaskablePPO:

@@ -1,0 +1,77 @@
+"""Rollout rewards (training/rollouts.py): play-outs on copies of the real deal, exact for it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+pytest.importorskip("numba")
+
+from kc_env.vector import KingsCornerVecEnv, VecGame  # noqa: E402
+from kc_env.vector.opponents import rule_based  # noqa: E402
+from training import config as config_mod  # noqa: E402
+from training.rollouts import RolloutReward, action_values, copy_games, play_out  # noqa: E402
+from training.train import PriorAction  # noqa: E402
+
+
+def test_a_copied_game_plays_on_exactly_like_the_original():
+    game = VecGame(8)
+    game.deal(range(4), "standard", 3, seeds=[11, 12, 13, 14], dealers=[0, 1, 2, 0])
+    copy_games(game, np.arange(4), game, np.arange(4, 8))
+    heuristic = rule_based("heuristic")
+    first = play_out(game, np.arange(4), heuristic)
+    second = play_out(game, np.arange(4, 8), heuristic)
+    assert first.tolist() == second.tolist()
+    assert np.array_equal(game.S[:4], game.S[4:]) and np.array_equal(game.hands[:4], game.hands[4:])
+
+
+def test_the_prior_moves_play_out_is_what_happens_when_everyone_plays_the_prior():
+    """The value of the heuristic's own move, played out on a copy, is the learner's real
+    outcome when it goes on playing the heuristic's moves against heuristic opponents; the
+    play-out leaves the real games untouched."""
+    env = KingsCornerVecEnv(16, num_players=2, opponents="heuristic", seed=7)
+    wrapped = PriorAction(env, "heuristic")
+    obs = wrapped.reset()
+    games = np.arange(16)
+    before = env.game.S.copy(), env.game.hands.copy(), env.game.stock.copy()
+    predicted = action_values(env, games, obs[:, 1584].astype(np.int64), "heuristic")
+    assert all(np.array_equal(a, b) for a, b in zip(before, (env.game.S, env.game.hands, env.game.stock), strict=True))
+    outcome = np.full(16, np.nan)
+    while np.isnan(outcome).any():
+        obs, _, dones, infos = wrapped.step(obs[:, 1584].astype(np.int64))
+        for i in np.flatnonzero(dones & np.isnan(outcome)):
+            deal = infos[i]["deal"]
+            outcome[i] = 0.5 if deal["winner"] is None else float(deal["winner"] == deal["learner_seat"])
+    assert predicted.tolist() == outcome.tolist()
+
+
+def test_the_reward_is_zero_for_the_priors_move_and_the_difference_of_play_outs_otherwise():
+    env = KingsCornerVecEnv(32, num_players=2, opponents="heuristic", seed=3)
+    wrapped = RolloutReward(PriorAction(env, "heuristic"), "heuristic")
+    obs = wrapped.reset()
+    masks = wrapped.action_masks()
+    prior = obs[:, 1584].astype(np.int64)
+    other = np.array([next((a for a in np.flatnonzero(m) if a != p), p) for m, p in zip(masks, prior, strict=True)])
+    acts = np.where(np.arange(32) % 2 == 0, prior, other)
+    expected = action_values(env, np.arange(32), acts, "heuristic") - action_values(env, np.arange(32), prior, "heuristic")
+    _, rewards, _, _ = wrapped.step(acts)
+    assert np.all(rewards[acts == prior] == 0)
+    assert np.allclose(rewards, expected) and np.abs(rewards).max() <= 1
+
+
+def test_rollout_rewards_need_the_prior_as_the_whole_league(tmp_path):
+    import yaml
+
+    def load(block: dict):
+        path = tmp_path / "config.yaml"
+        path.write_text(yaml.safe_dump({"default": block}))
+        return config_mod.load(path)
+
+    base = {"rollout_reward": True, "network": {"prior": "heuristic"},
+            "league": {"agents": {"heuristic": 1.0}, "snapshot_weight": 0.0}}
+    assert load(base).rollout_reward
+    for bad in ({"network": {"prior": None}}, {"league": {"agents": {"heuristic": 0.5, "random": 0.5}}},
+                {"league": {"agents": {"heuristic": 1.0}, "snapshot_weight": 0.2}}):
+        with pytest.raises(config_mod.ConfigError, match="rollout_reward needs network.prior"):
+            load(base | bad)
