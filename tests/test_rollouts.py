@@ -58,6 +58,10 @@ def test_the_reward_is_zero_for_the_priors_move_and_the_difference_of_play_outs_
     _, rewards, _, _ = wrapped.step(acts)
     assert np.all(rewards[acts == prior] == 0)
     assert np.allclose(rewards, expected) and np.abs(rewards).max() <= 1
+    stats = wrapped.take_stats()
+    assert stats["deviation_share"] == np.mean(acts != prior)
+    assert stats["mean_move_gain"] == pytest.approx(rewards.mean())
+    assert wrapped.take_stats()["deviation_share"] == 0, "counted since the last call"
 
 
 def test_rollout_rewards_need_the_prior_as_the_whole_league(tmp_path):

@@ -81,6 +81,8 @@ class RolloutReward(VecEnvWrapper):
         self.scratch = VecGame(2 * self.base.num_envs)
         self._prior_moves = np.zeros(self.num_envs, dtype=np.int64)
         self._rewards = np.zeros(self.num_envs, dtype=np.float32)
+        self.moves = self.deviations = 0
+        self.gain = 0.0  # sum of the rewards since ``take_stats``
 
     def _remember(self, obs: np.ndarray) -> np.ndarray:
         self._prior_moves = obs[:, K.OBS_SIZE].astype(np.int64)
@@ -98,7 +100,18 @@ class RolloutReward(VecEnvWrapper):
             moves = np.concatenate([actions[games], self._prior_moves[games]])
             values = action_values(self.base, both, moves, self.prior, self.scratch)
             self._rewards[games] = values[:games.size] - values[games.size:]
+        self.moves += self.num_envs
+        self.deviations += int(games.size)
+        self.gain += float(self._rewards.sum())
         self.venv.step_async(actions)
+
+    def take_stats(self) -> dict[str, float]:
+        """Since the last call: the share of the learner's moves that differed from the prior's,
+        and the mean reward per move (how much win share its own moves gained or lost)."""
+        stats = {"deviation_share": self.deviations / max(self.moves, 1), "mean_move_gain": self.gain / max(self.moves, 1)}
+        self.moves = self.deviations = 0
+        self.gain = 0.0
+        return stats
 
     def step_wait(self):
         obs, _, dones, infos = self.venv.step_wait()

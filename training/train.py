@@ -220,6 +220,19 @@ class ThreadsCallback(BaseCallback):
         return True
 
 
+class RolloutStatsCallback(BaseCallback):
+    """Logs, per rollout, how often the learner played otherwise than its prior and what that
+    gained (``rollout_reward`` runs only; ``training/rollouts.py``)."""
+
+    def _on_rollout_end(self) -> None:
+        if isinstance(self.training_env, RolloutReward):
+            for key, value in self.training_env.take_stats().items():
+                self.logger.record(f"rollout/{key}", value)
+
+    def _on_step(self) -> bool:
+        return True
+
+
 class EveryCallback(BaseCallback):
     """Calls ``fire()`` each time training passes a multiple of ``every`` steps (0: never)."""
 
@@ -387,7 +400,8 @@ def train(cfg: TrainConfig, folder: str | Path, *, resume: bool = False, progres
     if checkpoint is None and cfg.eval.every:  # where training starts (after any kickstart)
         evaluator.init_callback(model)
         evaluator.evaluate()
-    callbacks = CallbackList([ThreadsCallback(cfg.update_threads), LeagueCallback(run, league), CheckpointCallback(run, league, history), evaluator])
+    callbacks = CallbackList([ThreadsCallback(cfg.update_threads), RolloutStatsCallback(), LeagueCallback(run, league),
+                              CheckpointCallback(run, league, history), evaluator])
     if remaining > 0:
         model.learn(remaining, callback=callbacks, progress_bar=progress, reset_num_timesteps=checkpoint is None,
                     tb_log_name="ppo")
