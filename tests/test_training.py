@@ -108,7 +108,7 @@ def test_a_network_with_a_prior_trains_exports_and_plays_like_its_prior(tmp_path
 
     from kc_env.agents.policies import heuristic_action
     from training.policy import PriorPolicy
-    from training.train import privileged_size
+    from training.wrappers import privileged_size
 
     cfg = smoke(total_timesteps=2048, network={"shared": [32], "hidden": [16], "prior": "heuristic",
                                                "prior_weight": 20.0, "privileged_critic": True})
@@ -141,7 +141,7 @@ def test_a_network_with_a_prior_trains_exports_and_plays_like_its_prior(tmp_path
 
 def test_the_privileged_critic_sees_the_other_hands_and_the_next_stock_cards():
     from kc_env.vector import KingsCornerVecEnv
-    from training.train import STOCK_AHEAD, PriorAction
+    from training.wrappers import STOCK_AHEAD, PriorAction
 
     env = KingsCornerVecEnv(8, num_players=3, opponents="heuristic", seed=3)
     wrapped = PriorAction(env, "heuristic", privileged=True)
@@ -161,7 +161,7 @@ def test_blocked_reward_prices_only_blocked_deals_without_a_winner():
     """A blocked deal with no winner costs the learner ``blocked_reward``; wins, losses, a
     fewest-cards winner of a blocked deal and live steps keep the env's reward."""
     from kc_env.vector import KingsCornerVecEnv
-    from training.train import BlockedReward
+    from training.wrappers import BlockedReward
 
     venv = KingsCornerVecEnv(5, seed=0)
     deals = [{"blocked": True, "winner": None}, {"blocked": True, "winner": 1},

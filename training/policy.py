@@ -7,13 +7,13 @@ layers followed by the policy head's, all ``x @ W.T + b`` then the activation.
 
 With ``network.prior`` (residual policy learning), a rule-based agent's choice is part of the
 policy: the env appends that agent's action index to every observation (``PriorAction`` in
-``train.py``), and the action head adds a learned weight (``network.prior_weight`` at the start)
+``wrappers.py``), and the action head adds a learned weight (``network.prior_weight`` at the start)
 to that action's logit. At the start the policy plays like the prior agent, softened; PPO learns
 where to play otherwise. The exported model computes the same prior with numpy
 (``kc_env.agents.policy_model``).
 
 With ``network.privileged_critic`` the env appends, after the prior's action, what the seat
-cannot see (the other hands, the next stock cards; ``train.privileged_features``), and only the
+cannot see (the other hands, the next stock cards; ``wrappers.privileged_features``), and only the
 value head reads it: in a game this much of luck, a critic that knows the cards predicts the
 deal's outcome far better, so PPO's advantages are far less noisy. The actor never sees those
 columns, so the exported policy plays from the seat's own observation.
