@@ -83,19 +83,28 @@ def ray_temp():
     yield temp
     if ray.is_initialized():
         ray.shutdown()
-    left = [p for p in ray_processes(temp) if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
+    left = [p for p in set(ray_processes(temp)) | STARTED.pop(temp, set())
+            if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
     gone, alive = psutil.wait_procs(left, timeout=20)
     shutil.rmtree(temp, ignore_errors=True)
     assert not alive, f"Ray processes left running: {[' '.join(p.cmdline()[:3]) for p in alive]}"
 
 
+STARTED: dict[str, set[psutil.Process]] = {}
+"""The processes each test's Ray started (by temp folder), for the check that none is left."""
+
+
 @contextlib.contextmanager
 def loopback_ray(temp: str):
-    """A Ray on loopback for one test; proves the process check can see its processes."""
+    """A Ray on loopback for one test; notes every process it starts (the descendants of this
+    process: Ray renames some, so their command lines do not say whose they are)."""
     with ray_session(temp, num_cpus=4):
         assert ray_processes(temp), "no Ray process found under the temp folder: the leak check would see none"
         assert_loopback_only(temp)
-        yield
+        try:
+            yield
+        finally:
+            STARTED.setdefault(temp, set()).update(psutil.Process().children(recursive=True))
     assert not ray.is_initialized()
 
 
@@ -244,8 +253,22 @@ def test_smoke_two_iterations_two_env_runners_2_to_4_players_then_export(ray_tem
         assert 0 <= evaluation[-1]["heuristic"]["win_rate"] <= 1 and evaluation[-1]["random"]["deals"] >= 16
         assert json.loads(newest_checkpoint(folder).with_suffix(".json").read_text())["snapshots_taken"] >= 1
     cfg, folder = runs[2]
+    check_resume(cfg, folder, ray_temp)
     check_export(cfg, folder, tmp_path)
     check_damaged_checkpoints(cfg, folder, tmp_path)
+
+
+def check_resume(cfg: TrainConfig, folder: Path, temp: str) -> None:
+    """``--resume`` continues from the newest checkpoint: its counters and history go on, and a
+    finished run is not started again over itself."""
+    saved = json.loads(newest_checkpoint(folder).with_suffix(".json").read_text())
+    with loopback_ray(temp):
+        train(cfg, folder, resume=True, progress=False, max_iterations=1)
+    rows = json.loads((folder / "progress.json").read_text())
+    assert [r["iteration"] for r in rows] == [1, 2, 3] and rows[2]["env_steps"] > saved["env_steps"]
+    assert len(json.loads((folder / "eval.json").read_text())) == len(saved["history"]) + 1
+    with pytest.raises(FileExistsError, match="--resume"):
+        train(cfg, folder, progress=False)
 
 
 def check_export(cfg: TrainConfig, folder: Path, tmp_path: Path) -> None:

@@ -104,10 +104,17 @@ def mapping(cfg: TrainConfig) -> SeatMapping:
     return SeatMapping(cfg.num_players, agent_weights(cfg), snapshot_ids(cfg), cfg.league.snapshot_weight, cfg.seed)
 
 
-def learner_state(algo) -> dict[str, Any]:
-    """The learner module's weights (numpy arrays by name), from the learner group."""
-    state = algo.learner_group.get_state(components=f"{COMPONENT_LEARNER}/{COMPONENT_RL_MODULE}/{LEARNER}")
-    return state[COMPONENT_LEARNER][COMPONENT_RL_MODULE][LEARNER]
+def learner_state(algo, module_id: str = LEARNER) -> dict[str, Any]:
+    """A module's weights (numpy arrays by name) as the learner group holds them."""
+    state = algo.learner_group.get_state(components=f"{COMPONENT_LEARNER}/{COMPONENT_RL_MODULE}/{module_id}")
+    return state[COMPONENT_LEARNER][COMPONENT_RL_MODULE][module_id]
+
+
+def push_to_env_runners(algo, module_id: str, weights: dict[str, Any]) -> None:
+    """Set ``module_id``'s weights on every env runner, without a weights sequence number, so
+    that none skips them (see the module docstring)."""
+    push = {COMPONENT_RL_MODULE: {module_id: weights}}
+    algo.env_runner_group.foreach_env_runner(lambda runner: runner.set_state(push), local_env_runner=True)
 
 
 def copy_to_snapshot(algo, snapshot: str) -> dict[str, Any]:
@@ -116,6 +123,5 @@ def copy_to_snapshot(algo, snapshot: str) -> dict[str, Any]:
     that no env runner skips it (see the module docstring). Returns the weights copied."""
     weights = learner_state(algo)
     algo.learner_group.set_state({COMPONENT_LEARNER: {COMPONENT_RL_MODULE: {snapshot: weights}}})
-    push = {COMPONENT_RL_MODULE: {snapshot: weights}}
-    algo.env_runner_group.foreach_env_runner(lambda runner: runner.set_state(push), local_env_runner=True)
+    push_to_env_runners(algo, snapshot, weights)
     return weights

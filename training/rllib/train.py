@@ -55,7 +55,15 @@ from ..config import ConfigError, TrainConfig
 from ..evaluate import evaluate_network
 from ..train import Run, plot_learning_curve, start_run
 from .env import KingsCornerRLlibEnv, env_config
-from .league import LEARNER, copy_to_snapshot, learner_state, mapping, module_spec, snapshot_ids
+from .league import (
+    LEARNER,
+    copy_to_snapshot,
+    learner_state,
+    mapping,
+    module_spec,
+    push_to_env_runners,
+    snapshot_ids,
+)
 from .module import network_of
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -63,6 +71,9 @@ CHECKPOINTS = "checkpoints"
 SHIPPED_EXCLUDES = [".git", ".venv", "runs", "models", "**/__pycache__", "*.egg-info", "docs", "benchmarks"]
 """What the runtime environment leaves out when it ships the repository to a cluster."""
 LOOPBACK_ENV = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
+SAMPLE_TIMEOUT_S = 900.0
+"""How long an iteration waits for the env runners' samples. RLlib's 60 s default, on a busy
+machine, ends the iteration with no samples and leaves the late requests queued on the runners."""
 LEARNER_STATS = ("entropy", "policy_loss", "vf_loss", "mean_kl_loss", "vf_explained_var")
 """The learner's numbers of each iteration kept in ``progress.json``."""
 
@@ -105,15 +116,41 @@ def ray_session(temp_root: str | Path | None = None, num_cpus: int | None = None
                 own_temp = temp_root = tempfile.mkdtemp(prefix="kcray", dir="/tmp")  # short: Ray's socket paths
             temp = str(temp_root)
             stack.enter_context(loopback_only())
-            ray.init(num_cpus=num_cpus or max(2, os.cpu_count() or 1), _node_ip_address="127.0.0.1",
-                     include_dashboard=False, _temp_dir=temp, configure_logging=False, log_to_driver=False,
-                     runtime_env={"env_vars": {"RAY_USAGE_STATS_ENABLED": "0"}})
+            # The raylet waits for its agents' ports (30 s by default), which on a busy machine
+            # can take longer to start; it then aborts and the node never comes up.
+            os.environ.setdefault("RAY_agent_register_timeout_ms", "300000")
+            try:
+                ray.init(num_cpus=num_cpus or max(2, os.cpu_count() or 1), _node_ip_address="127.0.0.1",
+                         include_dashboard=False, _temp_dir=temp, configure_logging=False, log_to_driver=False,
+                         runtime_env={"env_vars": {"RAY_USAGE_STATS_ENABLED": "0"}})
+            except Exception:
+                stop_session_processes(temp)  # a failed start leaves what it started running
+                raise
         try:
             yield temp
         finally:
             ray.shutdown()
             if own_temp:
                 shutil.rmtree(own_temp, ignore_errors=True)
+
+
+def stop_session_processes(temp: str) -> None:
+    """End the processes this process started for the Ray session in ``temp`` (their command
+    lines name it): what a Ray start that failed half-way leaves running."""
+    import psutil
+
+    mine = []
+    for proc in psutil.Process().children(recursive=True):
+        try:
+            if temp in " ".join(proc.cmdline()):
+                mine.append(proc)
+        except (psutil.NoSuchProcess, psutil.AccessDenied):
+            continue
+    for proc in mine:
+        proc.terminate()
+    _, alive = psutil.wait_procs(mine, timeout=10)
+    for proc in alive:
+        proc.kill()
 
 
 @contextlib.contextmanager
@@ -189,7 +226,8 @@ def build_config(cfg: TrainConfig) -> PPOConfig:
         .environment(KingsCornerRLlibEnv, env_config=env_config(cfg),
                      disable_env_checking=True)  # the check plays unmasked random (illegal) actions
         .env_runners(num_env_runners=r.num_env_runners, num_envs_per_env_runner=r.num_envs_per_env_runner,
-                     rollout_fragment_length=r.rollout_fragment_length or "auto", num_cpus_per_env_runner=1)
+                     rollout_fragment_length=r.rollout_fragment_length or "auto", num_cpus_per_env_runner=1,
+                     sample_timeout_s=SAMPLE_TIMEOUT_S)
         .learners(num_learners=r.num_learners)
         .training(train_batch_size_per_learner=r.train_batch_size, minibatch_size=r.minibatch_size,
                   num_epochs=ppo.n_epochs, lr=ppo.learning_rate, gamma=ppo.gamma, lambda_=ppo.gae_lambda,
@@ -305,10 +343,12 @@ def train(cfg: TrainConfig, folder: str | Path, *, resume: bool = False, progres
 def _loop(cfg: TrainConfig, run: Run, algo, checkpoint: Path | None, progress: bool,
           max_iterations: int | None) -> None:
     state = {"iteration": 0, "env_steps": 0, "snapshots_taken": 0, "history": [], "progress": []}
+    snapshots = snapshot_ids(cfg)
     if checkpoint is not None:
         algo.restore_from_path(str(checkpoint.resolve()))
         state = json.loads(checkpoint.with_suffix(".json").read_text())
-    snapshots = snapshot_ids(cfg)
+        for snapshot in snapshots:  # the env runners get the frozen weights the checkpoint holds
+            push_to_env_runners(algo, snapshot, learner_state(algo, snapshot))
     if checkpoint is None:
         for snapshot in snapshots:  # every slot starts as the untrained learner
             copy_to_snapshot(algo, snapshot)
