@@ -189,3 +189,18 @@ def test_kickstart_clones_the_teacher():
     model = MaskablePPO("MlpPolicy", env, policy_kwargs=policy_kwargs([64], [], "tanh"), device="cpu")
     stats = fit(model, demos, epochs=8, batch_size=512, learning_rate=3e-3)
     assert stats["agreement"] > 0.5
+
+
+def test_an_evaluation_outside_learn_is_recorded_at_the_models_step(tmp_path):
+    """The evaluation kc train makes when it finishes a resumed run without learning more (or
+    before learning) carries the model's step count, not the callback's (0 outside learn)."""
+    from training.league import League
+    from training.train import EvalCallback, Run, make_env, make_model
+
+    cfg = smoke(eval={"deals": 8, "opponents": ["random"]})
+    run = Run(tmp_path, cfg)
+    model = make_model(cfg, make_env(cfg, League(cfg.league, seed=0)), tmp_path)
+    model.num_timesteps = 1234
+    evaluator = EvalCallback(run, [])
+    evaluator.init_callback(model)
+    assert evaluator.evaluate()["step"] == 1234

@@ -198,7 +198,7 @@ class EvalCallback(EveryCallback):
 
     def evaluate(self) -> dict[str, Any]:
         cfg = self.run.config
-        row: dict[str, Any] = {"step": int(self.num_timesteps)}
+        row: dict[str, Any] = {"step": int(self.model.num_timesteps)}  # also right before learn() runs
         network = network_of(self.model)
         logger = getattr(self.model, "_logger", None)  # none before learn() (the step-0 evaluation)
         for k, opponent in enumerate(cfg.eval.opponents):
