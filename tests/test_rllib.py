@@ -146,17 +146,22 @@ def test_kc_train_refuses_an_unknown_trainer_flag(tmp_path, capsys):
 
 # -- env, mapping, module -----------------------------------------------------------------------
 
+def play_random_deal(env, rng, seed: int) -> tuple[dict, dict]:
+    """One deal of random legal moves in the RLlib env; the last step's rewards and infos."""
+    obs, _ = env.reset(seed=seed)
+    while True:
+        (agent, o), = obs.items()
+        obs, rewards, terminated, truncated, infos = env.step({agent: int(rng.choice(np.flatnonzero(o["action_mask"])))})
+        if terminated["__all__"] or truncated["__all__"]:
+            return rewards, infos
+
+
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_every_seat_is_rewarded_at_the_end_of_each_deal(players):
     env = KingsCornerRLlibEnv({"num_players": players, "rules": "standard"})
     rng = np.random.default_rng(players)
     for deal in range(30):
-        obs, _ = env.reset(seed=deal)
-        while True:
-            (agent, o), = obs.items()
-            obs, rewards, terminated, truncated, infos = env.step({agent: int(rng.choice(np.flatnonzero(o["action_mask"])))})
-            if terminated["__all__"] or truncated["__all__"]:
-                break
+        rewards, infos = play_random_deal(env, rng, seed=deal)
         assert sorted(rewards) == [f"player_{i}" for i in range(players)]
         winner = infos["player_0"]["deal"]["winner"]
         expected = [0.0] * players if winner is None else [1.0 if s == winner else -1 / (players - 1) for s in range(players)]
@@ -168,12 +173,7 @@ def test_blocked_reward_replaces_every_seats_reward_for_a_blocked_deal():
     rng = np.random.default_rng(0)
     blocked = 0
     for deal in range(120):
-        obs, _ = env.reset(seed=deal)
-        while True:
-            (agent, o), = obs.items()
-            obs, rewards, terminated, truncated, infos = env.step({agent: int(rng.choice(np.flatnonzero(o["action_mask"])))})
-            if terminated["__all__"] or truncated["__all__"]:
-                break
+        rewards, infos = play_random_deal(env, rng, seed=deal)
         if infos["player_0"]["deal"]["blocked"] and infos["player_0"]["deal"]["winner"] is None:
             blocked += 1
             assert rewards == {"player_0": -1.0, "player_1": -1.0}
