@@ -240,7 +240,8 @@ def save_checkpoint(run: Run, model: MaskablePPO, league: League, history: list[
     return stem.with_suffix(".zip")
 
 
-def plot_learning_curve(history: list[dict[str, Any]], path: Path) -> None:
+def plot_learning_curve(history: list[dict[str, Any]], path: Path,
+                        steps: str = "training steps (learner actions)") -> None:
     """Win share (with its 95% interval; the win rate for rows evaluated before the win share
     was measured) against each evaluation opponent, over training steps."""
     import matplotlib
@@ -259,7 +260,7 @@ def plot_learning_curve(history: list[dict[str, Any]], path: Path) -> None:
         ax.fill_between(steps, low, high, alpha=0.2)
     num_players = history[-1][opponents[0]].get("num_players", 2)
     ax.axhline(1 / num_players, color="grey", linestyle="--", linewidth=1, label="fair share")
-    ax.set_xlabel("training steps (learner actions)")
+    ax.set_xlabel(steps)
     ax.set_ylabel("win share (a deal nobody won: 1/n each)")
     ax.set_ylim(0, 1)
     ax.legend()

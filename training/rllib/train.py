@@ -391,7 +391,7 @@ def _record_eval(run: Run, state: dict[str, Any], row: dict[str, Any], show: boo
     state["history"].append(row)
     (run.folder / "eval.json").write_text(json.dumps(state["history"], indent=1) + "\n")
     plot_learning_curve([{k: v for k, v in r.items() if k != "iteration"} for r in state["history"]],
-                        run.folder / "learning_curve.png")
+                        run.folder / "learning_curve.png", steps="env steps (every seat's actions)")
     if show:
         print(f"step {row['step']:,}: " + "  ".join(f"vs {k} {v['win_rate']:.3f}"
                                                     for k, v in row.items() if isinstance(v, dict)), flush=True)
