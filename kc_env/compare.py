@@ -24,7 +24,7 @@ corner pile), ``empty side`` (opens a side), ``empty corner`` (a king to a corne
 from __future__ import annotations
 
 import random
-from collections import Counter, defaultdict
+from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -151,7 +151,6 @@ def report(c: Comparison, show_examples: bool = True) -> str:
             for ex in c.kinds[r["kind"]].examples:
                 lines += ["", f"{r['kind']}: {c.player} plays {ex['player']}, {c.reference} {ex['reference']}",
                           ex["position"].rstrip()]
-    counts = Counter({r["kind"]: r["count"] for r in rows})
-    if not counts:
+    if not rows:
         lines.append("(no disagreement)")
     return "\n".join(lines)

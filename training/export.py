@@ -19,7 +19,7 @@ import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
 
-from kc_env.agents import policy_model
+from kc_env.agents import policies, policy_model
 from kc_env.agents.policy_model import PolicyNetwork
 
 TOLERANCE = 1e-5
@@ -51,7 +51,7 @@ def torch_probabilities(model: MaskablePPO, obs: np.ndarray, masks: np.ndarray) 
     prior = getattr(model.policy, "prior", None)
     if prior is not None:  # the observation the policy trained on carries the prior's action
         hidden = np.zeros((len(obs), model.policy.privileged), dtype=np.float32)  # only the critic reads these
-        obs = np.concatenate([obs, policy_model.prior_actions(prior, obs, masks)[:, None], hidden], axis=1)
+        obs = np.concatenate([obs, policies.actions(prior, obs, masks)[:, None], hidden], axis=1)
     with torch.no_grad():
         tensor = torch.as_tensor(obs, dtype=torch.float32)
         dist = model.policy.get_distribution(tensor, action_masks=masks.astype(bool))

@@ -904,8 +904,21 @@ def heuristic_action(obs, mask):
     return heuristic_action_w(obs, mask, HEURISTIC_WEIGHTS.copy())
 
 
+def actions(name: str, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """``<name>_action`` (``greedy`` or ``heuristic``) for every row of a batch (or one row):
+    the vector env's compiled loop over all cores when numba imports, else row by row."""
+    obs = np.ascontiguousarray(np.atleast_2d(obs)[:, :OBS_SIZE], dtype=np.float32)
+    masks = np.ascontiguousarray(np.atleast_2d(masks), dtype=np.int8)
+    if NUMBA and len(obs) > 1:
+        from ..vector.opponents import rule_based
+
+        return rule_based(name)(obs, masks)
+    act = globals()[f"{name}_action"]
+    return np.array([act(o, m) for o, m in zip(obs, masks, strict=True)], dtype=np.int64)
+
+
 __all__ = [
-    "NUMBA", "maybe_njit", "greedy_action", "heuristic_action", "heuristic_action_w", "evaluate",
+    "actions", "NUMBA", "maybe_njit", "greedy_action", "heuristic_action", "heuristic_action_w", "evaluate",
     "read_rules", "read_position", "card_penalties", "HEURISTIC_WEIGHTS", "WEIGHT_NAMES", "MAX_NODES",
     "OBS_SIZE",
 ]

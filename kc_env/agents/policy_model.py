@@ -46,21 +46,6 @@ MASKED_LOGIT = -1e8  # what sb3-contrib's MaskableCategorical puts on illegal ac
 PRIORS = ("heuristic", "greedy")
 
 
-def prior_actions(prior: str, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
-    """The action the rule-based ``prior`` agent picks in every row of a batch (compiled and
-    spread over the cores when numba imports, else row by row in plain Python)."""
-    obs = np.ascontiguousarray(np.atleast_2d(obs)[:, :OBS_SIZE], dtype=np.float32)
-    masks = np.ascontiguousarray(np.atleast_2d(masks), dtype=np.int8)
-    from . import policies
-
-    if policies.NUMBA and len(obs) > 1:
-        from ..vector.opponents import rule_based
-
-        return rule_based(prior)(obs, masks)
-    act = getattr(policies, f"{prior}_action")
-    return np.array([act(o, m) for o, m in zip(obs, masks, strict=True)], dtype=np.int64)
-
-
 class ModelError(ValueError):
     """An exported model that cannot be used; the message says what is wrong and where."""
 
@@ -88,7 +73,9 @@ class PolicyNetwork:
         if self.prior is not None:
             if masks is None:
                 raise ValueError(f"this network adds the {self.prior} agent's choice: logits() needs the action masks")
-            chosen = prior_actions(self.prior, obs, masks)
+            from . import policies  # compiled on first use, not when kc_env.agents is imported
+
+            chosen = policies.actions(self.prior, obs, masks)
             rows = np.atleast_2d(logits)
             rows[np.arange(len(rows)), chosen] += np.float32(self.prior_weight)
         return logits

@@ -104,12 +104,9 @@ class RuleBasedModule(RLModule):
 
     def choose(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """One legal action per row of a batch, as the agent would play it."""
-        obs = np.ascontiguousarray(obs, dtype=np.float32)
-        masks = np.ascontiguousarray(masks, dtype=np.int8)
         if self.agent == "random":
             return np.array([self._rng.choice(np.flatnonzero(m)) for m in masks], dtype=np.int64)
-        act = policies.greedy_action if self.agent == "greedy" else policies.heuristic_action
-        return np.array([act(o, m) for o, m in zip(obs, masks, strict=True)], dtype=np.int64)
+        return policies.actions(self.agent, obs, masks)
 
     def _forward(self, batch: dict[str, Any], **kwargs) -> dict[str, Any]:
         obs = batch[Columns.OBS]
