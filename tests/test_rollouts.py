@@ -9,6 +9,7 @@ pytest.importorskip("sb3_contrib")
 pytest.importorskip("numba")
 
 from kc_env.vector import KingsCornerVecEnv, VecGame  # noqa: E402
+from kc_env.vector import kernel as K  # noqa: E402
 from kc_env.vector.opponents import rule_based  # noqa: E402
 from training import config as config_mod  # noqa: E402
 from training.rollouts import RolloutReward, action_values, copy_games, play_out  # noqa: E402
@@ -24,6 +25,31 @@ def test_a_copied_game_plays_on_exactly_like_the_original():
     second = play_out(game, np.arange(4, 8), heuristic)
     assert first.tolist() == second.tolist()
     assert np.array_equal(game.S[:4], game.S[4:]) and np.array_equal(game.hands[:4], game.hands[4:])
+
+
+@pytest.mark.parametrize("blocked", ["no_winner", "fewest_cards"])
+def test_a_play_out_cut_off_after_max_moves_ends_as_a_blocked_deal(blocked):
+    """RULES.md 4.8: a truncated deal counts as blocked, so under ``fewest_cards`` the one seat
+    with the fewest cards wins it; the play-out agrees with ``match.truncate`` on the engine."""
+    from kc_env import match
+    from kc_env.rules import Rules
+
+    rules = Rules.preset("standard", blocked=blocked)
+    game = VecGame(12)
+    game.deal(range(12), rules, 2, seeds=list(range(40, 52)), dealers=[0] * 12, max_moves=9)
+    expected = []
+    for b in range(12):
+        probe = VecGame(1)
+        copy_games(game, np.array([b]), probe, np.array([0]))
+        play_out(probe, np.array([0]), rule_based("greedy"))
+        state = probe.to_state(0)
+        state.is_over, state.blocked, state.winner = False, False, None  # as cut off, before ending
+        expected.append(match.truncate(state).winner)
+    winners = play_out(game, np.arange(12), rule_based("greedy"))
+    assert [None if w < 0 else int(w) for w in winners] == expected
+    assert (game.S[:12, K.OVER] == 1).all()
+    if blocked == "fewest_cards":
+        assert any(w >= 0 for w in winners), "some cut-off deal had a fewest-cards winner"
 
 
 def test_the_prior_moves_play_out_is_what_happens_when_everyone_plays_the_prior():

@@ -33,22 +33,27 @@ GAME_ARRAYS = ("piles", "pinfo", "hands", "stock", "S", "R", "rules_vecs", "mt")
 
 
 def copy_games(src: VecGame, src_idx: np.ndarray, dst: VecGame, dst_idx: np.ndarray) -> None:
-    """Copy games ``src_idx`` of ``src`` into games ``dst_idx`` of ``dst`` (random state included)."""
+    """Copy games ``src_idx`` of ``src`` into games ``dst_idx`` of ``dst`` (random state and
+    rules included)."""
     for name in GAME_ARRAYS:
         getattr(dst, name)[dst_idx] = getattr(src, name)[src_idx]
+    for s, d in zip(np.asarray(src_idx).tolist(), np.asarray(dst_idx).tolist(), strict=True):
+        dst.rules[d], dst.seeds[d] = src.rules[s], src.seeds[s]
 
 
 def play_out(game: VecGame, idx: np.ndarray, policy) -> np.ndarray:
-    """Let ``policy(obs, masks)`` play every seat of games ``idx`` until each deal ends or is cut
-    off; returns each game's winner (-1: none, blocked or cut off)."""
+    """Let ``policy(obs, masks)`` play every seat of games ``idx`` until each deal ends; returns
+    each game's winner (-1: nobody). A deal cut off after ``max_moves`` ends as a blocked deal
+    (RULES.md 4.8, as ``match.truncate`` ends one in the engine): no winner, or under
+    ``blocked: fewest_cards`` the one seat with the fewest cards."""
     active = idx
     while active.size:
         seats = game.S[active, K.CUR]
         game.step(active, policy(game.observe(active, seats), game.legal_masks(active)))
-        done = (game.S[active, K.OVER] != 0) | (game.S[active, K.TRUNC] != 0)
-        active = active[~done]
-    won = (game.S[idx, K.OVER] != 0) & (game.S[idx, K.TRUNC] == 0)
-    return np.where(won, game.S[idx, K.WINNER], -1)
+        for b in active[(game.S[active, K.TRUNC] != 0) & (game.S[active, K.OVER] == 0)].tolist():
+            K.finish_blocked(game.hands, game.S, game.R, b)
+        active = active[game.S[active, K.OVER] == 0]
+    return game.S[idx, K.WINNER].copy()
 
 
 def shares(winners: np.ndarray, seats: np.ndarray, num_players: int) -> np.ndarray:
