@@ -56,6 +56,24 @@ def test_results_add_up():
     assert r.pairwise[0][1] + r.pairwise[1][0] == pytest.approx(1.0)
 
 
+def test_a_win_share_is_a_win_a_split_win_or_an_even_split_of_a_deal_nobody_won():
+    """RULES.md 4.8: a blocked deal under ``no_winner`` has no winner, so every seat gets 1/n;
+    under ``fewest_cards`` its winner wins it outright; a match won jointly splits the win."""
+    from kc_env.tournament import win_share
+
+    assert [win_share(s, (), 4) for s in range(4)] == [0.25] * 4
+    assert [win_share(s, (2,), 3) for s in range(3)] == [0.0, 0.0, 1.0]
+    assert [win_share(s, (0, 1), 3) for s in range(3)] == [0.5, 0.5, 0.0]
+    from kc_env.rules import Rules
+
+    r = run_tournament(["heuristic", "greedy"], Rules.preset("standard", blocked="fewest_cards"), 2, 300,
+                       seed=4, workers=1)
+    assert any(e.blocked and e.winners for e in r.results), "a blocked deal won by the fewest cards"
+    nobody = sum(1 for e in r.results if not e.winners)
+    for s in r.stats:
+        assert s.share == pytest.approx(s.wins + nobody / 2)
+
+
 def test_win_shares_split_every_deal_nobody_won():
     """A win counts 1, a deal nobody won (blocked) 1/n to every seat: the shares of all seats sum
     to the number of deals, and an agent's share is its wins plus its blocked deals over n."""
