@@ -242,6 +242,26 @@ def replay(info: dict, seen: list[tuple[np.ndarray, np.ndarray]], rules: Rules, 
     assert np.array_equal(aec.observe(learner)["observation"], info["terminal_observation"])
 
 
+def play_and_replay(env, rules, n, reward, max_moves, opponents_of, episodes: int, seed: int) -> None:
+    """Random learner moves in every game of ``env`` until ``episodes`` deals have ended; each
+    ended deal is replayed in the reference env (``replay``) with game ``b``'s opponents
+    ``opponents_of(b)``, and its recorded length must be the learner's number of steps."""
+    obs = env.reset()
+    seen: list[list] = [[] for _ in range(env.num_envs)]
+    rng = np.random.default_rng(seed)
+    ended = 0
+    while ended < episodes:
+        masks = env.action_masks()
+        for b in range(env.num_envs):
+            seen[b].append((obs[b].copy(), masks[b].copy()))
+        obs, rewards, dones, infos = env.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
+        for b in np.flatnonzero(dones):
+            replay(infos[b], seen[b], rules, n, reward, max_moves, float(rewards[b]), opponents_of(b))
+            assert infos[b]["episode"]["l"] == len(seen[b])
+            seen[b] = []
+            ended += 1
+
+
 @pytest.mark.parametrize("preset,n,reward,max_moves,hand_size,opponents", [
     ("standard", 2, "win_loss", 1000, 7, ["random"]),
     ("wikihow", 3, "score", 1000, 7, ["greedy", "random"]),
@@ -255,24 +275,9 @@ def test_vec_env_equals_reference(preset, n, reward, max_moves, hand_size, oppon
     from kc_env.vector import KingsCornerVecEnv
 
     rules = Rules.preset(preset, hand_size=hand_size)
-    B = 8
-    env = KingsCornerVecEnv(B, rules=rules, num_players=n, opponents=opponents, reward=reward,
+    env = KingsCornerVecEnv(8, rules=rules, num_players=n, opponents=opponents, reward=reward,
                             max_moves=max_moves, seed=n, record=True)
-    obs = env.reset()
-    seen: list[list] = [[] for _ in range(B)]
-    rng = np.random.default_rng(0)
-    episodes = 0
-    while episodes < 24:
-        masks = env.action_masks()
-        for b in range(B):
-            seen[b].append((obs[b].copy(), masks[b].copy()))
-        acts = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
-        obs, rewards, dones, infos = env.step(acts)
-        for b in np.flatnonzero(dones):
-            replay(infos[b], seen[b], rules, n, reward, max_moves, float(rewards[b]), opponents)
-            assert infos[b]["episode"]["l"] == len(seen[b])
-            seen[b] = []
-            episodes += 1
+    play_and_replay(env, rules, n, reward, max_moves, lambda b: opponents, episodes=24, seed=0)
 
 
 def test_vec_env_per_game_opponents_equal_reference():
@@ -285,16 +290,4 @@ def test_vec_env_per_game_opponents_equal_reference():
     table = {0: ["greedy", "heuristic"], 1: ["heuristic", "random"], 2: ["random", "random"]}
     for b in range(B):
         env.set_opponents([b], table[b % 3])
-    obs = env.reset()
-    seen: list[list] = [[] for _ in range(B)]
-    rng = np.random.default_rng(1)
-    episodes = 0
-    while episodes < 18:
-        masks = env.action_masks()
-        for b in range(B):
-            seen[b].append((obs[b].copy(), masks[b].copy()))
-        obs, rewards, dones, infos = env.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
-        for b in np.flatnonzero(dones):
-            replay(infos[b], seen[b], rules, n, "win_loss", 1000, float(rewards[b]), table[b % 3])
-            seen[b] = []
-            episodes += 1
+    play_and_replay(env, rules, n, "win_loss", 1000, lambda b: table[b % 3], episodes=18, seed=1)
