@@ -93,16 +93,25 @@ class LeagueSettings:
 
 @dataclass
 class PretrainSettings:
-    """Kickstarting: behaviour cloning of a teacher before PPO (``training/pretrain.py``)."""
+    """Before PPO: behaviour cloning of a teacher (``method: clone``, ``training/pretrain.py``),
+    or policy improvement over the network's prior by play-outs of every legal move
+    (``method: rollouts``, ``training/improve.py``)."""
 
     teacher: str | None = None
-    """``heuristic`` or ``greedy`` to clone before PPO; None: start from scratch."""
+    """``heuristic`` or ``greedy`` to learn from before PPO (for ``rollouts``: the network's
+    prior); None: start from scratch."""
+    method: str = "clone"
+    """``clone``: imitate the teacher; ``rollouts``: fit each move's advantage over the teacher's."""
     samples: int = 300_000
-    """Teacher actions to record."""
+    """Teacher actions to record (``clone``), or positions to label (``rollouts``)."""
     epochs: int = 4
-    """Passes over the recorded actions."""
+    """Passes over the recorded actions or positions."""
     learning_rate: float = 1e-3
-    """Adam step size of the cloning."""
+    """Adam step size of the fit."""
+    advantage_scale: float = 10.0
+    """``rollouts``: logits per unit of win share that a move gains over the teacher's."""
+    holdout: float = 0.1
+    """``rollouts``: the share of the labelled deals held out to choose the prior's weight."""
 
 
 @dataclass
@@ -261,6 +270,15 @@ def validate(config: TrainConfig, where: str = "config") -> TrainConfig:
         (0 <= config.league.snapshot_weight <= 1, "league.snapshot_weight must be in [0, 1]"),
         (bool(config.eval.opponents), "eval.opponents needs at least one agent spec"),
         (config.pretrain.teacher in (None, "heuristic", "greedy"), "pretrain.teacher must be heuristic, greedy or null"),
+        (config.pretrain.method in ("clone", "rollouts"), "pretrain.method must be clone or rollouts"),
+        (config.pretrain.method != "rollouts" or (config.network.prior is not None
+                                                  and config.pretrain.teacher == config.network.prior
+                                                  and set(config.league.agents) == {config.network.prior}),
+         "pretrain.method rollouts needs pretrain.teacher equal to network.prior, and a league of that agent "
+         "alone: the play-outs let it play every seat"),
+        (config.pretrain.samples > 0 and config.pretrain.epochs > 0 and config.pretrain.advantage_scale > 0,
+         "pretrain.samples, pretrain.epochs and pretrain.advantage_scale must be positive"),
+        (0 <= config.pretrain.holdout < 1, "pretrain.holdout must be in [0, 1)"),
         (config.trainer in TRAINERS, f"trainer must be one of {', '.join(TRAINERS)}, not {config.trainer!r}"),
         *_rllib_checks(config.rllib),
     ]

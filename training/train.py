@@ -10,9 +10,11 @@ three callbacks (league, checkpoints, evaluation). Everything a run writes lands
         snapshots/step_000500000/                   frozen learners (exported policy folders)
         tb/                                          TensorBoard logs
         eval.json  learning_curve.png                periodic evaluation results
+        improve/chunk_0000.npz  pretrain.json        labelled positions, the fit (pretrain.method: rollouts)
         final.zip                                    the model at the end
 
-``--resume`` continues a killed run from its newest checkpoint, with the same config.
+``--resume`` continues a killed run from its newest checkpoint, with the same config (a run killed
+while labelling positions for ``pretrain.method: rollouts`` keeps its labelled chunks and goes on).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from kc_env.agents import policy_model
 from kc_env.vector import KingsCornerVecEnv
 
 from . import config as config_mod
+from . import improve
 from .config import TrainConfig
 from .evaluate import evaluate_network
 from .export import network_of
@@ -279,6 +282,21 @@ def kickstart(cfg: TrainConfig, model: MaskablePPO, env: VecEnv, run: Run) -> No
     env.reset()
 
 
+def improve_prior(cfg: TrainConfig, model: MaskablePPO, run: Run) -> None:
+    """Label positions by play-outs and fit the actor to each move's advantage over the prior
+    (``training/improve.py``); the fit's figures go in ``pretrain.json``."""
+    p = cfg.pretrain
+    env = KingsCornerVecEnv(cfg.n_envs, rules=cfg.rules_object(), num_players=cfg.num_players,
+                            opponents=[p.teacher] * (cfg.num_players - 1), reward=cfg.reward,
+                            max_moves=cfg.max_moves, illegal_action="raise")
+    data = improve.label(env, p.teacher, p.samples, run.folder / "improve")
+    env.close()
+    torch.set_num_threads(cfg.update_threads)
+    stats = improve.fit(model, data, epochs=p.epochs, learning_rate=p.learning_rate, scale=p.advantage_scale,
+                        holdout=p.holdout, seed=cfg.seed)
+    (run.folder / "pretrain.json").write_text(json.dumps(stats, indent=1) + "\n")
+
+
 def train(cfg: TrainConfig, folder: str | Path, *, resume: bool = False, progress: bool = True,
           argv: list[str] | None = None) -> Run:
     """Train (or resume) the run in ``folder``; returns the run. See the module docstring."""
@@ -293,7 +311,7 @@ def train(cfg: TrainConfig, folder: str | Path, *, resume: bool = False, progres
     league = League(cfg.league, seed=cfg.seed)
     history: list[dict[str, Any]] = []
     checkpoint = run.newest_checkpoint() if resume else None
-    if resume and checkpoint is None:
+    if resume and checkpoint is None and not (folder / "improve").is_dir():
         raise FileNotFoundError(f"{folder}: no checkpoint to resume from")
     if checkpoint is not None:
         stem = checkpoint.with_suffix("")
@@ -305,7 +323,9 @@ def train(cfg: TrainConfig, folder: str | Path, *, resume: bool = False, progres
                                  custom_objects={"tensorboard_log": str(folder / "tb")})
     else:
         model = make_model(cfg, env, folder)
-        if cfg.pretrain.teacher:
+        if cfg.pretrain.teacher and cfg.pretrain.method == "rollouts":
+            improve_prior(cfg, model, run)
+        elif cfg.pretrain.teacher:
             kickstart(cfg, model, env, run)
     remaining = cfg.total_timesteps - model.num_timesteps
     evaluator = EvalCallback(run, history)
