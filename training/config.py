@@ -110,6 +110,9 @@ class PretrainSettings:
     """Adam step size of the fit."""
     advantage_scale: float = 10.0
     """``rollouts``: logits per unit of win share that a move gains over the teacher's."""
+    redeals: int = 0
+    """``rollouts``: value each move on the true deal (0), or as the mean over this many deals of
+    the unseen cards that look the same from the seat (the same re-deals for every move)."""
     holdout: float = 0.1
     """``rollouts``: the share of the labelled deals held out to choose the prior's weight."""
 
@@ -279,6 +282,7 @@ def validate(config: TrainConfig, where: str = "config") -> TrainConfig:
         (config.pretrain.samples > 0 and config.pretrain.epochs > 0 and config.pretrain.advantage_scale > 0,
          "pretrain.samples, pretrain.epochs and pretrain.advantage_scale must be positive"),
         (0 <= config.pretrain.holdout < 1, "pretrain.holdout must be in [0, 1)"),
+        (config.pretrain.redeals >= 0, "pretrain.redeals must be 0 (the true deal) or more"),
         (config.trainer in TRAINERS, f"trainer must be one of {', '.join(TRAINERS)}, not {config.trainer!r}"),
         *_rllib_checks(config.rllib),
     ]

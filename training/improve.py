@@ -25,6 +25,7 @@ Labelling is the costly part; it saves its positions in chunks in the run folder
 
 from __future__ import annotations
 
+import copy
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,11 +33,13 @@ from typing import Any
 
 import numpy as np
 import torch
+from numba import njit
 
 from kc_env.vector import KingsCornerVecEnv, VecGame
+from kc_env.vector import kernel as K
 from kc_env.vector.opponents import rule_based
 
-from .rollouts import action_values
+from .rollouts import copy_games, play_out, shares
 
 CHUNK = "chunk_{:04d}.npz"
 
@@ -73,11 +76,77 @@ class Positions:
         return Positions(self.obs[rows], self.prior[rows], self.values[rows], self.deal[rows])
 
 
+@njit(cache=True)
+def redeal_unseen(hands, stock, S, rows, keys):
+    """In each game of ``rows``, deal the cards the seat to act cannot see (the other hands and
+    the stock) again at random, every hand and the stock keeping its size: a deal that looks the
+    same from that seat. ``keys[i]`` seeds row ``i`` (SplitMix64), so equal keys deal alike."""
+    cards = np.zeros(64, dtype=np.int64)
+    for i in range(len(rows)):
+        b = rows[i]
+        seat = S[b, K.CUR]
+        n = 0
+        for s in range(S[b, K.NP]):
+            if s != seat:
+                m = hands[b, s]
+                for c in range(54):
+                    if (m >> c) & 1:
+                        cards[n] = c
+                        n += 1
+        for j in range(S[b, K.SLEN]):
+            cards[n] = stock[b, j]
+            n += 1
+        x = np.uint64(keys[i])
+        for j in range(n - 1, 0, -1):  # Fisher-Yates
+            x += np.uint64(0x9E3779B97F4A7C15)
+            z = x
+            z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+            z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+            z = z ^ (z >> np.uint64(31))
+            k = np.int64(z % np.uint64(j + 1))
+            cards[j], cards[k] = cards[k], cards[j]
+        at = 0
+        for s in range(S[b, K.NP]):
+            if s != seat:
+                size = K.popcount(hands[b, s])
+                m = np.int64(0)
+                for j in range(at, at + size):
+                    m |= np.int64(1) << cards[j]
+                hands[b, s] = m
+                at += size
+        for j in range(S[b, K.SLEN]):  # the stock takes the rest, in the shuffled order
+            stock[b, j] = cards[at + j]
+
+
+def move_values(game: VecGame, games: np.ndarray, moves: np.ndarray, prior: str, redeals: int,
+                keys: np.ndarray, scratch: VecGame) -> np.ndarray:
+    """The win share of the seat to act after each ``moves[i]`` in game ``games[i]``, every seat
+    played by ``prior`` from then on: on the true deal (``redeals`` 0), or the mean over
+    ``redeals`` deals that look the same from that seat (``redeal_unseen``). Moves of one position
+    share their re-deals (``keys[i]``: the position's key), so their differences are not noise
+    of the re-deals."""
+    k = max(redeals, 1)
+    rows = np.arange(len(games) * k, dtype=np.int64)
+    if scratch.size < rows.size:
+        scratch = VecGame(rows.size)
+    copy_games(game, np.repeat(games, k), scratch, rows)
+    seats = scratch.S[rows, K.CUR].copy()
+    if redeals:
+        draw = (np.repeat(keys.astype(np.uint64) * np.uint64(1_000_003), k)
+                + np.tile(np.arange(k, dtype=np.uint64), len(games)))
+        redeal_unseen(scratch.hands, scratch.stock, scratch.S, rows, draw.astype(np.int64))
+    scratch.step(rows, np.repeat(moves, k))
+    winners = play_out(scratch, rows, rule_based(prior))
+    return shares(winners, seats, int(game.S[games[0], K.NP]) if len(games) else 2).reshape(-1, k).mean(axis=1)
+
+
 def label(env: KingsCornerVecEnv, prior: str, positions: int, folder: Path, chunk_size: int = 20_000,
-          log=print) -> Positions:
+          redeals: int = 0, log=print) -> Positions:
     """Label ``positions`` positions where the learner's seat has a choice, the prior playing it in
-    ``env`` (whose opponents should be the prior too). Chunks already in ``folder`` count; new
-    ones are added until there are enough. Deals are numbered across chunks."""
+    ``env`` (whose opponents should be the prior too): each legal move's win share, on the true
+    deal (``redeals`` 0) or averaged over that many re-deals of the unseen cards (``move_values``).
+    Chunks already in ``folder`` count; new ones are added until there are enough. Deals are
+    numbered across chunks."""
     folder.mkdir(parents=True, exist_ok=True)
     parts = [Positions.load(p) for p in sorted(folder.glob("chunk_*.npz"))]
     have = sum(len(p) for p in parts)
@@ -86,7 +155,7 @@ def label(env: KingsCornerVecEnv, prior: str, positions: int, folder: Path, chun
         env.seed(env_seed(len(parts)))  # a new chunk plays new deals, resumed or not
     act = rule_based(prior)
     B = env.num_envs
-    scratch = VecGame(B * 16)
+    scratch = VecGame(B * 4 * max(redeals, 1))
     obs = env.reset() if have < positions else None
     deal_of = deal_base + np.arange(B)
     next_deal = deal_base + B
@@ -100,9 +169,8 @@ def label(env: KingsCornerVecEnv, prior: str, positions: int, folder: Path, chun
             rows, acts = np.nonzero(masks[choice])
             games = choice[rows]
             values = np.full((choice.size, masks.shape[1]), np.nan, dtype=np.float32)
-            if scratch.size < games.size:
-                scratch = VecGame(games.size)
-            values[rows, acts] = action_values(env, games, acts, prior, scratch)
+            keys = (have + buffered + rows).astype(np.int64)  # one per position, the same on a resumed run
+            values[rows, acts] = move_values(env.game, games, acts, prior, redeals, keys, scratch)
             buf.append(Positions(obs[choice].astype(np.float16), moves[choice].astype(np.int16),
                                  values.astype(np.float16), deal_of[choice].astype(np.int64)))
             buffered += choice.size
@@ -171,10 +239,20 @@ def gain(scores: np.ndarray, adv: np.ndarray, legal: np.ndarray, margin: float) 
     return float(gained.mean()) if len(gained) else 0.0, float(deviate.mean()) if len(gained) else 0.0
 
 
+def best_margin(scores: np.ndarray, adv: np.ndarray, legal: np.ndarray) -> tuple[float, float, dict]:
+    """The margin (0 to 3 logits, by 0.1) whose deviations gain the most on these positions, with
+    that gain per position and the gain at every margin."""
+    margins = np.round(np.linspace(0.0, 3.0, 31), 2)
+    gains = [gain(scores, adv, legal, m)[0] for m in margins]
+    best = int(np.argmax(gains))
+    return float(margins[best]), gains[best], dict(zip(margins.tolist(), gains, strict=True))
+
+
 def fit(model, data: Positions, *, epochs: int, learning_rate: float, scale: float, holdout: float,
         batch_size: int = 2048, seed: int = 0, log=print) -> dict[str, Any]:
-    """Fit the actor head to ``scale`` times the advantages (see the module docstring), then set
-    the prior's weight to the margin that gains the most on the held-out positions."""
+    """Fit the actor head to ``scale`` times the advantages (see the module docstring), keep the
+    epoch whose best margin gains the most on the held-out positions, and set the prior's weight
+    to that margin."""
     policy = model.policy
     train_set, held = split(data, holdout)
     adv, legal = advantages(train_set)
@@ -183,8 +261,10 @@ def fit(model, data: Positions, *, epochs: int, learning_rate: float, scale: flo
               and name != "action_net.weight"]
     optimizer = torch.optim.Adam(params, lr=learning_rate)
     rng = np.random.default_rng(seed)
-    history = []
-    for epoch in range(epochs):
+    margin, best_gain, _ = best_margin(predicted(policy, held), held_adv, held_legal)
+    best = {"epoch": 0, "margin": margin, "gain": best_gain, "state": copy.deepcopy(policy.state_dict())}
+    history = [{"epoch": 0, "held_best_margin": margin, "held_best_gain": best_gain}]
+    for epoch in range(1, epochs + 1):
         order = rng.permutation(len(train_set))
         total = 0.0
         for start in range(0, len(order), batch_size):
@@ -200,20 +280,19 @@ def fit(model, data: Positions, *, epochs: int, learning_rate: float, scale: flo
             torch.nn.utils.clip_grad_norm_(params, 1.0)
             optimizer.step()
             total += loss.item() * len(rows)
-        scores = predicted(policy, held)
-        row = {"epoch": epoch + 1, "loss": total / max(len(order), 1)}
-        for m in (0.0, 0.25, 0.5, 1.0, 2.0):
-            row[f"held_gain_at_{m}"], row[f"held_deviation_at_{m}"] = gain(scores, held_adv, held_legal, m)
+        margin, held_gain, _ = best_margin(predicted(policy, held), held_adv, held_legal)
+        row = {"epoch": epoch, "loss": total / max(len(order), 1), "held_best_margin": margin,
+               "held_best_gain": held_gain}
         history.append(row)
         log(json.dumps(row))
-    scores = predicted(policy, held)
-    margins = np.linspace(0.0, 3.0, 31)
-    gains = [gain(scores, held_adv, held_legal, m)[0] for m in margins]
-    best = int(np.argmax(gains))
+        if held_gain > best["gain"]:
+            best = {"epoch": epoch, "margin": margin, "gain": held_gain, "state": copy.deepcopy(policy.state_dict())}
+    policy.load_state_dict(best["state"])
     with torch.no_grad():
-        policy.action_net.weight.fill_(float(margins[best]))
-    deviation = gain(scores, held_adv, held_legal, margins[best])[1]
+        policy.action_net.weight.fill_(best["margin"])
+    scores = predicted(policy, held)
+    _, _, by_margin = best_margin(scores, held_adv, held_legal)
     return {"positions": len(data), "train_positions": len(train_set), "held_positions": len(held),
-            "prior_weight": float(margins[best]), "held_gain_per_position": gains[best],
-            "held_deviation_share": deviation, "epochs": history,
-            "held_gain_by_margin": dict(zip([round(float(m), 2) for m in margins], gains, strict=True))}
+            "kept_epoch": best["epoch"], "prior_weight": best["margin"], "held_gain_per_position": best["gain"],
+            "held_deviation_share": gain(scores, held_adv, held_legal, best["margin"])[1], "epochs": history,
+            "held_gain_by_margin": by_margin}

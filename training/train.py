@@ -289,7 +289,7 @@ def improve_prior(cfg: TrainConfig, model: MaskablePPO, run: Run) -> None:
     env = KingsCornerVecEnv(cfg.n_envs, rules=cfg.rules_object(), num_players=cfg.num_players,
                             opponents=[p.teacher] * (cfg.num_players - 1), reward=cfg.reward,
                             max_moves=cfg.max_moves, illegal_action="raise")
-    data = improve.label(env, p.teacher, p.samples, run.folder / "improve")
+    data = improve.label(env, p.teacher, p.samples, run.folder / "improve", redeals=p.redeals)
     env.close()
     torch.set_num_threads(cfg.update_threads)
     stats = improve.fit(model, data, epochs=p.epochs, learning_rate=p.learning_rate, scale=p.advantage_scale,
