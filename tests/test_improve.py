@@ -162,3 +162,23 @@ def test_redealt_values_average_over_deals_the_seat_cannot_tell_apart(tmp_path):
     assert (legal.sum(axis=1) >= 2).all() and np.nanmin(values) >= 0 and np.nanmax(values) <= 1
     assert set(np.unique(values[legal] * 8).round(3)) <= set(np.arange(9.0)), "means of 4 shares of 0, 1/2, 1"
     assert len(np.unique(values[legal])) > 3
+
+
+def test_labels_with_nothing_to_learn_leave_the_network_as_it_was(tmp_path, positions):
+    """Labels where every move is worth exactly the prior's: no epoch gains on held-out deals,
+    so the fit keeps the starting network and the config's prior weight (the policy stays the
+    prior's), not a margin chosen on noise."""
+    import torch
+
+    from training.league import League
+    from training.train import make_env, make_model
+
+    values = np.where(np.isnan(positions.values.astype(np.float32)), np.nan, 0.5).astype(np.float16)
+    data = improve.Positions(positions.obs, positions.prior, values, positions.deal)
+    cfg = rollout_config()
+    model = make_model(cfg, make_env(cfg, League(cfg.league, seed=0)), tmp_path)
+    before = {k: v.clone() for k, v in model.policy.state_dict().items()}
+    stats = improve.fit(model, data, epochs=3, learning_rate=3e-3, scale=10.0, holdout=0.25, batch_size=128)
+    assert stats["kept_epoch"] == 0 and stats["prior_weight"] == 3.0
+    after = model.policy.state_dict()
+    assert all(torch.equal(before[k], after[k]) for k in before)

@@ -252,7 +252,8 @@ def fit(model, data: Positions, *, epochs: int, learning_rate: float, scale: flo
         batch_size: int = 2048, seed: int = 0, log=print) -> dict[str, Any]:
     """Fit the actor head to ``scale`` times the advantages (see the module docstring), keep the
     epoch whose best margin gains the most on the held-out positions, and set the prior's weight
-    to that margin."""
+    to that margin. If no epoch gains more than the network as it was (at its own prior weight),
+    the network is left as it was."""
     policy = model.policy
     train_set, held = split(data, holdout)
     adv, legal = advantages(train_set)
@@ -261,9 +262,10 @@ def fit(model, data: Positions, *, epochs: int, learning_rate: float, scale: flo
               and name != "action_net.weight"]
     optimizer = torch.optim.Adam(params, lr=learning_rate)
     rng = np.random.default_rng(seed)
-    margin, best_gain, _ = best_margin(predicted(policy, held), held_adv, held_legal)
-    best = {"epoch": 0, "margin": margin, "gain": best_gain, "state": copy.deepcopy(policy.state_dict())}
-    history = [{"epoch": 0, "held_best_margin": margin, "held_best_gain": best_gain}]
+    margin = float(policy.action_net.weight.item())  # the config's prior_weight: kept if no epoch gains
+    start_gain = gain(predicted(policy, held), held_adv, held_legal, margin)[0]
+    best = {"epoch": 0, "margin": margin, "gain": start_gain, "state": copy.deepcopy(policy.state_dict())}
+    history = [{"epoch": 0, "held_best_margin": margin, "held_best_gain": start_gain}]
     for epoch in range(1, epochs + 1):
         order = rng.permutation(len(train_set))
         total = 0.0
