@@ -110,6 +110,8 @@ def test_kc_train_improves_on_the_prior_before_ppo_and_resumes_its_labelling(tmp
     (folder / "improve").mkdir()
     for chunk in (run.folder / "improve").glob("chunk_*.npz"):
         (folder / "improve" / chunk.name).write_bytes(chunk.read_bytes())
+    with pytest.raises(FileExistsError, match="use --resume"):
+        train(cfg, folder, progress=False, argv=["test"])
     resumed = train(cfg, folder, resume=True, progress=False, argv=["test"])
     assert json.loads((resumed.folder / "pretrain.json").read_text())["positions"] == stats["positions"]
 

@@ -4,8 +4,9 @@ Rollout rewards (``rollouts.py``) tell PPO what its own sampled move was worth a
 prior's, one move per position; most sampled moves change nothing in the deal, so few samples
 carry signal. Here every move is valued instead. The prior plays the learner's seat against
 the league's prior opponents; at every position with a choice, each legal move is played on a
-copy of the deal and the deal is played out with the prior in every seat (``action_values``).
-A position's label is the learner's win share after each of its legal moves.
+copy of the deal and the deal is played out with the prior in every seat (``move_values``): on
+the true deal, or on ``pretrain.redeals`` re-deals of the cards the seat cannot see, the same
+re-deals for every move. A position's label is the learner's win share after each legal move.
 
 The network's actor head is then fitted so that its logit of each legal move, less the logit
 of the prior's move, equals ``advantage_scale`` times that move's advantage (its share less the

@@ -305,7 +305,7 @@ def train(cfg: TrainConfig, folder: str | Path, *, resume: bool = False, progres
         cfg = config_mod.load(folder / "config.yaml")
         run = Run(folder, cfg)
     else:
-        if Run(folder, cfg).newest_checkpoint() is not None:
+        if Run(folder, cfg).newest_checkpoint() is not None or (folder / "improve").is_dir():
             raise FileExistsError(f"{folder} already holds a run; use --resume to continue it, or another folder")
         run = start_run(cfg, folder, argv or sys.argv)
     league = League(cfg.league, seed=cfg.seed)
