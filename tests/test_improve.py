@@ -88,7 +88,7 @@ def test_the_fit_learns_a_better_move_and_sets_the_priors_weight_from_held_out_d
     assert stats["held_gain_per_position"] > 0 and stats["held_deviation_share"] > 0
     assert 0 <= stats["prior_weight"] < 5.0
     assert model.policy.action_net.weight.item() == pytest.approx(stats["prior_weight"])
-    held = data.take(np.flatnonzero(data.deal >= np.unique(data.deal)[int(len(np.unique(data.deal)) * 0.75)]))
+    _, held = improve.split(data, 0.25)
     scores = improve.predicted(model.policy, held)
     rows = np.flatnonzero(~np.isnan(held.values[:, 496].astype(np.float32)) & (held.prior != 496))
     assert (scores[rows, 496] > stats["prior_weight"]).mean() > 0.9
