@@ -5,7 +5,7 @@
 
 The searcher plays one seat against ``heuristic`` in the others, each deal twice (once in each
 seat, 2 players; seat-rotated for more), on the standard rules. At every decision with a
-choice it values each legal move as ``improve.move_values`` does for the labels: the move, then
+choice it values each legal move as ``rollouts.move_values`` does for the labels: the move, then
 every seat played by the heuristic to the end, averaged over ``--redeals`` re-deals of the cards
 the seat cannot see (the same re-deals for every move). It plays the best move where that
 beats the heuristic's own move by more than ``--margin`` of a deal, else the heuristic's move.
@@ -28,7 +28,7 @@ import numpy as np
 from kc_env.vector import VecGame
 from kc_env.vector import kernel as K
 from kc_env.vector.opponents import rule_based
-from training.improve import move_values
+from training.rollouts import end_cut_off, move_values
 
 
 def main(argv: list[str] | None = None) -> dict:
@@ -75,9 +75,8 @@ def main(argv: list[str] | None = None) -> dict:
             decisions += at.size
             deviations += int(better.sum())
         games.step(live, moves)
+        end_cut_off(games, live)
         for b in live.tolist():
-            if games.S[b, K.TRUNC] and not games.S[b, K.OVER]:
-                K.finish_blocked(games.hands, games.S, games.R, b)
             if games.S[b, K.OVER]:
                 winner = int(games.S[b, K.WINNER])
                 shares.append(1.0 / n if winner < 0 else float(winner == slot[b][1]))

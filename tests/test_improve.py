@@ -13,6 +13,7 @@ pytest.importorskip("numba")
 
 from training import config as config_mod  # noqa: E402
 from training import improve  # noqa: E402
+from training.rollouts import redeal_unseen  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -136,7 +137,7 @@ def test_a_redeal_changes_only_what_the_seat_cannot_see():
     game.deal(range(6), "standard", 3, seeds=range(6), dealers=[0] * 6)
     before = {name: getattr(game, name).copy() for name in ("hands", "stock", "piles", "pinfo", "S")}
     rows = np.arange(6, dtype=np.int64)
-    improve.redeal_unseen(game.hands, game.stock, game.S, rows, rows * 11)
+    redeal_unseen(game.hands, game.stock, game.S, rows, rows * 11)
     moved = 0
     for b in range(6):
         seat, n = int(game.S[b, K.CUR]), int(game.S[b, K.SLEN])
@@ -150,7 +151,7 @@ def test_a_redeal_changes_only_what_the_seat_cannot_see():
         assert np.array_equal(getattr(game, name), before[name])
     again = VecGame(6)
     again.deal(range(6), "standard", 3, seeds=range(6), dealers=[0] * 6)
-    improve.redeal_unseen(again.hands, again.stock, again.S, rows, rows * 11)
+    redeal_unseen(again.hands, again.stock, again.S, rows, rows * 11)
     assert np.array_equal(again.hands, game.hands) and np.array_equal(again.stock, game.stock), "same keys, same deals"
 
 

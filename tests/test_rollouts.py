@@ -12,7 +12,7 @@ from kc_env.vector import KingsCornerVecEnv, VecGame  # noqa: E402
 from kc_env.vector import kernel as K  # noqa: E402
 from kc_env.vector.opponents import rule_based  # noqa: E402
 from training import config as config_mod  # noqa: E402
-from training.rollouts import RolloutReward, action_values, copy_games, play_out  # noqa: E402
+from training.rollouts import RolloutReward, copy_games, move_values, play_out  # noqa: E402
 from training.wrappers import PriorAction  # noqa: E402
 
 
@@ -61,7 +61,7 @@ def test_the_prior_moves_play_out_is_what_happens_when_everyone_plays_the_prior(
     obs = wrapped.reset()
     games = np.arange(16)
     before = env.game.S.copy(), env.game.hands.copy(), env.game.stock.copy()
-    predicted = action_values(env, games, obs[:, 1584].astype(np.int64), "heuristic")
+    predicted = move_values(env.game, games, obs[:, 1584].astype(np.int64), "heuristic")
     assert all(np.array_equal(a, b) for a, b in zip(before, (env.game.S, env.game.hands, env.game.stock), strict=True))
     outcome = np.full(16, np.nan)
     while np.isnan(outcome).any():
@@ -80,7 +80,8 @@ def test_the_reward_is_zero_for_the_priors_move_and_the_difference_of_play_outs_
     prior = obs[:, 1584].astype(np.int64)
     other = np.array([next((a for a in np.flatnonzero(m) if a != p), p) for m, p in zip(masks, prior, strict=True)])
     acts = np.where(np.arange(32) % 2 == 0, prior, other)
-    expected = action_values(env, np.arange(32), acts, "heuristic") - action_values(env, np.arange(32), prior, "heuristic")
+    expected = (move_values(env.game, np.arange(32), acts, "heuristic")
+                - move_values(env.game, np.arange(32), prior, "heuristic"))
     _, rewards, _, _ = wrapped.step(acts)
     assert np.all(rewards[acts == prior] == 0)
     assert np.allclose(rewards, expected) and np.abs(rewards).max() <= 1

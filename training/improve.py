@@ -4,7 +4,7 @@ Rollout rewards (``rollouts.py``) tell PPO what its own sampled move was worth a
 prior's, one move per position; most sampled moves change nothing in the deal, so few samples
 carry signal. Here every move is valued instead. The prior plays the learner's seat against
 the league's prior opponents; at every position with a choice, each legal move is played on a
-copy of the deal and the deal is played out with the prior in every seat (``move_values``): on
+copy of the deal and the deal is played out with the prior in every seat (``rollouts.move_values``): on
 the true deal, or on ``pretrain.redeals`` re-deals of the cards the seat cannot see, the same
 re-deals for every move. A position's label is the learner's win share after each legal move.
 
@@ -34,13 +34,11 @@ from typing import Any
 
 import numpy as np
 import torch
-from numba import njit
 
 from kc_env.vector import KingsCornerVecEnv, VecGame
-from kc_env.vector import kernel as K
 from kc_env.vector.opponents import rule_based
 
-from .rollouts import copy_games, play_out, shares
+from .rollouts import move_values
 
 CHUNK = "chunk_{:04d}.npz"
 
@@ -77,75 +75,11 @@ class Positions:
         return Positions(self.obs[rows], self.prior[rows], self.values[rows], self.deal[rows])
 
 
-@njit(cache=True)
-def redeal_unseen(hands, stock, S, rows, keys):
-    """In each game of ``rows``, deal the cards the seat to act cannot see (the other hands and
-    the stock) again at random, every hand and the stock keeping its size: a deal that looks the
-    same from that seat. ``keys[i]`` seeds row ``i`` (SplitMix64), so equal keys deal alike."""
-    cards = np.zeros(64, dtype=np.int64)
-    for i in range(len(rows)):
-        b = rows[i]
-        seat = S[b, K.CUR]
-        n = 0
-        for s in range(S[b, K.NP]):
-            if s != seat:
-                m = hands[b, s]
-                for c in range(54):
-                    if (m >> c) & 1:
-                        cards[n] = c
-                        n += 1
-        for j in range(S[b, K.SLEN]):
-            cards[n] = stock[b, j]
-            n += 1
-        x = np.uint64(keys[i])
-        for j in range(n - 1, 0, -1):  # Fisher-Yates
-            x += np.uint64(0x9E3779B97F4A7C15)
-            z = x
-            z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-            z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-            z = z ^ (z >> np.uint64(31))
-            k = np.int64(z % np.uint64(j + 1))
-            cards[j], cards[k] = cards[k], cards[j]
-        at = 0
-        for s in range(S[b, K.NP]):
-            if s != seat:
-                size = K.popcount(hands[b, s])
-                m = np.int64(0)
-                for j in range(at, at + size):
-                    m |= np.int64(1) << cards[j]
-                hands[b, s] = m
-                at += size
-        for j in range(S[b, K.SLEN]):  # the stock takes the rest, in the shuffled order
-            stock[b, j] = cards[at + j]
-
-
-def move_values(game: VecGame, games: np.ndarray, moves: np.ndarray, prior: str, redeals: int,
-                keys: np.ndarray, scratch: VecGame) -> np.ndarray:
-    """The win share of the seat to act after each ``moves[i]`` in game ``games[i]``, every seat
-    played by ``prior`` from then on: on the true deal (``redeals`` 0), or the mean over
-    ``redeals`` deals that look the same from that seat (``redeal_unseen``). Moves of one position
-    share their re-deals (``keys[i]``: the position's key), so their differences are not noise
-    of the re-deals."""
-    k = max(redeals, 1)
-    rows = np.arange(len(games) * k, dtype=np.int64)
-    if scratch.size < rows.size:
-        scratch = VecGame(rows.size)
-    copy_games(game, np.repeat(games, k), scratch, rows)
-    seats = scratch.S[rows, K.CUR].copy()
-    if redeals:
-        draw = (np.repeat(keys.astype(np.uint64) * np.uint64(1_000_003), k)
-                + np.tile(np.arange(k, dtype=np.uint64), len(games)))
-        redeal_unseen(scratch.hands, scratch.stock, scratch.S, rows, draw.astype(np.int64))
-    scratch.step(rows, np.repeat(moves, k))
-    winners = play_out(scratch, rows, rule_based(prior))
-    return shares(winners, seats, int(game.S[games[0], K.NP]) if len(games) else 2).reshape(-1, k).mean(axis=1)
-
-
 def label(env: KingsCornerVecEnv, prior: str, positions: int, folder: Path, chunk_size: int = 20_000,
           redeals: int = 0, log=print) -> Positions:
     """Label ``positions`` positions where the learner's seat has a choice, the prior playing it in
     ``env`` (whose opponents should be the prior too): each legal move's win share, on the true
-    deal (``redeals`` 0) or averaged over that many re-deals of the unseen cards (``move_values``).
+    deal (``redeals`` 0) or averaged over that many re-deals of the unseen cards (``rollouts.move_values``).
     Chunks already in ``folder`` count; new ones are added until there are enough. Deals are
     numbered across chunks."""
     folder.mkdir(parents=True, exist_ok=True)

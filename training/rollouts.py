@@ -15,6 +15,11 @@ prior (the rollout algorithm of Bertsekas, and of Tesauro and Galperin's backgam
 learned from the seat's own observation. In a game this much of luck, the deal's outcome says
 little about one move; the difference of two play-outs of the same deal says exactly that.
 
+``move_values`` is the one valuation of moves by play-outs: rollout rewards use it on the true
+deal; ``improve.py`` (labels for ``pretrain.method: rollouts``) and
+``benchmarks/rollout_search.py`` also on re-deals of the cards the seat cannot see
+(``redeal_unseen``).
+
 The opponents in the play-outs are the prior too, so a league of that agent is what the reward
 assumes (the config check insists on it).
 """
@@ -22,6 +27,7 @@ assumes (the config check insists on it).
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
 
 from kc_env.vector import KingsCornerVecEnv, VecGame
@@ -44,34 +50,93 @@ def copy_games(src: VecGame, src_idx: np.ndarray, dst: VecGame, dst_idx: np.ndar
 def play_out(game: VecGame, idx: np.ndarray, policy) -> np.ndarray:
     """Let ``policy(obs, masks)`` play every seat of games ``idx`` until each deal ends; returns
     each game's winner (-1: nobody). A deal cut off after ``max_moves`` ends as a blocked deal
-    (RULES.md 4.8, as ``match.truncate`` ends one in the engine): no winner, or under
-    ``blocked: fewest_cards`` the one seat with the fewest cards."""
+    (``end_cut_off``)."""
     active = idx
     while active.size:
         seats = game.S[active, K.CUR]
         game.step(active, policy(game.observe(active, seats), game.legal_masks(active)))
-        for b in active[(game.S[active, K.TRUNC] != 0) & (game.S[active, K.OVER] == 0)].tolist():
-            K.finish_blocked(game.hands, game.S, game.R, b)
+        end_cut_off(game, active)
         active = active[game.S[active, K.OVER] == 0]
     return game.S[idx, K.WINNER].copy()
 
 
-def shares(winners: np.ndarray, seats: np.ndarray, num_players: int) -> np.ndarray:
-    """The win share of ``seats`` in deals won by ``winners`` (-1: nobody)."""
+def end_cut_off(game: VecGame, idx: np.ndarray) -> None:
+    """End each deal of games ``idx`` that was cut off after ``max_moves`` as a blocked deal
+    (RULES.md 4.8, as ``match.truncate`` ends one in the engine): no winner, or under
+    ``blocked: fewest_cards`` the one seat with the fewest cards."""
+    for b in idx[(game.S[idx, K.TRUNC] != 0) & (game.S[idx, K.OVER] == 0)].tolist():
+        K.finish_blocked(game.hands, game.S, game.R, b)
+
+
+def shares(winners: np.ndarray, seats: np.ndarray, num_players) -> np.ndarray:
+    """The win share of ``seats`` in deals won by ``winners`` (-1: nobody), among ``num_players``
+    (one count, or one per deal)."""
     return np.where(winners < 0, 1.0 / num_players, (winners == seats).astype(np.float64))
 
 
-def action_values(env: KingsCornerVecEnv, games: np.ndarray, actions: np.ndarray, prior: str,
-                  scratch: VecGame | None = None) -> np.ndarray:
-    """The learner's win share in each of ``games`` after playing ``actions`` there and letting
-    ``prior`` play every seat from then on (on copies; the env's games are untouched)."""
-    k = len(games)
-    scratch = scratch if scratch is not None and scratch.size >= k else VecGame(max(k, 1))
-    rows = np.arange(k, dtype=np.int64)
-    copy_games(env.game, games, scratch, rows)
-    scratch.step(rows, actions)
+@njit(cache=True)
+def redeal_unseen(hands, stock, S, rows, keys):
+    """In each game of ``rows``, deal the cards the seat to act cannot see (the other hands and
+    the stock) again at random, every hand and the stock keeping its size: a deal that looks the
+    same from that seat. ``keys[i]`` seeds row ``i`` (SplitMix64), so equal keys deal alike."""
+    cards = np.zeros(64, dtype=np.int64)
+    for i in range(len(rows)):
+        b = rows[i]
+        seat = S[b, K.CUR]
+        n = 0
+        for s in range(S[b, K.NP]):
+            if s != seat:
+                m = hands[b, s]
+                for c in range(54):
+                    if (m >> c) & 1:
+                        cards[n] = c
+                        n += 1
+        for j in range(S[b, K.SLEN]):
+            cards[n] = stock[b, j]
+            n += 1
+        x = np.uint64(keys[i])
+        for j in range(n - 1, 0, -1):  # Fisher-Yates
+            x += np.uint64(0x9E3779B97F4A7C15)
+            z = x
+            z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+            z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+            z = z ^ (z >> np.uint64(31))
+            k = np.int64(z % np.uint64(j + 1))
+            cards[j], cards[k] = cards[k], cards[j]
+        at = 0
+        for s in range(S[b, K.NP]):
+            if s != seat:
+                size = K.popcount(hands[b, s])
+                m = np.int64(0)
+                for j in range(at, at + size):
+                    m |= np.int64(1) << cards[j]
+                hands[b, s] = m
+                at += size
+        for j in range(S[b, K.SLEN]):  # the stock takes the rest, in the shuffled order
+            stock[b, j] = cards[at + j]
+
+
+def move_values(game: VecGame, games: np.ndarray, moves: np.ndarray, prior: str, redeals: int = 0,
+                keys: np.ndarray | None = None, scratch: VecGame | None = None) -> np.ndarray:
+    """The win share of the seat to act after each ``moves[i]`` in game ``games[i]``, every seat
+    played by ``prior`` from then on, on copies (``game`` is untouched): on the true deal
+    (``redeals`` 0), or the mean over ``redeals`` deals that look the same from that seat
+    (``redeal_unseen``). Moves of one position share their re-deals (``keys[i]``: the position's
+    key), so their differences are not noise of the re-deals."""
+    k = max(redeals, 1)
+    rows = np.arange(len(games) * k, dtype=np.int64)
+    if scratch is None or scratch.size < rows.size:
+        scratch = VecGame(max(rows.size, 1))
+    copy_games(game, np.repeat(games, k), scratch, rows)
+    seats = scratch.S[rows, K.CUR].copy()
+    if redeals:
+        draw = (np.repeat(keys.astype(np.uint64) * np.uint64(1_000_003), k)
+                + np.tile(np.arange(k, dtype=np.uint64), len(games)))
+        redeal_unseen(scratch.hands, scratch.stock, scratch.S, rows, draw.astype(np.int64))
+    scratch.step(rows, np.repeat(moves, k))
     winners = play_out(scratch, rows, rule_based(prior))
-    return shares(winners, env.game.S[games, K.LEARNER], env.num_players)
+    return shares(winners, seats, scratch.S[rows, K.NP]).reshape(-1, k).mean(axis=1)
+
 
 
 class RolloutReward(VecEnvWrapper):
@@ -103,7 +168,7 @@ class RolloutReward(VecEnvWrapper):
         if games.size:
             both = np.concatenate([games, games])
             moves = np.concatenate([actions[games], self._prior_moves[games]])
-            values = action_values(self.base, both, moves, self.prior, self.scratch)
+            values = move_values(self.base.game, both, moves, self.prior, scratch=self.scratch)
             self._rewards[games] = values[:games.size] - values[games.size:]
         self.moves += self.num_envs
         self.deviations += int(games.size)

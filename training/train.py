@@ -282,15 +282,13 @@ def kickstart(cfg: TrainConfig, model: MaskablePPO, env: VecEnv, run: Run) -> No
     env.reset()
 
 
-def improve_prior(cfg: TrainConfig, model: MaskablePPO, run: Run) -> None:
-    """Label positions by play-outs and fit the actor to each move's advantage over the prior
-    (``training/improve.py``); the fit's figures go in ``pretrain.json``."""
+def improve_prior(cfg: TrainConfig, model: MaskablePPO, env: VecEnv, run: Run) -> None:
+    """Label positions by play-outs in the training env (its league is the prior alone) and fit
+    the actor to each move's advantage over the prior (``training/improve.py``); the fit's
+    figures go in ``pretrain.json``."""
     p = cfg.pretrain
-    env = KingsCornerVecEnv(cfg.n_envs, rules=cfg.rules_object(), num_players=cfg.num_players,
-                            opponents=[p.teacher] * (cfg.num_players - 1), reward=cfg.reward,
-                            max_moves=cfg.max_moves, illegal_action="raise")
-    data = improve.label(env, p.teacher, p.samples, run.folder / "improve", redeals=p.redeals)
-    env.close()
+    data = improve.label(env.unwrapped, p.teacher, p.samples, run.folder / "improve", redeals=p.redeals)
+    env.reset()  # the labelling played the games behind the wrappers' backs
     torch.set_num_threads(cfg.update_threads)
     stats = improve.fit(model, data, epochs=p.epochs, learning_rate=p.learning_rate, scale=p.advantage_scale,
                         holdout=p.holdout, seed=cfg.seed)
@@ -324,7 +322,7 @@ def train(cfg: TrainConfig, folder: str | Path, *, resume: bool = False, progres
     else:
         model = make_model(cfg, env, folder)
         if cfg.pretrain.teacher and cfg.pretrain.method == "rollouts":
-            improve_prior(cfg, model, run)
+            improve_prior(cfg, model, env, run)
         elif cfg.pretrain.teacher:
             kickstart(cfg, model, env, run)
     remaining = cfg.total_timesteps - model.num_timesteps
