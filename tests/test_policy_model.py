@@ -119,3 +119,40 @@ def test_an_unknown_prior_or_a_bad_prior_weight_is_refused(tmp_path):
     (folder / "model.json").write_text(json.dumps(card))
     with pytest.raises(ModelError, match="prior_weight must be a finite number"):
         load_network(folder)
+
+
+def test_a_heuristic_prior_plays_with_the_evaluation_weights_its_model_carries(tmp_path):
+    """A model whose training tuned its heuristic prior (``training/tune.py``) carries those
+    weights in ``model.json``; its moves are the heuristic's with them, not the shipped ones."""
+    from kc_env.agents.policies import evaluation_weights, heuristic_action, heuristic_action_w
+
+    tuned = {"card": 0.05, "opp": 9.0}
+    net = tiny_network()
+    folder = save(tmp_path / "p", PolicyNetwork(net.hidden, net.action, "tanh", "heuristic", 50.0, tuned), {})
+    agent = PolicyAgent(folder)
+    assert json.loads((folder / "model.json").read_text())["network"]["heuristic_weights"] == tuned
+    w = evaluation_weights(tuned)
+    differ = 0
+    for seed in range(40):
+        obs = an_observation(seed)
+        move = agent.act(obs)
+        assert move == heuristic_action_w(obs["observation"], obs["action_mask"], w.copy())
+        differ += move != heuristic_action(obs["observation"], obs["action_mask"])
+    assert differ > 0
+
+
+def test_bad_heuristic_weights_in_a_model_are_refused(tmp_path):
+    net = tiny_network()
+    folder = save(tmp_path / "p", PolicyNetwork(net.hidden, net.action, "tanh", "heuristic", 3.0, {"card": 0.5}), {})
+    card = json.loads((folder / "model.json").read_text())
+    for weights, message in (({"luck": 1.0}, "unknown heuristic weight 'luck'"),
+                             ({"card": "many"}, "heuristic weight card must be a finite number"),
+                             ([1.0, 2.0], "must be a mapping of weight names")):
+        card["network"]["heuristic_weights"] = weights
+        (folder / "model.json").write_text(json.dumps(card))
+        with pytest.raises(ModelError, match=message):
+            load_network(folder)
+    card["network"].update(prior="greedy", heuristic_weights={"card": 0.5})
+    (folder / "model.json").write_text(json.dumps(card))
+    with pytest.raises(ModelError, match="heuristic_weights need the heuristic as the network's prior"):
+        load_network(folder)

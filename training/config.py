@@ -118,6 +118,27 @@ class PretrainSettings:
 
 
 @dataclass
+class TuneSettings:
+    """Before the network: tune the evaluation weights of the heuristic prior against the league
+    by an evolution strategy (``training/tune.py``); the network's prior then plays with them."""
+
+    generations: int = 0
+    """Steps of the evolution strategy (0: no tuning, the prior keeps its shipped weights)."""
+    pairs: int = 8
+    """Directions per generation; each is played from both sides (2 * pairs candidates)."""
+    deals: int = 200
+    """Deals per generation, each played from every seat by every candidate (the same deals)."""
+    sigma: float = 0.15
+    """The candidates' distance from the current weights, in log weight."""
+    step: float = 0.1
+    """How far a generation moves the weights along the rank-weighted directions (log weight)."""
+    holdout_deals: int = 1000
+    """Fresh deals (each from every seat) on which the tuned weights are measured at the end."""
+    weights: list[str] = field(default_factory=list)
+    """The weights to tune, by name (``policies.WEIGHT_NAMES``); empty: all of them."""
+
+
+@dataclass
 class EvalSettings:
     """Periodic evaluation against fixed opponents, logged and plotted."""
 
@@ -195,6 +216,7 @@ class TrainConfig:
     network: NetworkSettings = field(default_factory=NetworkSettings)
     league: LeagueSettings = field(default_factory=LeagueSettings)
     pretrain: PretrainSettings = field(default_factory=PretrainSettings)
+    tune: TuneSettings = field(default_factory=TuneSettings)
     eval: EvalSettings = field(default_factory=EvalSettings)
     rllib: RLlibSettings = field(default_factory=RLlibSettings)
 
@@ -283,6 +305,7 @@ def validate(config: TrainConfig, where: str = "config") -> TrainConfig:
          "pretrain.samples, pretrain.epochs and pretrain.advantage_scale must be positive"),
         (0 <= config.pretrain.holdout < 1, "pretrain.holdout must be in [0, 1)"),
         (config.pretrain.redeals >= 0, "pretrain.redeals must be 0 (the true deal) or more"),
+        *_tune_checks(config),
         (config.trainer in TRAINERS, f"trainer must be one of {', '.join(TRAINERS)}, not {config.trainer!r}"),
         *_rllib_checks(config.rllib),
     ]
@@ -290,6 +313,25 @@ def validate(config: TrainConfig, where: str = "config") -> TrainConfig:
         if not ok:
             raise ConfigError(f"{where}: {message}")
     return config
+
+
+def _tune_checks(config: TrainConfig) -> list[tuple[bool, str]]:
+    t = config.tune
+    if t.generations == 0:
+        return [(True, "")]
+    from kc_env.agents.policies import WEIGHT_NAMES
+
+    unknown = [n for n in t.weights if n not in WEIGHT_NAMES]
+    return [
+        (t.generations > 0, "tune.generations must be 0 (no tuning) or more"),
+        (config.network.prior == "heuristic", "tune needs network.prior: heuristic (it tunes that prior's weights)"),
+        (set(config.league.agents) <= {"heuristic", "greedy"},
+         "tune plays the league's rule-based agents: league.agents may hold only heuristic and greedy"),
+        (config.trainer == "sb3", "tune runs before the sb3 trainer only"),
+        (t.pairs > 0 and t.deals > 0 and t.sigma > 0 and t.step > 0 and t.holdout_deals >= 0,
+         "tune.pairs, tune.deals, tune.sigma and tune.step must be positive, tune.holdout_deals >= 0"),
+        (not unknown, f"tune.weights: unknown weight names {unknown} (known: {', '.join(WEIGHT_NAMES)})"),
+    ]
 
 
 def _rllib_checks(r: RLlibSettings) -> list[tuple[bool, str]]:

@@ -43,7 +43,8 @@ def network_of(model: MaskablePPO) -> PolicyNetwork:
     if prior is None:
         return PolicyNetwork(tuple(arrays(m) for m in layers), arrays(policy.action_net), activation)
     weight = float(policy.action_net.weight.detach().cpu())
-    return PolicyNetwork(tuple(arrays(m) for m in layers), arrays(policy.action_net.linear), activation, prior, weight)
+    return PolicyNetwork(tuple(arrays(m) for m in layers), arrays(policy.action_net.linear), activation, prior, weight,
+                         getattr(policy, "heuristic_weights", None))
 
 
 def torch_probabilities(model: MaskablePPO, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
@@ -51,7 +52,8 @@ def torch_probabilities(model: MaskablePPO, obs: np.ndarray, masks: np.ndarray) 
     prior = getattr(model.policy, "prior", None)
     if prior is not None:  # the observation the policy trained on carries the prior's action
         hidden = np.zeros((len(obs), model.policy.privileged), dtype=np.float32)  # only the critic reads these
-        obs = np.concatenate([obs, policies.actions(prior, obs, masks)[:, None], hidden], axis=1)
+        chosen = policies.actions(prior, obs, masks, getattr(model.policy, "heuristic_weights", None))
+        obs = np.concatenate([obs, chosen[:, None], hidden], axis=1)
     with torch.no_grad():
         tensor = torch.as_tensor(obs, dtype=torch.float32)
         dist = model.policy.get_distribution(tensor, action_masks=masks.astype(bool))

@@ -116,8 +116,9 @@ class PriorPolicy(MaskableActorCriticPolicy):
     """MaskablePPO's policy with a rule-based prior on the logits (see the module docstring)."""
 
     def __init__(self, *args, prior: str = "heuristic", prior_weight: float = 4.0, privileged: int = 0,
-                 **kwargs) -> None:
+                 heuristic_weights: dict[str, float] | None = None, **kwargs) -> None:
         self.prior, self.prior_weight, self.privileged = prior, prior_weight, privileged
+        self.heuristic_weights = heuristic_weights  # the prior's evaluation weights, if tuned (training/tune.py)
         super().__init__(*args, **kwargs)
 
     def _build_mlp_extractor(self) -> None:
@@ -134,11 +135,12 @@ class PriorPolicy(MaskableActorCriticPolicy):
 
     def _get_constructor_parameters(self) -> dict:
         return {**super()._get_constructor_parameters(), "prior": self.prior, "prior_weight": self.prior_weight,
-                "privileged": self.privileged}
+                "privileged": self.privileged, "heuristic_weights": self.heuristic_weights}
 
 
 def policy_kwargs(shared: list[int], hidden: list[int], activation: str,
-                  prior: str | None = None, prior_weight: float = 4.0, privileged: int = 0) -> dict:
+                  prior: str | None = None, prior_weight: float = 4.0, privileged: int = 0,
+                  heuristic_weights: dict[str, float] | None = None) -> dict:
     """MaskablePPO ``policy_kwargs`` for this shape (with a prior: for ``PriorPolicy``)."""
     kwargs = {
         "features_extractor_class": PriorTrunk if prior else SharedTrunk,
@@ -148,5 +150,5 @@ def policy_kwargs(shared: list[int], hidden: list[int], activation: str,
         "activation_fn": ACTIVATIONS[activation],
     }
     if prior:
-        kwargs.update(prior=prior, prior_weight=prior_weight, privileged=privileged)
+        kwargs.update(prior=prior, prior_weight=prior_weight, privileged=privileged, heuristic_weights=heuristic_weights)
     return kwargs

@@ -117,12 +117,13 @@ def redeal_unseen(hands, stock, S, rows, keys):
 
 
 def move_values(game: VecGame, games: np.ndarray, moves: np.ndarray, prior: str, redeals: int = 0,
-                keys: np.ndarray | None = None, scratch: VecGame | None = None) -> np.ndarray:
+                keys: np.ndarray | None = None, scratch: VecGame | None = None, weights=None) -> np.ndarray:
     """The win share of the seat to act after each ``moves[i]`` in game ``games[i]``, every seat
     played by ``prior`` from then on, on copies (``game`` is untouched): on the true deal
     (``redeals`` 0), or the mean over ``redeals`` deals that look the same from that seat
     (``redeal_unseen``). Moves of one position share their re-deals (``keys[i]``: the position's
-    key), so their differences are not noise of the re-deals."""
+    key), so their differences are not noise of the re-deals. A heuristic ``prior`` plays with its
+    evaluation ``weights`` when given."""
     k = max(redeals, 1)
     rows = np.arange(len(games) * k, dtype=np.int64)
     if scratch is None or scratch.size < rows.size:
@@ -134,7 +135,7 @@ def move_values(game: VecGame, games: np.ndarray, moves: np.ndarray, prior: str,
                 + np.tile(np.arange(k, dtype=np.uint64), len(games)))
         redeal_unseen(scratch.hands, scratch.stock, scratch.S, rows, draw.astype(np.int64))
     scratch.step(rows, np.repeat(moves, k))
-    winners = play_out(scratch, rows, rule_based(prior))
+    winners = play_out(scratch, rows, rule_based(prior, weights))
     return shares(winners, seats, scratch.S[rows, K.NP]).reshape(-1, k).mean(axis=1)
 
 
@@ -144,9 +145,9 @@ class RolloutReward(VecEnvWrapper):
     env whose observations carry the prior's action in column ``OBS_SIZE`` (``PriorAction``),
     so the prior's move is the one the policy saw."""
 
-    def __init__(self, venv: VecEnv, prior: str) -> None:
+    def __init__(self, venv: VecEnv, prior: str, weights=None) -> None:
         super().__init__(venv)
-        self.prior = prior
+        self.prior, self.weights = prior, weights
         self.base: KingsCornerVecEnv = venv.unwrapped
         self.scratch = VecGame(2 * self.base.num_envs)
         self._prior_moves = np.zeros(self.num_envs, dtype=np.int64)
@@ -168,7 +169,7 @@ class RolloutReward(VecEnvWrapper):
         if games.size:
             both = np.concatenate([games, games])
             moves = np.concatenate([actions[games], self._prior_moves[games]])
-            values = move_values(self.base.game, both, moves, self.prior, scratch=self.scratch)
+            values = move_values(self.base.game, both, moves, self.prior, scratch=self.scratch, weights=self.weights)
             self._rewards[games] = values[:games.size] - values[games.size:]
         self.moves += self.num_envs
         self.deviations += int(games.size)

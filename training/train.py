@@ -11,10 +11,12 @@ three callbacks (league, checkpoints, evaluation). Everything a run writes lands
         tb/                                          TensorBoard logs
         eval.json  learning_curve.png                periodic evaluation results
         improve/chunk_0000.npz  pretrain.json        labelled positions, the fit (pretrain.method: rollouts)
+        tune.json                                    the prior's tuned weights, every generation (tune:)
         final.zip                                    the model at the end
 
 ``--resume`` continues a killed run from its newest checkpoint, with the same config (a run killed
-while labelling positions for ``pretrain.method: rollouts`` keeps its labelled chunks and goes on).
+while labelling positions for ``pretrain.method: rollouts`` keeps its labelled chunks and goes on;
+one killed while tuning the prior's weights goes on at its next generation).
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ from .league import League
 from .policy import PriorPolicy, policy_kwargs
 from .pretrain import collect, fit
 from .rollouts import RolloutReward
+from .tune import TUNE_FILE, tune
 from .wrappers import BlockedReward, PriorAction, privileged_size
 
 CHECKPOINTS = "checkpoints"
@@ -91,9 +94,10 @@ def code_version() -> dict[str, Any]:
             "python": platform.python_version(), "torch": torch.__version__}
 
 
-def make_env(cfg: TrainConfig, league: League) -> VecEnv:
+def make_env(cfg: TrainConfig, league: League, prior_weights: dict[str, float] | None = None) -> VecEnv:
     """The vector env, every game's opponents drawn from the league (with the prior's action
-    appended to the observations when the network has a prior)."""
+    appended to the observations when the network has a prior; a heuristic prior plays with
+    ``prior_weights`` when the run tuned them)."""
     n_opp = cfg.num_players - 1
     env = KingsCornerVecEnv(cfg.n_envs, rules=cfg.rules_object(), num_players=cfg.num_players,
                             opponents=["random"] * n_opp, reward=cfg.reward, max_moves=cfg.max_moves,
@@ -104,15 +108,15 @@ def make_env(cfg: TrainConfig, league: League) -> VecEnv:
         env = BlockedReward(env, cfg.blocked_reward)
     net = cfg.network
     if net.prior is not None:
-        env = PriorAction(env, net.prior, net.privileged_critic)
-    return RolloutReward(env, net.prior) if cfg.rollout_reward else env
+        env = PriorAction(env, net.prior, net.privileged_critic, prior_weights)
+    return RolloutReward(env, net.prior, prior_weights) if cfg.rollout_reward else env
 
 
-def make_model(cfg: TrainConfig, env: VecEnv, folder: Path) -> MaskablePPO:
+def make_model(cfg: TrainConfig, env: VecEnv, folder: Path, prior_weights: dict[str, float] | None = None) -> MaskablePPO:
     """A new MaskablePPO with the config's network and hyperparameters."""
     net = cfg.network
     privileged = privileged_size(cfg.num_players) if net.privileged_critic else 0
-    kwargs = policy_kwargs(net.shared, net.hidden, net.activation, net.prior, net.prior_weight, privileged)
+    kwargs = policy_kwargs(net.shared, net.hidden, net.activation, net.prior, net.prior_weight, privileged, prior_weights)
     return MaskablePPO(PriorPolicy if net.prior else "MlpPolicy", env, policy_kwargs=kwargs, seed=cfg.seed, verbose=0,
                        tensorboard_log=str(folder / "tb"), device="cpu", **vars(cfg.ppo))
 
@@ -295,6 +299,11 @@ def improve_prior(cfg: TrainConfig, model: MaskablePPO, env: VecEnv, run: Run) -
     (run.folder / "pretrain.json").write_text(json.dumps(stats, indent=1) + "\n")
 
 
+def _has_stage(folder: Path) -> bool:
+    """Whether ``folder`` holds the work of a stage before PPO (labelled positions, tuning)."""
+    return (folder / "improve").is_dir() or (folder / TUNE_FILE).is_file()
+
+
 def train(cfg: TrainConfig, folder: str | Path, *, resume: bool = False, progress: bool = True,
           argv: list[str] | None = None) -> Run:
     """Train (or resume) the run in ``folder``; returns the run. See the module docstring."""
@@ -303,24 +312,25 @@ def train(cfg: TrainConfig, folder: str | Path, *, resume: bool = False, progres
         cfg = config_mod.load(folder / "config.yaml")
         run = Run(folder, cfg)
     else:
-        if Run(folder, cfg).newest_checkpoint() is not None or (folder / "improve").is_dir():
+        if Run(folder, cfg).newest_checkpoint() is not None or _has_stage(folder):
             raise FileExistsError(f"{folder} already holds a run; use --resume to continue it, or another folder")
         run = start_run(cfg, folder, argv or sys.argv)
     league = League(cfg.league, seed=cfg.seed)
     history: list[dict[str, Any]] = []
     checkpoint = run.newest_checkpoint() if resume else None
-    if resume and checkpoint is None and not (folder / "improve").is_dir():
+    if resume and checkpoint is None and not _has_stage(folder):
         raise FileNotFoundError(f"{folder}: no checkpoint to resume from")
     if checkpoint is not None:
         stem = checkpoint.with_suffix("")
         league.load_state_dict(json.loads(stem.with_suffix(".league.json").read_text()))
         history.extend(json.loads(stem.with_suffix(".eval.json").read_text()))
-    env = make_env(cfg, league)
+    prior_weights = tune(cfg, folder) if cfg.tune.generations else None
+    env = make_env(cfg, league, prior_weights)
     if checkpoint is not None:
         model = MaskablePPO.load(checkpoint, env=env, device="cpu",
                                  custom_objects={"tensorboard_log": str(folder / "tb")})
     else:
-        model = make_model(cfg, env, folder)
+        model = make_model(cfg, env, folder, prior_weights)
         if cfg.pretrain.teacher and cfg.pretrain.method == "rollouts":
             improve_prior(cfg, model, env, run)
         elif cfg.pretrain.teacher:

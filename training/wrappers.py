@@ -40,15 +40,16 @@ class BlockedReward(VecEnvWrapper):
 class PriorAction(VecEnvWrapper):
     """Appends to every observation the columns ``PriorPolicy`` (``training/policy.py``) reads
     beyond the seat's own view: the prior agent's chosen action (its index, as a float), then,
-    with ``privileged``, what only the critic may see (``privileged_features``)."""
+    with ``privileged``, what only the critic may see (``privileged_features``). A heuristic prior
+    plays with its evaluation ``weights`` when given (``training/tune.py``)."""
 
-    def __init__(self, venv: VecEnv, prior: str, privileged: bool = False) -> None:
+    def __init__(self, venv: VecEnv, prior: str, privileged: bool = False, weights=None) -> None:
         base = venv.unwrapped
         self.extra = privileged_size(base.num_players) if privileged else 0
         low = np.concatenate([venv.observation_space.low, [0.0], np.zeros(self.extra)]).astype(np.float32)
         high = np.concatenate([venv.observation_space.high, [venv.action_space.n - 1], np.ones(self.extra)])
         super().__init__(venv, observation_space=spaces.Box(low, high.astype(np.float32), dtype=np.float32))
-        self.act = rule_based(prior)
+        self.act = rule_based(prior, weights)
         self.base = base
 
     def _with_columns(self, obs: np.ndarray) -> np.ndarray:

@@ -904,21 +904,52 @@ def heuristic_action(obs, mask):
     return heuristic_action_w(obs, mask, HEURISTIC_WEIGHTS.copy())
 
 
-def actions(name: str, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+def evaluation_weights(weights) -> np.ndarray:
+    """The heuristic's evaluation weights from a mapping ``{name: value}`` (names of
+    ``WEIGHT_NAMES``; a name left out keeps its ``HEURISTIC_WEIGHTS`` value), as float64 in the
+    order of ``WEIGHT_NAMES``. ``None`` gives the tuned defaults. Refuses an unknown name, or a
+    value that is not a finite number, with a message that says which."""
+    out = HEURISTIC_WEIGHTS.copy()
+    if weights is None:
+        return out
+    if not hasattr(weights, "items"):
+        raise ValueError(f"heuristic weights must be a mapping of weight names to numbers, not {weights!r}")
+    for name, value in weights.items():
+        if name not in WEIGHT_NAMES:
+            raise ValueError(f"unknown heuristic weight {name!r} (known: {', '.join(WEIGHT_NAMES)})")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not np.isfinite(value):
+            raise ValueError(f"heuristic weight {name} must be a finite number, not {value!r}")
+        out[WEIGHT_NAMES.index(name)] = float(value)
+    return out
+
+
+def weights_by_name(weights: np.ndarray) -> dict[str, float]:
+    """``weights`` (in the order of ``WEIGHT_NAMES``) as the mapping ``evaluation_weights`` reads."""
+    return {name: float(v) for name, v in zip(WEIGHT_NAMES, np.asarray(weights, dtype=np.float64), strict=True)}
+
+
+def actions(name: str, obs: np.ndarray, masks: np.ndarray, weights=None) -> np.ndarray:
     """``<name>_action`` (``greedy`` or ``heuristic``) for every row of a batch (or one row):
-    the vector env's compiled loop over all cores when numba imports, else row by row."""
+    the vector env's compiled loop over all cores when numba imports, else row by row. The
+    heuristic plays with its evaluation ``weights`` (a mapping, see ``evaluation_weights``) when
+    given, else with ``HEURISTIC_WEIGHTS``."""
     obs = np.ascontiguousarray(np.atleast_2d(obs)[:, :OBS_SIZE], dtype=np.float32)
     masks = np.ascontiguousarray(np.atleast_2d(masks), dtype=np.int8)
+    if weights is not None and name != "heuristic":
+        raise ValueError(f"only the heuristic has evaluation weights, not {name!r}")
     if NUMBA and len(obs) > 1:
         from ..vector.opponents import rule_based
 
-        return rule_based(name)(obs, masks)
+        return rule_based(name, weights)(obs, masks)
+    if weights is not None:
+        w = evaluation_weights(weights)
+        return np.array([heuristic_action_w(o, m, w.copy()) for o, m in zip(obs, masks, strict=True)], dtype=np.int64)
     act = globals()[f"{name}_action"]
     return np.array([act(o, m) for o, m in zip(obs, masks, strict=True)], dtype=np.int64)
 
 
 __all__ = [
-    "actions", "NUMBA", "maybe_njit", "greedy_action", "heuristic_action", "heuristic_action_w", "evaluate",
+    "actions", "evaluation_weights", "weights_by_name", "NUMBA", "maybe_njit", "greedy_action", "heuristic_action", "heuristic_action_w", "evaluate",
     "read_rules", "read_position", "card_penalties", "HEURISTIC_WEIGHTS", "WEIGHT_NAMES", "MAX_NODES",
     "OBS_SIZE",
 ]

@@ -53,13 +53,16 @@ class ModelError(ValueError):
 @dataclass(frozen=True)
 class PolicyNetwork:
     """The actor network as numpy arrays: ``hidden`` (W, b) pairs, then ``action`` (W, b), and
-    optionally a ``prior`` agent whose choice gets ``prior_weight`` added to its logit."""
+    optionally a ``prior`` agent whose choice gets ``prior_weight`` added to its logit (a
+    ``heuristic`` prior plays with its own evaluation weights, ``heuristic_weights``, when the
+    training tuned them: ``training/tune.py``)."""
 
     hidden: tuple[tuple[np.ndarray, np.ndarray], ...]
     action: tuple[np.ndarray, np.ndarray]
     activation: str = "tanh"
     prior: str | None = None
     prior_weight: float = 0.0
+    heuristic_weights: Mapping[str, float] | None = None
 
     def logits(self, obs: np.ndarray, masks: np.ndarray | None = None) -> np.ndarray:
         """Action logits for a batch ``[B, OBS_SIZE]`` (or one vector), before masking. A network
@@ -75,7 +78,7 @@ class PolicyNetwork:
                 raise ValueError(f"this network adds the {self.prior} agent's choice: logits() needs the action masks")
             from . import policies  # compiled on first use, not when kc_env.agents is imported
 
-            chosen = policies.actions(self.prior, obs, masks)
+            chosen = policies.actions(self.prior, obs, masks, self.heuristic_weights)
             rows = np.atleast_2d(logits)
             rows[np.arange(len(rows)), chosen] += np.float32(self.prior_weight)
         return logits
@@ -106,7 +109,8 @@ def save(folder: str | Path, network: PolicyNetwork, card: Mapping[str, Any]) ->
         "format": FORMAT, "format_version": FORMAT_VERSION,
         "obs_layout_version": OBS_LAYOUT_VERSION, "action_layout_version": ACTION_LAYOUT_VERSION,
         "network": {"hidden": [int(w.shape[0]) for w, _ in network.hidden], "activation": network.activation,
-                    **({"prior": network.prior, "prior_weight": float(network.prior_weight)} if network.prior else {})},
+                    **({"prior": network.prior, "prior_weight": float(network.prior_weight)} if network.prior else {}),
+                    **({"heuristic_weights": dict(network.heuristic_weights)} if network.heuristic_weights else {})},
         **card,
     }
     (folder / CARD_FILE).write_text(json.dumps(full, indent=2, sort_keys=False) + "\n")
@@ -143,6 +147,16 @@ def read_card(folder: str | Path) -> dict[str, Any]:
         raise ModelError(f"{path}: unknown network prior {prior!r} (known: {', '.join(PRIORS)})")
     if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not np.isfinite(weight):
         raise ModelError(f"{path}: network prior_weight must be a finite number, not {weight!r}")
+    tuned = network.get("heuristic_weights")
+    if tuned is not None:
+        if prior != "heuristic":
+            raise ModelError(f"{path}: network heuristic_weights need the heuristic as the network's prior")
+        from . import policies  # compiled on first use, not when kc_env.agents is imported
+
+        try:
+            policies.evaluation_weights(tuned)
+        except ValueError as exc:
+            raise ModelError(f"{path}: network {exc}") from None
     return card
 
 
@@ -186,7 +200,8 @@ def _network_from(arrays: dict[str, np.ndarray], card: dict[str, Any], path: Pat
     if width != NUM_ACTIONS:
         raise ModelError(f"{path}: the network gives {width} logits, the action layout has {NUM_ACTIONS}")
     net = card["network"]
-    return PolicyNetwork(hidden, action, net["activation"], net.get("prior"), float(net.get("prior_weight", 0.0)))
+    return PolicyNetwork(hidden, action, net["activation"], net.get("prior"), float(net.get("prior_weight", 0.0)),
+                         net.get("heuristic_weights"))
 
 
 class PolicyAgent(Agent):

@@ -14,16 +14,23 @@ import numpy as np
 from numba import njit, prange
 
 _MADE: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {}
+_WEIGHTED: list = []  # the compiled loop of ``weighted_heuristic``, once made
 
 
-def rule_based(name: str) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
-    """The batched form of ``kc_env.agents.policies.<name>_action`` (``greedy`` or ``heuristic``)."""
-    if name in _MADE:
-        return _MADE[name]
+def rule_based(name: str, weights=None) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    """The batched form of ``kc_env.agents.policies.<name>_action`` (``greedy`` or ``heuristic``);
+    the heuristic with its evaluation ``weights`` (a mapping, ``policies.evaluation_weights``)
+    when given."""
     try:
         from ..agents import policies
     except ImportError as exc:  # pragma: no cover - only while the policies are being written
         raise ValueError(f"the {name!r} opponent needs kc_env.agents.policies, which cannot be imported: {exc}") from None
+    if weights is not None:
+        if name != "heuristic":
+            raise ValueError(f"only the heuristic has evaluation weights, not {name!r}")
+        return weighted_heuristic(policies.evaluation_weights(weights)[None, :])
+    if name in _MADE:
+        return _MADE[name]
     fn = getattr(policies, f"{name}_action")
     loop = _compile_loop(fn)
 
@@ -34,6 +41,34 @@ def rule_based(name: str) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
 
     _MADE[name] = act_batch
     return act_batch
+
+
+def weighted_heuristic(table: np.ndarray, rows: np.ndarray | None = None) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    """The heuristic over a batch, row ``i`` with the evaluation weights ``table[rows[i]]`` (float64
+    ``[k, len(WEIGHT_NAMES)]``; every row with ``table[0]`` when ``rows`` is None)."""
+    table = np.ascontiguousarray(table, dtype=np.float64)
+
+    def act_batch(obs: np.ndarray, masks: np.ndarray, rows: np.ndarray | None = rows) -> np.ndarray:
+        out = np.zeros(len(obs), dtype=np.int64)
+        which = np.zeros(len(obs), dtype=np.int64) if rows is None else np.ascontiguousarray(rows, dtype=np.int64)
+        _weighted_loop()(np.ascontiguousarray(obs, dtype=np.float32), np.ascontiguousarray(masks, dtype=np.int8),
+                         table, which, out)
+        return out
+
+    return act_batch
+
+
+def _weighted_loop():
+    if not _WEIGHTED:
+        from ..agents.policies import heuristic_action_w
+
+        @njit(parallel=True)
+        def loop(obs, masks, table, which, out):
+            for i in prange(obs.shape[0]):
+                out[i] = heuristic_action_w(obs[i], masks[i], table[which[i]].copy())
+
+        _WEIGHTED.append(loop)
+    return _WEIGHTED[0]
 
 
 def _compile_loop(fn):

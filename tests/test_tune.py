@@ -1,0 +1,120 @@
+"""Tuning the heuristic prior's evaluation weights against the league (``tune:``, training/tune.py)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+pytest.importorskip("numba")
+
+from kc_env.agents import policies  # noqa: E402
+from training import config as config_mod  # noqa: E402
+from training import tune as tune_mod  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT = policies.HEURISTIC_WEIGHTS
+
+
+def tuned_config(**overrides):
+    base = {"network": {"shared": [32], "hidden": [16], "prior": "heuristic", "prior_weight": 3.0},
+            "league": {"agents": {"heuristic": 1.0}, "snapshot_every": 0, "snapshot_weight": 0.0},
+            "tune": {"generations": 2, "pairs": 2, "deals": 6, "holdout_deals": 6, "weights": ["card", "opp"]}}
+    return config_mod.load(ROOT / "configs" / "default.yaml", "smoke", {**base, **overrides})
+
+
+def against(agent: str, deals: int, num_players: int = 2) -> np.ndarray:
+    rows = tune_mod.GREEDY if agent == "greedy" else 0
+    return np.full((deals, num_players, num_players), rows, dtype=np.int64)
+
+
+def weights(**scaled) -> np.ndarray:
+    w = DEFAULT.copy()
+    for name, factor in scaled.items():
+        w[policies.WEIGHT_NAMES.index(name)] *= factor
+    return w
+
+
+def test_the_heuristic_against_itself_wins_exactly_half_of_every_deal_over_both_seats():
+    seeds = np.arange(40)
+    won = tune_mod.seat_shares(DEFAULT, "standard", 2, seeds, against("heuristic", 40))
+    assert won.shape == (1, 40, 2)
+    assert np.allclose(won[0].sum(axis=1), 1.0)  # the same players in both seats: a mirror
+
+
+def test_weights_that_ignore_the_others_chances_lose_to_the_heuristic_and_the_heuristic_beats_greedy():
+    seeds = np.arange(100, 200)
+    blind, default = tune_mod.seat_shares(np.stack([weights(opp=0.0), DEFAULT]), "standard", 2, seeds,
+                                          against("heuristic", 100)).mean(axis=(1, 2))
+    assert blind < 0.45 and default == 0.5
+    assert tune_mod.seat_shares(DEFAULT, "standard", 2, seeds, against("greedy", 100)).mean() > 0.6
+
+
+def test_four_seats_share_one_deal_among_them():
+    won = tune_mod.seat_shares(DEFAULT, "standard", 4, np.arange(10), against("heuristic", 10, 4))
+    assert won.shape == (1, 10, 4) and np.allclose(won[0].sum(axis=1), 1.0)
+
+
+def test_the_league_decides_who_sits_in_the_other_seats():
+    rng = np.random.default_rng(0)
+    drawn = tune_mod.draw_opponents({"heuristic": 0.5, "greedy": 0.5}, 3, 400, rng)
+    assert drawn.shape == (400, 3, 3) and set(np.unique(drawn)) == {0, tune_mod.GREEDY}
+    assert 0.4 < (drawn == 0).mean() < 0.6
+    assert set(np.unique(tune_mod.draw_opponents({"heuristic": 1.0}, 2, 10, rng))) == {0}
+
+
+def test_ranks_are_centred_and_ties_share_them():
+    assert tune_mod.centred_ranks(np.array([0.2, 0.9, 0.5])).tolist() == [-0.5, 0.5, 0.0]
+    assert tune_mod.centred_ranks(np.array([0.5, 0.5, 0.1, 0.9])).tolist() == [0.0, 0.0, -0.5, 0.5]
+
+
+def test_tuning_moves_only_the_named_weights_and_a_killed_run_goes_on_where_it_stopped(tmp_path):
+    cfg = tuned_config()
+    (tmp_path / "whole").mkdir()
+    whole = tune_mod.tune(cfg, tmp_path / "whole", log=lambda _: None)
+    state = json.loads((tmp_path / "whole" / "tune.json").read_text())
+    assert len(state["generations"]) == 2 and state["holdout"]["weights"] == whole
+    assert state["holdout"]["deals"] == 6 and state["holdout"]["interval"][0] <= state["holdout"]["share"]
+    moved = [n for n in policies.WEIGHT_NAMES if whole[n] != pytest.approx(DEFAULT[policies.WEIGHT_NAMES.index(n)])]
+    assert moved and set(moved) <= {"card", "opp"}
+    # the same run killed after its first generation resumes with the second
+    (tmp_path / "killed").mkdir()
+    tune_mod.tune(tuned_config(tune={"generations": 1, "pairs": 2, "deals": 6, "holdout_deals": 0,
+                                     "weights": ["card", "opp"]}), tmp_path / "killed", log=lambda _: None)
+    assert tune_mod.tune(cfg, tmp_path / "killed", log=lambda _: None) == whole
+
+
+def test_kc_train_tunes_the_prior_then_trains_and_exports_a_model_that_carries_the_weights(tmp_path):
+    from kc_env.agents.policy_model import load_network
+    from training.export import export
+    from training.train import train
+
+    cfg = tuned_config(total_timesteps=512, eval={"every": 0, "deals": 4})
+    run = train(cfg, tmp_path / "run", progress=False, argv=["test"])
+    tuned = json.loads((run.folder / "tune.json").read_text())["holdout"]["weights"]
+    from sb3_contrib import MaskablePPO
+
+    model = MaskablePPO.load(run.folder / "final.zip", device="cpu")
+    assert model.policy.heuristic_weights == tuned
+    folder = export(model, tmp_path / "model", {"training_steps": model.num_timesteps}, cfg.rules_object(), 2)
+    card = json.loads((folder / "model.json").read_text())
+    assert card["network"]["heuristic_weights"] == tuned and card["export_check"]["max_probability_gap"] < 1e-5
+    assert load_network(folder)[0].heuristic_weights == tuned
+    with pytest.raises(FileExistsError, match="use --resume"):  # a folder with a tuning in it is not started over
+        train(cfg, run.folder, progress=False, argv=["test"])
+
+
+def test_a_tuning_config_that_cannot_work_is_refused():
+    with pytest.raises(config_mod.ConfigError, match="tune needs network.prior: heuristic"):
+        tuned_config(network={"prior": "greedy"})
+    with pytest.raises(config_mod.ConfigError, match="league.agents may hold only heuristic and greedy"):
+        tuned_config(league={"agents": {"heuristic": 0.5, "random": 0.5}, "snapshot_every": 0, "snapshot_weight": 0.0})
+    with pytest.raises(config_mod.ConfigError, match=r"tune.weights: unknown weight names \['luck'\]"):
+        tuned_config(tune={"generations": 1, "weights": ["luck"]})
+    with pytest.raises(config_mod.ConfigError, match="tune.pairs, tune.deals, tune.sigma and tune.step must be positive"):
+        tuned_config(tune={"generations": 1, "sigma": 0.0})
+    with pytest.raises(config_mod.ConfigError, match="tune.generations must be 0"):
+        tuned_config(tune={"generations": -1})

@@ -1,0 +1,156 @@
+"""Tuning the heuristic prior's evaluation weights against the league (``tune:`` in a config).
+
+The heuristic searches the rest of its turn and scores every position where it may end the turn
+with ``policies.evaluate``: a weighted sum of what the seat holds and what the position offers
+the others (``policies.WEIGHT_NAMES``). Its shipped weights were tuned by hand against
+``greedy``. Before the network trains, this stage fits those weights for the table the learner
+will meet, the league's rule-based agents, by an evolution strategy (Salimans et al. 2017):
+
+    each generation, draw ``pairs`` directions e in the space of log weights; play the weights
+    theta + sigma * e and theta - sigma * e, each in one seat, against opponents drawn from the
+    league, on the same ``deals`` (every deal played once from every seat: common random
+    numbers, so two candidates differ by their play, not by their cards); rank the 2 * pairs win
+    shares, centre the ranks in [-0.5, 0.5]; step theta by ``step`` times the mean of
+    (rank(+e) - rank(-e)) * e.
+
+Ranks make the step independent of how noisy the shares are; a direction that wins more from
+both sides of theta moves it. After the last generation the tuned weights play ``holdout_deals``
+fresh deals against the league: that share, with its 95% interval, is the stage's result.
+
+The network's prior is then the heuristic with the tuned weights: in training (the prior's
+action in the observations, the rollout rewards' play-outs) and in the exported model
+(``network.heuristic_weights`` in ``model.json``). ``tune.json`` in the run folder keeps every
+generation, written after each one, so a killed run resumes at the next generation.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from kc_env.agents import policies
+from kc_env.vector import VecGame
+from kc_env.vector import kernel as K
+from kc_env.vector.opponents import rule_based, weighted_heuristic
+
+from .config import TrainConfig
+from .rollouts import end_cut_off, shares
+
+TUNE_FILE = "tune.json"
+GREEDY = -1
+"""The row of a seat that ``greedy`` plays, in the agent table of ``seat_shares``."""
+
+
+def seat_shares(weights: np.ndarray, rules: Any, num_players: int, seeds: np.ndarray, opponents: np.ndarray,
+                max_moves: int = 1000) -> np.ndarray:
+    """The win share ``[C, deals, seats]`` of the heuristic with each row of ``weights``
+    (``[C, len(WEIGHT_NAMES)]``) in one seat against ``opponents``, on each of the deals
+    ``seeds`` from each seat. ``opponents[d, s, j]`` is who plays seat ``j`` of deal ``d`` when the candidate sits in
+    seat ``s``: ``GREEDY``, or ``0`` for the heuristic with ``HEURISTIC_WEIGHTS``; the same for
+    every candidate."""
+    weights = np.atleast_2d(np.asarray(weights, dtype=np.float64))
+    table = np.vstack([policies.HEURISTIC_WEIGHTS[None, :], weights])
+    n_cand, n_deals = len(weights), len(seeds)
+    cand, deal, seat = (a.ravel() for a in np.meshgrid(np.arange(n_cand), np.arange(n_deals), np.arange(num_players),
+                                                         indexing="ij"))
+    agent = opponents[deal, seat].copy()  # [games, num_players]: the table row (or GREEDY) of every seat
+    agent[np.arange(len(cand)), seat] = cand + 1
+    game = VecGame(len(cand))
+    idx = np.arange(len(cand), dtype=np.int64)
+    game.deal(idx, rules, num_players, seeds[deal].tolist(), np.zeros(len(cand), dtype=np.int64), max_moves=max_moves)
+    heuristic, greedy = weighted_heuristic(table), rule_based("greedy")
+    active = idx
+    while active.size:
+        to_act = game.S[active, K.CUR]
+        who = agent[active, to_act]
+        obs, masks = game.observe(active, to_act), game.legal_masks(active)
+        acts = np.zeros(active.size, dtype=np.int64)
+        mine = who != GREEDY
+        if mine.any():
+            acts[mine] = heuristic(obs[mine], masks[mine], rows=who[mine])
+        if (~mine).any():
+            acts[~mine] = greedy(obs[~mine], masks[~mine])
+        game.step(active, acts)
+        end_cut_off(game, active)
+        active = active[game.S[active, K.OVER] == 0]
+    return shares(game.S[idx, K.WINNER], seat, num_players).reshape(n_cand, n_deals, num_players)
+
+
+def draw_opponents(league: dict[str, float], num_players: int, deals: int, rng: np.random.Generator) -> np.ndarray:
+    """Who plays each other seat: ``[deals, num_players (the candidate's seat), num_players]``,
+    drawn from the league's agents by weight (``heuristic`` and ``greedy`` only)."""
+    names = sorted(league)
+    p = np.array([league[n] for n in names], dtype=np.float64)
+    p = p / p.sum() if p.sum() > 0 else np.full(len(names), 1.0 / len(names))
+    rows = np.array([0 if n == "heuristic" else GREEDY for n in names], dtype=np.int64)
+    return rows[rng.choice(len(names), size=(deals, num_players, num_players), p=p)]
+
+
+def centred_ranks(x: np.ndarray) -> np.ndarray:
+    """Ranks of ``x`` scaled to [-0.5, 0.5] (ties share their mean rank)."""
+    order = np.argsort(x, kind="stable")
+    ranks = np.empty(len(x), dtype=np.float64)
+    ranks[order] = np.arange(len(x), dtype=np.float64)
+    for value in np.unique(x):  # ties: the mean of their ranks
+        same = x == value
+        ranks[same] = ranks[same].mean()
+    return ranks / max(len(x) - 1, 1) - 0.5
+
+
+def interval(values: np.ndarray) -> tuple[float, float]:
+    """A 95% normal interval of the mean of ``values``."""
+    half = 1.959964 * values.std(ddof=1) / math.sqrt(len(values)) if len(values) > 1 else float("nan")
+    return float(values.mean() - half), float(values.mean() + half)
+
+
+def tune(cfg: TrainConfig, folder: Path, log: Callable[[str], None] = print) -> dict[str, float]:
+    """Run (or go on with) the tuning stage of ``cfg.tune`` in ``folder``; returns the tuned
+    weights by name. Everything is kept in ``folder / tune.json``."""
+    t = cfg.tune
+    path = folder / TUNE_FILE
+    state: dict[str, Any] = json.loads(path.read_text()) if path.is_file() else {
+        "start": policies.weights_by_name(policies.HEURISTIC_WEIGHTS), "generations": []}
+    names = list(t.weights) or list(policies.WEIGHT_NAMES)
+    tuned = np.array([policies.WEIGHT_NAMES.index(n) for n in names], dtype=np.int64)
+    rules = cfg.rules_object()
+    last = state["generations"][-1]["weights"] if state["generations"] else state["start"]
+    theta = np.log(policies.evaluation_weights(last))
+    for g in range(len(state["generations"]), t.generations):
+        rng = np.random.default_rng([cfg.seed, 20261130, g])
+        eps = rng.standard_normal((t.pairs, len(tuned)))
+        cand = np.repeat(theta[None, :], 2 * t.pairs, axis=0)
+        cand[:, tuned] += t.sigma * np.concatenate([eps, -eps])
+        seeds = rng.integers(0, 2**62, size=t.deals)
+        opponents = draw_opponents(cfg.league.agents, cfg.num_players, t.deals, rng)
+        won = seat_shares(np.exp(cand), rules, cfg.num_players, seeds, opponents, cfg.max_moves).mean(axis=(1, 2))
+        r = centred_ranks(won)
+        theta[tuned] += t.step * ((r[:t.pairs] - r[t.pairs:]) @ eps) / t.pairs
+        state["generations"].append({"generation": g, "mean_share": float(won.mean()), "best_share": float(won.max()),
+                                     "weights": policies.weights_by_name(np.exp(theta))})
+        _write(path, state)
+        log(f"tune: generation {g + 1}/{t.generations}: candidates' mean win share {won.mean():.3f} "
+            f"(best {won.max():.3f}); " + ", ".join(f"{n} {math.exp(theta[i]):.3g}" for n, i in zip(names, tuned, strict=True)))
+    final = policies.weights_by_name(np.exp(theta))
+    if t.holdout_deals and state.get("holdout", {}).get("weights") != final:
+        rng = np.random.default_rng([cfg.seed, 20261130, -1 % 2**32])
+        seeds = rng.integers(0, 2**62, size=t.holdout_deals)
+        opponents = draw_opponents(cfg.league.agents, cfg.num_players, t.holdout_deals, rng)
+        per_deal = seat_shares(np.exp(theta), rules, cfg.num_players, seeds, opponents, cfg.max_moves)[0].mean(axis=1)
+        low, high = interval(per_deal)
+        state["holdout"] = {"weights": final, "deals": int(t.holdout_deals), "share": float(per_deal.mean()),
+                            "interval": [low, high]}
+        _write(path, state)
+        log(f"tune: tuned weights on {t.holdout_deals} fresh deals against the league: win share "
+            f"{per_deal.mean():.3f} [{low:.3f}, {high:.3f}]")
+    return final
+
+
+def _write(path: Path, state: dict[str, Any]) -> None:
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(state, indent=1) + "\n")
+    tmp.replace(path)
