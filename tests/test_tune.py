@@ -27,8 +27,7 @@ def tuned_config(**overrides):
 
 
 def against(agent: str, deals: int, num_players: int = 2) -> np.ndarray:
-    rows = tune_mod.GREEDY if agent == "greedy" else 0
-    return np.full((deals, num_players, num_players), rows, dtype=np.int64)
+    return np.full((deals, num_players, num_players), tune_mod.AGENT_ROWS[agent], dtype=np.int64)
 
 
 def weights(**scaled) -> np.ndarray:
@@ -53,6 +52,16 @@ def test_weights_that_ignore_the_others_chances_lose_to_the_heuristic_and_the_he
     assert tune_mod.seat_shares(DEFAULT, "standard", 2, seeds, against("greedy", 100)).mean() > 0.6
 
 
+def test_the_wins_objective_counts_a_blocked_deal_as_nobodys_and_random_play_loses_most_deals():
+    seeds = np.arange(200, 260)
+    share = tune_mod.seat_shares(DEFAULT, "standard", 2, seeds, against("heuristic", 60))
+    wins = tune_mod.seat_shares(DEFAULT, "standard", 2, seeds, against("heuristic", 60), objective="wins")
+    blocked = share != wins
+    assert blocked.any() and np.all(share[blocked] == 0.5) and np.all(wins[blocked] == 0.0)
+    assert wins.mean() < share.mean() == 0.5
+    assert tune_mod.seat_shares(DEFAULT, "standard", 2, seeds, against("random", 60), objective="wins").mean() > 0.75
+
+
 def test_four_seats_share_one_deal_among_them():
     won = tune_mod.seat_shares(DEFAULT, "standard", 4, np.arange(10), against("heuristic", 10, 4))
     assert won.shape == (1, 10, 4) and np.allclose(won[0].sum(axis=1), 1.0)
@@ -60,9 +69,9 @@ def test_four_seats_share_one_deal_among_them():
 
 def test_the_league_decides_who_sits_in_the_other_seats():
     rng = np.random.default_rng(0)
-    drawn = tune_mod.draw_opponents({"heuristic": 0.5, "greedy": 0.5}, 3, 400, rng)
-    assert drawn.shape == (400, 3, 3) and set(np.unique(drawn)) == {0, tune_mod.GREEDY}
-    assert 0.4 < (drawn == 0).mean() < 0.6
+    drawn = tune_mod.draw_opponents({"heuristic": 0.5, "greedy": 0.25, "random": 0.25}, 3, 400, rng)
+    assert drawn.shape == (400, 3, 3) and set(np.unique(drawn)) == {0, tune_mod.GREEDY, tune_mod.RANDOM}
+    assert 0.4 < (drawn == 0).mean() < 0.6 and 0.2 < (drawn == tune_mod.RANDOM).mean() < 0.3
     assert set(np.unique(tune_mod.draw_opponents({"heuristic": 1.0}, 2, 10, rng))) == {0}
 
 
@@ -110,8 +119,11 @@ def test_kc_train_tunes_the_prior_then_trains_and_exports_a_model_that_carries_t
 def test_a_tuning_config_that_cannot_work_is_refused():
     with pytest.raises(config_mod.ConfigError, match="tune needs network.prior: heuristic"):
         tuned_config(network={"prior": "greedy"})
-    with pytest.raises(config_mod.ConfigError, match="league.agents may hold only heuristic and greedy"):
-        tuned_config(league={"agents": {"heuristic": 0.5, "random": 0.5}, "snapshot_every": 0, "snapshot_weight": 0.0})
+    with pytest.raises(config_mod.ConfigError, match="league.agents may hold only heuristic, greedy and random"):
+        tuned_config(league={"agents": {"heuristic": 0.5, "models/mine": 0.5}, "snapshot_every": 0,
+                             "snapshot_weight": 0.0})
+    with pytest.raises(config_mod.ConfigError, match="tune.objective must be share or wins"):
+        tuned_config(tune={"generations": 1, "objective": "glory"})
     with pytest.raises(config_mod.ConfigError, match=r"tune.weights: unknown weight names \['luck'\]"):
         tuned_config(tune={"generations": 1, "weights": ["luck"]})
     with pytest.raises(config_mod.ConfigError, match="tune.pairs, tune.deals, tune.sigma and tune.step must be positive"):

@@ -136,6 +136,9 @@ class TuneSettings:
     """Fresh deals (each from every seat) on which the tuned weights are measured at the end."""
     weights: list[str] = field(default_factory=list)
     """The weights to tune, by name (``policies.WEIGHT_NAMES``); empty: all of them."""
+    objective: str = "share"
+    """What a candidate maximises: ``share`` (a deal won counts 1, a blocked deal nobody won
+    1/players) or ``wins`` (only deals won count: stalling a deal into a block gains nothing)."""
 
 
 @dataclass
@@ -325,8 +328,9 @@ def _tune_checks(config: TrainConfig) -> list[tuple[bool, str]]:
     return [
         (t.generations > 0, "tune.generations must be 0 (no tuning) or more"),
         (config.network.prior == "heuristic", "tune needs network.prior: heuristic (it tunes that prior's weights)"),
-        (set(config.league.agents) <= {"heuristic", "greedy"},
-         "tune plays the league's rule-based agents: league.agents may hold only heuristic and greedy"),
+        (set(config.league.agents) <= {"heuristic", "greedy", "random"},
+         "tune plays the league's built-in agents: league.agents may hold only heuristic, greedy and random"),
+        (t.objective in ("share", "wins"), "tune.objective must be share or wins"),
         (config.trainer == "sb3", "tune runs before the sb3 trainer only"),
         (t.pairs > 0 and t.deals > 0 and t.sigma > 0 and t.step > 0 and t.holdout_deals >= 0,
          "tune.pairs, tune.deals, tune.sigma and tune.step must be positive, tune.holdout_deals >= 0"),

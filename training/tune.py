@@ -42,17 +42,22 @@ from .config import TrainConfig
 from .rollouts import end_cut_off, shares
 
 TUNE_FILE = "tune.json"
-GREEDY = -1
-"""The row of a seat that ``greedy`` plays, in the agent table of ``seat_shares``."""
+GREEDY, RANDOM = -1, -2
+"""The rows of seats that ``greedy`` and ``random`` play, in the agent table of ``seat_shares``."""
+OBJECTIVES = {"share": "win share", "wins": "win rate"}
+AGENT_ROWS = {"heuristic": 0, "greedy": GREEDY, "random": RANDOM}
+"""The league agents the tuning plays against, by their rows (0: the heuristic's own weights)."""
 
 
 def seat_shares(weights: np.ndarray, rules: Any, num_players: int, seeds: np.ndarray, opponents: np.ndarray,
-                max_moves: int = 1000) -> np.ndarray:
+                max_moves: int = 1000, objective: str = "share", seed: int = 0) -> np.ndarray:
     """The win share ``[C, deals, seats]`` of the heuristic with each row of ``weights``
     (``[C, len(WEIGHT_NAMES)]``) in one seat against ``opponents``, on each of the deals
-    ``seeds`` from each seat. ``opponents[d, s, j]`` is who plays seat ``j`` of deal ``d`` when the candidate sits in
-    seat ``s``: ``GREEDY``, or ``0`` for the heuristic with ``HEURISTIC_WEIGHTS``; the same for
-    every candidate."""
+    ``seeds`` from each seat (``objective`` ``wins``: 1 for a deal won, 0 for any other, a
+    blocked deal included; ``share``: a blocked deal without a winner counts 1/num_players).
+    ``opponents[d, s, j]`` is who plays seat ``j`` of deal ``d`` when the candidate sits in
+    seat ``s`` (``AGENT_ROWS``: ``0`` for the heuristic with ``HEURISTIC_WEIGHTS``), the same for
+    every candidate; ``random`` seats draw from a generator seeded with ``seed``."""
     weights = np.atleast_2d(np.asarray(weights, dtype=np.float64))
     table = np.vstack([policies.HEURISTIC_WEIGHTS[None, :], weights])
     n_cand, n_deals = len(weights), len(seeds)
@@ -64,30 +69,36 @@ def seat_shares(weights: np.ndarray, rules: Any, num_players: int, seeds: np.nda
     idx = np.arange(len(cand), dtype=np.int64)
     game.deal(idx, rules, num_players, seeds[deal].tolist(), np.zeros(len(cand), dtype=np.int64), max_moves=max_moves)
     heuristic, greedy = weighted_heuristic(table), rule_based("greedy")
+    rng = np.random.default_rng(seed)
     active = idx
     while active.size:
         to_act = game.S[active, K.CUR]
         who = agent[active, to_act]
         obs, masks = game.observe(active, to_act), game.legal_masks(active)
         acts = np.zeros(active.size, dtype=np.int64)
-        mine = who != GREEDY
-        if mine.any():
-            acts[mine] = heuristic(obs[mine], masks[mine], rows=who[mine])
-        if (~mine).any():
-            acts[~mine] = greedy(obs[~mine], masks[~mine])
+        searching, shedding, drawing = who >= 0, who == GREEDY, who == RANDOM
+        if searching.any():
+            acts[searching] = heuristic(obs[searching], masks[searching], rows=who[searching])
+        if shedding.any():
+            acts[shedding] = greedy(obs[shedding], masks[shedding])
+        if drawing.any():  # a uniformly random legal action
+            keys = rng.random((int(drawing.sum()), masks.shape[1]))
+            acts[drawing] = np.where(masks[drawing] != 0, keys, -1.0).argmax(axis=1)
         game.step(active, acts)
         end_cut_off(game, active)
         active = active[game.S[active, K.OVER] == 0]
-    return shares(game.S[idx, K.WINNER], seat, num_players).reshape(n_cand, n_deals, num_players)
+    winners = game.S[idx, K.WINNER]
+    won = shares(winners, seat, num_players) if objective == "share" else (winners == seat).astype(np.float64)
+    return won.reshape(n_cand, n_deals, num_players)
 
 
 def draw_opponents(league: dict[str, float], num_players: int, deals: int, rng: np.random.Generator) -> np.ndarray:
     """Who plays each other seat: ``[deals, num_players (the candidate's seat), num_players]``,
-    drawn from the league's agents by weight (``heuristic`` and ``greedy`` only)."""
+    drawn from the league's agents by weight (``heuristic``, ``greedy`` and ``random``)."""
     names = sorted(league)
     p = np.array([league[n] for n in names], dtype=np.float64)
     p = p / p.sum() if p.sum() > 0 else np.full(len(names), 1.0 / len(names))
-    rows = np.array([0 if n == "heuristic" else GREEDY for n in names], dtype=np.int64)
+    rows = np.array([AGENT_ROWS[n] for n in names], dtype=np.int64)
     return rows[rng.choice(len(names), size=(deals, num_players, num_players), p=p)]
 
 
@@ -127,25 +138,28 @@ def tune(cfg: TrainConfig, folder: Path, log: Callable[[str], None] = print) -> 
         cand[:, tuned] += t.sigma * np.concatenate([eps, -eps])
         seeds = rng.integers(0, 2**62, size=t.deals)
         opponents = draw_opponents(cfg.league.agents, cfg.num_players, t.deals, rng)
-        won = seat_shares(np.exp(cand), rules, cfg.num_players, seeds, opponents, cfg.max_moves).mean(axis=(1, 2))
+        won = seat_shares(np.exp(cand), rules, cfg.num_players, seeds, opponents, cfg.max_moves, t.objective,
+                          seed=g).mean(axis=(1, 2))
         r = centred_ranks(won)
         theta[tuned] += t.step * ((r[:t.pairs] - r[t.pairs:]) @ eps) / t.pairs
         state["generations"].append({"generation": g, "mean_share": float(won.mean()), "best_share": float(won.max()),
                                      "weights": policies.weights_by_name(np.exp(theta))})
         _write(path, state)
-        log(f"tune: generation {g + 1}/{t.generations}: candidates' mean win share {won.mean():.3f} "
+        log(f"tune: generation {g + 1}/{t.generations}: candidates' mean {OBJECTIVES[t.objective]} {won.mean():.3f} "
             f"(best {won.max():.3f}); " + ", ".join(f"{n} {math.exp(theta[i]):.3g}" for n, i in zip(names, tuned, strict=True)))
     final = policies.weights_by_name(np.exp(theta))
     if t.holdout_deals and state.get("holdout", {}).get("weights") != final:
         rng = np.random.default_rng([cfg.seed, 20261130, -1 % 2**32])
         seeds = rng.integers(0, 2**62, size=t.holdout_deals)
         opponents = draw_opponents(cfg.league.agents, cfg.num_players, t.holdout_deals, rng)
-        per_deal = seat_shares(np.exp(theta), rules, cfg.num_players, seeds, opponents, cfg.max_moves)[0].mean(axis=1)
+        per_deal = seat_shares(np.exp(theta), rules, cfg.num_players, seeds, opponents, cfg.max_moves, t.objective,
+                               seed=-1 % 2**32)[0].mean(axis=1)
         low, high = interval(per_deal)
-        state["holdout"] = {"weights": final, "deals": int(t.holdout_deals), "share": float(per_deal.mean()),
+        state["holdout"] = {"weights": final, "deals": int(t.holdout_deals), "objective": t.objective,
+                            "share": float(per_deal.mean()),
                             "interval": [low, high]}
         _write(path, state)
-        log(f"tune: tuned weights on {t.holdout_deals} fresh deals against the league: win share "
+        log(f"tune: tuned weights on {t.holdout_deals} fresh deals against the league: {OBJECTIVES[t.objective]} "
             f"{per_deal.mean():.3f} [{low:.3f}, {high:.3f}]")
     return final
 
