@@ -15,6 +15,7 @@ from numba import njit, prange
 
 _MADE: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {}
 _WEIGHTED: list = []  # the compiled loop of ``weighted_heuristic``, once made
+_TUNED: dict[tuple[float, ...], Callable[[np.ndarray, np.ndarray], np.ndarray]] = {}  # by weights
 
 
 def rule_based(name: str, weights=None) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
@@ -28,7 +29,11 @@ def rule_based(name: str, weights=None) -> Callable[[np.ndarray, np.ndarray], np
     if weights is not None:
         if name != "heuristic":
             raise ValueError(f"only the heuristic has evaluation weights, not {name!r}")
-        return weighted_heuristic(policies.evaluation_weights(weights)[None, :])
+        table = policies.evaluation_weights(weights)
+        key = tuple(table.tolist())  # rollout rewards ask for the same prior at every step
+        if key not in _TUNED:
+            _TUNED[key] = weighted_heuristic(table[None, :])
+        return _TUNED[key]
     if name in _MADE:
         return _MADE[name]
     fn = getattr(policies, f"{name}_action")
