@@ -57,7 +57,8 @@ def seat_shares(weights: np.ndarray, rules: Any, num_players: int, seeds: np.nda
     blocked deal included; ``share``: a blocked deal without a winner counts 1/num_players).
     ``opponents[d, s, j]`` is who plays seat ``j`` of deal ``d`` when the candidate sits in
     seat ``s`` (``AGENT_ROWS``: ``0`` for the heuristic with ``HEURISTIC_WEIGHTS``), the same for
-    every candidate; ``random`` seats draw from a generator seeded with ``seed``."""
+    every candidate; a ``random`` seat draws from a SplitMix64 stream seeded by ``seed`` and its
+    deal and seat, so every candidate meets the same random opponent's stream."""
     weights = np.atleast_2d(np.asarray(weights, dtype=np.float64))
     table = np.vstack([policies.HEURISTIC_WEIGHTS[None, :], weights])
     n_cand, n_deals = len(weights), len(seeds)
@@ -69,7 +70,7 @@ def seat_shares(weights: np.ndarray, rules: Any, num_players: int, seeds: np.nda
     idx = np.arange(len(cand), dtype=np.int64)
     game.deal(idx, rules, num_players, seeds[deal].tolist(), np.zeros(len(cand), dtype=np.int64), max_moves=max_moves)
     heuristic, greedy = weighted_heuristic(table), rule_based("greedy")
-    rng = np.random.default_rng(seed)
+    streams = (np.uint64(seed % 2**64) + (deal * num_players + seat).astype(np.uint64)).astype(np.uint64)
     active = idx
     while active.size:
         to_act = game.S[active, K.CUR]
@@ -81,9 +82,11 @@ def seat_shares(weights: np.ndarray, rules: Any, num_players: int, seeds: np.nda
             acts[searching] = heuristic(obs[searching], masks[searching], rows=who[searching])
         if shedding.any():
             acts[shedding] = greedy(obs[shedding], masks[shedding])
-        if drawing.any():  # a uniformly random legal action
-            keys = rng.random((int(drawing.sum()), masks.shape[1]))
-            acts[drawing] = np.where(masks[drawing] != 0, keys, -1.0).argmax(axis=1)
+        if drawing.any():  # a uniformly random legal action, as the vector env's random opponents
+            rows = active[drawing]
+            state, drawn = streams[rows], np.zeros(rows.size, dtype=np.int64)
+            K.sample_masks(np.ascontiguousarray(masks[drawing], dtype=np.int8), state, drawn)
+            streams[rows], acts[drawing] = state, drawn
         game.step(active, acts)
         end_cut_off(game, active)
         active = active[game.S[active, K.OVER] == 0]
