@@ -130,3 +130,38 @@ def test_a_tuning_config_that_cannot_work_is_refused():
         tuned_config(tune={"generations": 1, "sigma": 0.0})
     with pytest.raises(config_mod.ConfigError, match="tune.generations must be 0"):
         tuned_config(tune={"generations": -1})
+
+
+def test_weights_set_in_the_config_are_the_priors_without_tuning_and_tuning_starts_from_them(tmp_path):
+    from sb3_contrib import MaskablePPO
+
+    from training.train import train
+
+    chosen = {"fit": 0.375, "card": 0.9}
+    cfg = tuned_config(network={"shared": [32], "hidden": [16], "prior": "heuristic", "prior_weight": 3.0,
+                                "heuristic_weights": chosen},
+                       tune={"generations": 0}, total_timesteps=256, eval={"every": 0, "deals": 2})
+    run = train(cfg, tmp_path / "run", progress=False, argv=["test"])
+    carried = MaskablePPO.load(run.folder / "final.zip", device="cpu").policy.heuristic_weights
+    assert carried == policies.weights_by_name(weights(fit=1.5, card=0.9))
+    assert not (run.folder / "tune.json").exists()
+    # with tuning on, the search starts from those weights, not the shipped ones
+    tuning = tuned_config(network={"shared": [32], "hidden": [16], "prior": "heuristic", "prior_weight": 3.0,
+                                   "heuristic_weights": chosen})
+    assert tune_mod.start_weights(tuning) == carried
+
+
+def test_weights_in_the_config_that_cannot_work_are_refused():
+    net = {"shared": [32], "hidden": [16], "prior": "heuristic", "prior_weight": 3.0}
+    with pytest.raises(config_mod.ConfigError, match="unknown heuristic weight 'luck'"):
+        tuned_config(network={**net, "heuristic_weights": {"luck": 1.0}})
+    with pytest.raises(config_mod.ConfigError, match="heuristic weight fit must be a finite number"):
+        tuned_config(network={**net, "heuristic_weights": {"fit": "high"}})
+    with pytest.raises(config_mod.ConfigError, match="network.heuristic_weights: expected dict"):
+        tuned_config(network={**net, "heuristic_weights": [0.3]})
+    with pytest.raises(config_mod.ConfigError, match="network.heuristic_weights needs network.prior: heuristic"):
+        tuned_config(network={**net, "prior": "greedy", "heuristic_weights": {"fit": 0.3}}, tune={"generations": 0})
+    with pytest.raises(config_mod.ConfigError, match="the weights it tunes must start above 0"):
+        tuned_config(network={**net, "heuristic_weights": {"opp": 0.0}})
+    # a zero weight is fine where nothing searches its log
+    tuned_config(network={**net, "heuristic_weights": {"opp": 0.0}}, tune={"generations": 0})

@@ -70,6 +70,11 @@ class NetworkSettings:
     None for a plain network."""
     prior_weight: float = 4.0
     """The prior's logit bonus at the start; PPO learns it on with the rest."""
+    heuristic_weights: dict[str, float] = field(default_factory=dict)
+    """The evaluation weights of a ``heuristic`` prior, by name (``policies.WEIGHT_NAMES``); a name
+    left out keeps its shipped value (``policies.HEURISTIC_WEIGHTS``). The prior plays with them
+    everywhere (its action in the observation, rollout rewards, the exported model); ``tune``
+    starts its search from them."""
     privileged_critic: bool = False
     """Let the critic (only) see the other hands and the next stock cards during training
     (asymmetric actor-critic): far less noisy advantages in a game of luck. The actor, and so the
@@ -309,6 +314,7 @@ def validate(config: TrainConfig, where: str = "config") -> TrainConfig:
         (0 <= config.pretrain.holdout < 1, "pretrain.holdout must be in [0, 1)"),
         (config.pretrain.redeals >= 0, "pretrain.redeals must be 0 (the true deal) or more"),
         *_tune_checks(config),
+        *_weight_checks(config),
         (config.trainer in TRAINERS, f"trainer must be one of {', '.join(TRAINERS)}, not {config.trainer!r}"),
         *_rllib_checks(config.rllib),
     ]
@@ -335,6 +341,27 @@ def _tune_checks(config: TrainConfig) -> list[tuple[bool, str]]:
         (t.pairs > 0 and t.deals > 0 and t.sigma > 0 and t.step > 0 and t.holdout_deals >= 0,
          "tune.pairs, tune.deals, tune.sigma and tune.step must be positive, tune.holdout_deals >= 0"),
         (not unknown, f"tune.weights: unknown weight names {unknown} (known: {', '.join(WEIGHT_NAMES)})"),
+    ]
+
+
+def _weight_checks(config: TrainConfig) -> list[tuple[bool, str]]:
+    weights = config.network.heuristic_weights
+    if not weights:
+        return [(True, "")]
+    from kc_env.agents.policies import WEIGHT_NAMES, evaluation_weights
+
+    try:
+        evaluation_weights(weights)
+        problem = ""
+    except ValueError as exc:
+        problem = str(exc)
+    return [
+        (config.network.prior == "heuristic", "network.heuristic_weights needs network.prior: heuristic"),
+        (config.trainer == "sb3", "network.heuristic_weights is read by the sb3 trainer only"),
+        (not problem, f"network.heuristic_weights: {problem}"),
+        (problem or not config.tune.generations or all(
+            evaluation_weights(weights)[WEIGHT_NAMES.index(n)] > 0 for n in config.tune.weights or WEIGHT_NAMES if n in WEIGHT_NAMES),
+         "network.heuristic_weights: tune searches log weights, so the weights it tunes must start above 0"),
     ]
 
 

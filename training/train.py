@@ -48,7 +48,7 @@ from .league import League
 from .policy import PriorPolicy, policy_kwargs
 from .pretrain import collect, fit
 from .rollouts import RolloutReward
-from .tune import TUNE_FILE, tune
+from .tune import TUNE_FILE, start_weights, tune
 from .wrappers import BlockedReward, PriorAction, privileged_size
 
 CHECKPOINTS = "checkpoints"
@@ -324,7 +324,8 @@ def train(cfg: TrainConfig, folder: str | Path, *, resume: bool = False, progres
         stem = checkpoint.with_suffix("")
         league.load_state_dict(json.loads(stem.with_suffix(".league.json").read_text()))
         history.extend(json.loads(stem.with_suffix(".eval.json").read_text()))
-    prior_weights = tune(cfg, folder) if cfg.tune.generations else None
+    prior_weights = (tune(cfg, folder) if cfg.tune.generations
+                     else start_weights(cfg) if cfg.network.heuristic_weights else None)
     env = make_env(cfg, league, prior_weights)
     if checkpoint is not None:
         model = MaskablePPO.load(checkpoint, env=env, device="cpu",

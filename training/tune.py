@@ -122,13 +122,19 @@ def interval(values: np.ndarray) -> tuple[float, float]:
     return float(values.mean() - half), float(values.mean() + half)
 
 
+def start_weights(cfg: TrainConfig) -> dict[str, float]:
+    """The prior's evaluation weights before any tuning: the shipped ones, with those the config
+    names in ``network.heuristic_weights``."""
+    return policies.weights_by_name(policies.evaluation_weights(cfg.network.heuristic_weights))
+
+
 def tune(cfg: TrainConfig, folder: Path, log: Callable[[str], None] = print) -> dict[str, float]:
     """Run (or go on with) the tuning stage of ``cfg.tune`` in ``folder``; returns the tuned
     weights by name. Everything is kept in ``folder / tune.json``."""
     t = cfg.tune
     path = folder / TUNE_FILE
     state: dict[str, Any] = json.loads(path.read_text()) if path.is_file() else {
-        "start": policies.weights_by_name(policies.HEURISTIC_WEIGHTS), "generations": []}
+        "start": start_weights(cfg), "generations": []}
     names = list(t.weights) or list(policies.WEIGHT_NAMES)
     tuned = np.array([policies.WEIGHT_NAMES.index(n) for n in names], dtype=np.int64)
     rules = cfg.rules_object()
