@@ -165,3 +165,20 @@ def test_weights_in_the_config_that_cannot_work_are_refused():
         tuned_config(network={**net, "heuristic_weights": {"opp": 0.0}})
     # a zero weight is fine where nothing searches its log
     tuned_config(network={**net, "heuristic_weights": {"opp": 0.0}}, tune={"generations": 0})
+
+
+def test_the_weight_scan_compares_candidates_with_the_shipped_weights_on_the_same_games(capsys):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("weight_scan", ROOT / "benchmarks" / "weight_scan.py")
+    scan = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(scan)
+    out = scan.main(["--deals", "4", "--seed", "3", "fit=1.5", "opp=0"])
+    shipped, blind = out["rows"]["shipped"], out["rows"]["opp=0"]
+    assert shipped["heuristic"]["win_share"] == 0.5 and shipped["random"]["difference"] == 0.0
+    assert set(out["rows"]) == {"shipped", "fit=1.5", "opp=0"} and "fit=1.5" in capsys.readouterr().out
+    assert blind["heuristic"]["difference_interval"][0] <= blind["heuristic"]["difference"]
+    with pytest.raises(SystemExit, match="unknown weight 'luck'"):
+        scan.main(["--deals", "1", "luck=2"])
+    with pytest.raises(SystemExit, match="unknown opponent 'champion'"):
+        scan.main(["--deals", "1", "--against", "champion", "fit=2"])
