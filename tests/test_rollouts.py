@@ -72,6 +72,32 @@ def test_the_prior_moves_play_out_is_what_happens_when_everyone_plays_the_prior(
     assert predicted.tolist() == outcome.tolist()
 
 
+def test_a_tuned_priors_play_out_is_what_happens_when_it_plays_on_against_the_leagues_heuristic():
+    """With tuned evaluation weights (network.heuristic_weights), the play-out lets the seat that
+    moved play the tuned prior and every other seat the shipped heuristic, as the league's
+    ``heuristic`` opponents do: the value of the tuned prior's move is the learner's real outcome
+    when it goes on playing the tuned prior's moves."""
+    from kc_env.agents import policies
+
+    tuned = {"fit": 1.0, "opp": 6.0, "card": 0.5}
+    env = KingsCornerVecEnv(16, num_players=2, opponents="heuristic", seed=11)
+    wrapped = PriorAction(env, "heuristic", weights=tuned)
+    obs = wrapped.reset()
+    first = obs[:, 1584].astype(np.int64)
+    predicted = move_values(env.game, np.arange(16), first, "heuristic", weights=tuned)
+    shipped_mover = move_values(env.game, np.arange(16), first, "heuristic")
+    shipped = policies.weights_by_name(policies.HEURISTIC_WEIGHTS)  # by name, the shipped heuristic itself
+    assert move_values(env.game, np.arange(16), first, "heuristic", weights=shipped).tolist() == shipped_mover.tolist()
+    outcome = np.full(16, np.nan)
+    while np.isnan(outcome).any():
+        obs, _, dones, infos = wrapped.step(obs[:, 1584].astype(np.int64))
+        for i in np.flatnonzero(dones & np.isnan(outcome)):
+            deal = infos[i]["deal"]
+            outcome[i] = 0.5 if deal["winner"] is None else float(deal["winner"] == deal["learner_seat"])
+    assert predicted.tolist() == outcome.tolist()
+    assert predicted.tolist() != shipped_mover.tolist(), "the tuned seat plays otherwise than the shipped one"
+
+
 def test_the_reward_is_zero_for_the_priors_move_and_the_difference_of_play_outs_otherwise():
     env = KingsCornerVecEnv(32, num_players=2, opponents="heuristic", seed=3)
     wrapped = RolloutReward(PriorAction(env, "heuristic"), "heuristic")

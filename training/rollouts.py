@@ -21,7 +21,9 @@ deal; ``improve.py`` (labels for ``pretrain.method: rollouts``) and
 (``redeal_unseen``).
 
 The opponents in the play-outs are the prior too, so a league of that agent is what the reward
-assumes (the config check insists on it).
+assumes (the config check insists on it). A heuristic prior with tuned evaluation weights
+(``network.heuristic_weights``, ``tune``) plays the learner's seat with them, and the other seats
+with the shipped weights, as the league's ``heuristic`` opponents play.
 """
 
 from __future__ import annotations
@@ -30,9 +32,10 @@ import numpy as np
 from numba import njit
 from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
 
+from kc_env.agents import policies
 from kc_env.vector import KingsCornerVecEnv, VecGame
 from kc_env.vector import kernel as K
-from kc_env.vector.opponents import rule_based
+from kc_env.vector.opponents import rule_based, weighted_heuristic
 
 GAME_ARRAYS = ("piles", "pinfo", "hands", "stock", "S", "R", "rules_vecs", "mt")
 """The arrays that make one game of a ``VecGame``: copying a row of each copies the deal."""
@@ -47,14 +50,16 @@ def copy_games(src: VecGame, src_idx: np.ndarray, dst: VecGame, dst_idx: np.ndar
         dst.rules[d], dst.seeds[d] = src.rules[s], src.seeds[s]
 
 
-def play_out(game: VecGame, idx: np.ndarray, policy) -> np.ndarray:
+def play_out(game: VecGame, idx: np.ndarray, policy, seated: bool = False) -> np.ndarray:
     """Let ``policy(obs, masks)`` play every seat of games ``idx`` until each deal ends; returns
-    each game's winner (-1: nobody). A deal cut off after ``max_moves`` ends as a blocked deal
-    (``end_cut_off``)."""
+    each game's winner (-1: nobody). With ``seated``, the policy is asked
+    ``policy(obs, masks, games, seats)``, so it can play each game's seats differently. A deal
+    cut off after ``max_moves`` ends as a blocked deal (``end_cut_off``)."""
     active = idx
     while active.size:
         seats = game.S[active, K.CUR]
-        game.step(active, policy(game.observe(active, seats), game.legal_masks(active)))
+        obs, masks = game.observe(active, seats), game.legal_masks(active)
+        game.step(active, policy(obs, masks, active, seats) if seated else policy(obs, masks))
         end_cut_off(game, active)
         active = active[game.S[active, K.OVER] == 0]
     return game.S[idx, K.WINNER].copy()
@@ -122,8 +127,9 @@ def move_values(game: VecGame, games: np.ndarray, moves: np.ndarray, prior: str,
     played by ``prior`` from then on, on copies (``game`` is untouched): on the true deal
     (``redeals`` 0), or the mean over ``redeals`` deals that look the same from that seat
     (``redeal_unseen``). Moves of one position share their re-deals (``keys[i]``: the position's
-    key), so their differences are not noise of the re-deals. A heuristic ``prior`` plays with its
-    evaluation ``weights`` when given."""
+    key), so their differences are not noise of the re-deals. A heuristic ``prior`` plays the
+    seat that moved with its evaluation ``weights`` when given; the other seats always play the
+    shipped heuristic, as the league's ``heuristic`` opponents do."""
     k = max(redeals, 1)
     rows = np.arange(len(games) * k, dtype=np.int64)
     if scratch is None or scratch.size < rows.size:
@@ -135,7 +141,14 @@ def move_values(game: VecGame, games: np.ndarray, moves: np.ndarray, prior: str,
                 + np.tile(np.arange(k, dtype=np.uint64), len(games)))
         redeal_unseen(scratch.hands, scratch.stock, scratch.S, rows, draw.astype(np.int64))
     scratch.step(rows, np.repeat(moves, k))
-    winners = play_out(scratch, rows, rule_based(prior, weights))
+    if prior == "heuristic" and weights is not None:
+        table = np.vstack([policies.HEURISTIC_WEIGHTS, policies.evaluation_weights(weights)])
+        heuristic, mover = weighted_heuristic(table), np.full(scratch.size, -1, dtype=np.int64)
+        mover[rows] = seats
+        winners = play_out(scratch, rows, lambda obs, masks, at, who: heuristic(
+            obs, masks, rows=(who == mover[at]).astype(np.int64)), seated=True)
+    else:
+        winners = play_out(scratch, rows, rule_based(prior, weights))
     return shares(winners, seats, scratch.S[rows, K.NP]).reshape(-1, k).mean(axis=1)
 
 

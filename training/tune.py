@@ -39,7 +39,7 @@ from kc_env.vector import kernel as K
 from kc_env.vector.opponents import rule_based, weighted_heuristic
 
 from .config import TrainConfig
-from .rollouts import end_cut_off, shares
+from .rollouts import play_out, shares
 
 TUNE_FILE = "tune.json"
 GREEDY, RANDOM = -1, -2
@@ -71,26 +71,23 @@ def seat_shares(weights: np.ndarray, rules: Any, num_players: int, seeds: np.nda
     game.deal(idx, rules, num_players, seeds[deal].tolist(), np.zeros(len(cand), dtype=np.int64), max_moves=max_moves)
     heuristic, greedy = weighted_heuristic(table), rule_based("greedy")
     streams = (np.uint64(seed % 2**64) + (deal * num_players + seat).astype(np.uint64)).astype(np.uint64)
-    active = idx
-    while active.size:
-        to_act = game.S[active, K.CUR]
-        who = agent[active, to_act]
-        obs, masks = game.observe(active, to_act), game.legal_masks(active)
-        acts = np.zeros(active.size, dtype=np.int64)
+
+    def play(obs: np.ndarray, masks: np.ndarray, games: np.ndarray, to_act: np.ndarray) -> np.ndarray:
+        who = agent[games, to_act]
+        acts = np.zeros(games.size, dtype=np.int64)
         searching, shedding, drawing = who >= 0, who == GREEDY, who == RANDOM
         if searching.any():
             acts[searching] = heuristic(obs[searching], masks[searching], rows=who[searching])
         if shedding.any():
             acts[shedding] = greedy(obs[shedding], masks[shedding])
         if drawing.any():  # a uniformly random legal action, as the vector env's random opponents
-            rows = active[drawing]
+            rows = games[drawing]
             state, drawn = streams[rows], np.zeros(rows.size, dtype=np.int64)
             K.sample_masks(np.ascontiguousarray(masks[drawing], dtype=np.int8), state, drawn)
             streams[rows], acts[drawing] = state, drawn
-        game.step(active, acts)
-        end_cut_off(game, active)
-        active = active[game.S[active, K.OVER] == 0]
-    winners = game.S[idx, K.WINNER]
+        return acts
+
+    winners = play_out(game, idx, play, seated=True)
     won = shares(winners, seat, num_players) if objective == "share" else (winners == seat).astype(np.float64)
     return won.reshape(n_cand, n_deals, num_players)
 
