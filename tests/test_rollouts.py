@@ -52,6 +52,18 @@ def test_a_play_out_cut_off_after_max_moves_ends_as_a_blocked_deal(blocked):
         assert any(w >= 0 for w in winners), "some cut-off deal had a fewest-cards winner"
 
 
+def outcomes_playing_the_prior(wrapped, obs: np.ndarray) -> np.ndarray:
+    """The learner's win share of each game's deal when it plays the prior's move (the column
+    ``PriorAction`` appends) until the deal ends."""
+    outcome = np.full(len(obs), np.nan)
+    while np.isnan(outcome).any():
+        obs, _, dones, infos = wrapped.step(obs[:, 1584].astype(np.int64))
+        for i in np.flatnonzero(dones & np.isnan(outcome)):
+            deal = infos[i]["deal"]
+            outcome[i] = 0.5 if deal["winner"] is None else float(deal["winner"] == deal["learner_seat"])
+    return outcome
+
+
 def test_the_prior_moves_play_out_is_what_happens_when_everyone_plays_the_prior():
     """The value of the heuristic's own move, played out on a copy, is the learner's real
     outcome when it goes on playing the heuristic's moves against heuristic opponents; the
@@ -63,12 +75,7 @@ def test_the_prior_moves_play_out_is_what_happens_when_everyone_plays_the_prior(
     before = env.game.S.copy(), env.game.hands.copy(), env.game.stock.copy()
     predicted = move_values(env.game, games, obs[:, 1584].astype(np.int64), "heuristic")
     assert all(np.array_equal(a, b) for a, b in zip(before, (env.game.S, env.game.hands, env.game.stock), strict=True))
-    outcome = np.full(16, np.nan)
-    while np.isnan(outcome).any():
-        obs, _, dones, infos = wrapped.step(obs[:, 1584].astype(np.int64))
-        for i in np.flatnonzero(dones & np.isnan(outcome)):
-            deal = infos[i]["deal"]
-            outcome[i] = 0.5 if deal["winner"] is None else float(deal["winner"] == deal["learner_seat"])
+    outcome = outcomes_playing_the_prior(wrapped, obs)
     assert predicted.tolist() == outcome.tolist()
 
 
@@ -88,12 +95,7 @@ def test_a_tuned_priors_play_out_is_what_happens_when_it_plays_on_against_the_le
     shipped_mover = move_values(env.game, np.arange(16), first, "heuristic")
     shipped = policies.weights_by_name(policies.HEURISTIC_WEIGHTS)  # by name, the shipped heuristic itself
     assert move_values(env.game, np.arange(16), first, "heuristic", weights=shipped).tolist() == shipped_mover.tolist()
-    outcome = np.full(16, np.nan)
-    while np.isnan(outcome).any():
-        obs, _, dones, infos = wrapped.step(obs[:, 1584].astype(np.int64))
-        for i in np.flatnonzero(dones & np.isnan(outcome)):
-            deal = infos[i]["deal"]
-            outcome[i] = 0.5 if deal["winner"] is None else float(deal["winner"] == deal["learner_seat"])
+    outcome = outcomes_playing_the_prior(wrapped, obs)
     assert predicted.tolist() == outcome.tolist()
     assert predicted.tolist() != shipped_mover.tolist(), "the tuned seat plays otherwise than the shipped one"
 
