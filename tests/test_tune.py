@@ -182,3 +182,14 @@ def test_the_weight_scan_compares_candidates_with_the_shipped_weights_on_the_sam
         scan.main(["--deals", "1", "luck=2"])
     with pytest.raises(SystemExit, match="unknown opponent 'champion'"):
         scan.main(["--deals", "1", "--against", "champion", "fit=2"])
+
+
+def test_a_teacher_cannot_teach_a_prior_with_other_weights():
+    """Behaviour cloning and rollout labels play the shipped heuristic; a prior with other weights
+    would learn toward moves that are not its own."""
+    net = {"shared": [32], "hidden": [16], "prior": "heuristic", "prior_weight": 3.0}
+    with pytest.raises(config_mod.ConfigError, match="pretrain.teacher plays the shipped heuristic"):
+        tuned_config(network={**net, "heuristic_weights": {"fit": 0.3}}, tune={"generations": 0},
+                     pretrain={"teacher": "heuristic"})
+    with pytest.raises(config_mod.ConfigError, match="cannot teach the tuned prior"):
+        tuned_config(pretrain={"teacher": "heuristic"})
