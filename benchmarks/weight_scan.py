@@ -24,7 +24,7 @@ import time
 import numpy as np
 
 from kc_env.agents import policies
-from training.tune import AGENT_ROWS, seat_shares
+from training.tune import AGENT_ROWS, interval, seat_shares
 
 
 def candidate(spec: str) -> np.ndarray:
@@ -66,10 +66,9 @@ def main(argv: list[str] | None = None) -> dict:
         shares = seat_shares(table, args.rules, args.players, seeds, who, seed=args.seed).reshape(len(table), -1)
         for name, row in zip(names, shares, strict=True):
             diff = row - shares[0]
-            half = 1.959964 * diff.std(ddof=1) / np.sqrt(len(diff))
             results["rows"].setdefault(name, {})[opponent] = {
                 "win_share": float(row.mean()), "difference": float(diff.mean()),
-                "difference_interval": [float(diff.mean() - half), float(diff.mean() + half)]}
+                "difference_interval": list(interval(diff))}
     results["seconds"] = round(time.time() - start, 1)
     width = max(len(n) for n in names)
     print(f"{'weights':{width}}  " + "  ".join(f"{'vs ' + o:>10} {'difference':>10} {'95% interval':>19}" for o in against))

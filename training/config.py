@@ -337,8 +337,6 @@ def _tune_checks(config: TrainConfig) -> list[tuple[bool, str]]:
         (set(config.league.agents) <= {"heuristic", "greedy", "random"},
          "tune plays the league's built-in agents: league.agents may hold only heuristic, greedy and random"),
         (t.objective in ("share", "wins"), "tune.objective must be share or wins"),
-        (config.pretrain.teacher is None,
-         "tune: pretrain.teacher plays the shipped heuristic, so it cannot teach the tuned prior"),
         (config.trainer == "sb3", "tune runs before the sb3 trainer only"),
         (t.pairs > 0 and t.deals > 0 and t.sigma > 0 and t.step > 0 and t.holdout_deals >= 0,
          "tune.pairs, tune.deals, tune.sigma and tune.step must be positive, tune.holdout_deals >= 0"),
@@ -347,25 +345,26 @@ def _tune_checks(config: TrainConfig) -> list[tuple[bool, str]]:
 
 
 def _weight_checks(config: TrainConfig) -> list[tuple[bool, str]]:
+    """A heuristic prior whose weights are not the shipped ones: set (``network.heuristic_weights``)
+    or tuned (``tune``)."""
     weights = config.network.heuristic_weights
+    checks = [(config.pretrain.teacher is None or not (weights or config.tune.generations),
+               "pretrain.teacher plays the shipped heuristic, so it cannot teach the tuned prior "
+               "(network.heuristic_weights or tune)")]
     if not weights:
-        return [(True, "")]
+        return checks
     from kc_env.agents.policies import WEIGHT_NAMES, evaluation_weights
 
     try:
-        evaluation_weights(weights)
-        problem = ""
+        values = evaluation_weights(weights)
     except ValueError as exc:
-        problem = str(exc)
+        return [*checks, (False, f"network.heuristic_weights: {exc}")]
+    searched = [n for n in config.tune.weights or WEIGHT_NAMES if n in WEIGHT_NAMES] if config.tune.generations else []
     return [
+        *checks,
         (config.network.prior == "heuristic", "network.heuristic_weights needs network.prior: heuristic"),
         (config.trainer == "sb3", "network.heuristic_weights is read by the sb3 trainer only"),
-        (not problem, f"network.heuristic_weights: {problem}"),
-        (config.pretrain.teacher is None,
-         "network.heuristic_weights: pretrain.teacher plays the shipped heuristic, so it cannot teach a prior "
-         "with other weights"),
-        (problem or not config.tune.generations or all(
-            evaluation_weights(weights)[WEIGHT_NAMES.index(n)] > 0 for n in config.tune.weights or WEIGHT_NAMES if n in WEIGHT_NAMES),
+        (all(values[WEIGHT_NAMES.index(n)] > 0 for n in searched),
          "network.heuristic_weights: tune searches log weights, so the weights it tunes must start above 0"),
     ]
 
