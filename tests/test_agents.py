@@ -58,6 +58,7 @@ from hypothesis import strategies as st  # noqa: E402
 
 from kc_env import PRESETS, Rules, actions, engine, observation  # noqa: E402
 from kc_env.agents import policies  # noqa: E402
+from kc_env.agents.heuristic import HeuristicAgent  # noqa: E402
 from kc_env.engine import GameState  # noqa: E402
 from kc_env.rules import CHOICES  # noqa: E402
 from kc_env.tournament import play_out  # noqa: E402
@@ -239,6 +240,35 @@ def test_heuristic_withholds_the_card_a_one_card_opponent_needs():
     """, Rules.preset("standard", pile_moves="none"))
     assert actions.name(agents.load("greedy").act(obs_of(state))) == "play 7C->SW"
     assert actions.name(agents.load("heuristic").act(obs_of(state))) == "end turn"
+
+
+FIT_CLOSE_POSITION = """
+    N: 2H
+    E: 2C AD
+    S: 7C 6D 5C 4D 3S 2D AC
+    W: 5S
+    NE: KC QD JS 10D 9S
+    SE: KD QC JD 10S
+    SW: KS
+    hand 0: JH QH
+    hand 1: QS 2S 7S 4C 4S{extra}
+    stock: 10C 9C 3C 8S 5H 6H JC 9H KH 5D 7H 10H AH 8C AS 8H 6C 3H 9D 7D 8D 3D 4H
+"""
+
+
+@pytest.mark.parametrize("opponent_cards, fit_close, expected", [
+    (5, 0.0, "play QH->SW"),  # the shipped weights: shed the queen
+    (5, 0.375, "end turn"),  # the opponent is close to going out: keep the queen's safe place
+    (6, 0.375, "play QH->SW"),  # one card more than `close` (5): fit_close does not apply
+])
+def test_fit_close_keeps_a_card_whose_place_nobody_else_can_take(opponent_cards, fit_close, expected):
+    """Only QH and QD fit on KS, and QD is in sight: the place is the seat's own. Playing the queen
+    there would open it to the unseen JC. ``fit_close`` spares such a card more while another
+    player holds at most ``close`` cards (policies.WEIGHT_NAMES), so the seat keeps it for later."""
+    state = position(FIT_CLOSE_POSITION.format(extra=" 6S" if opponent_cards == 6 else ""))
+    assert len(state.hands[1]) == opponent_cards
+    heuristic = HeuristicAgent(weights=policies.evaluation_weights({"fit_close": fit_close}))
+    assert actions.name(heuristic.act(obs_of(state))) == expected
 
 
 def test_heuristic_puts_a_king_into_a_corner():

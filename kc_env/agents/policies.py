@@ -36,7 +36,9 @@ heuristic
     the player holds one of the unseen cards that fit it (both fitting cards in sight make a dead
     end), empty sides (any card), empty corners (kings), side piles that can move away and open a
     space. What the others may gain is weighted by how close to going out they are and by how
-    soon they play. With the stock empty, an idle turn is scored by the blocked deal it may bring.
+    soon they play. A card's place may be worth more while another player is close to going out
+    (``fit_close`` on top of ``fit`` while someone holds at most ``close`` cards; 0 in the shipped
+    weights, the trained models' priors set it). With the stock empty, an idle turn is scored by the blocked deal it may bring.
     The weights are ``HEURISTIC_WEIGHTS`` (names in ``WEIGHT_NAMES``), tuned with ``kc eval``
     (``docs/agents.md``).
 """
@@ -144,13 +146,15 @@ WEIGHT_NAMES = (
     "multi",  # factor on 'opp' with more than two players
     "danger_multi",  # 'danger' with more than two players
     "block",  # a deal blocked by an idle turn: lost chance when ahead, saved loss when behind
+    "fit_close",  # added to "fit" while another player is close to going out (0: never)
+    "close",  # close to going out: holding at most this many cards (for "fit_close")
 )
 HEURISTIC_WEIGHTS = np.array(
-    [1.0, 0.35, 0.25, 0.45, 0.12, 3.0, 0.6, 2.25, 1.3, 0.8, 1.0, 0.7, 0.5, 4.0], dtype=np.float64
+    [1.0, 0.35, 0.25, 0.45, 0.12, 3.0, 0.6, 2.25, 1.3, 0.8, 1.0, 0.7, 0.5, 4.0, 0.0, 5.0], dtype=np.float64
 )
 """The tuned weights of ``evaluate``, in the order of ``WEIGHT_NAMES``."""
 (W_CARD, W_PENALTY, W_FIT, W_DEAD, W_HALF, W_OPP, W_DECAY, W_DANGER, W_SPACE, W_CORNER, W_OPENING, W_MULTI,
- W_DANGER_MULTI, W_BLOCK) = range(14)
+ W_DANGER_MULTI, W_BLOCK, W_FIT_CLOSE, W_CLOSE) = range(16)
 WIN_VALUE = 1.0e6
 DEPTH_COST = 1.0e-6
 
@@ -666,25 +670,25 @@ def _is_top(st, d, c):
     return False
 
 
-@maybe_njit(signature="float64(int64[::1], float64[::1], int64[:, ::1], int64, float64[::1], boolean, float64[::1])")
-def _hand_value(rules, w, st, d, ctx, empty_side, keep):
+@maybe_njit(signature="float64(int64[::1], float64[::1], int64[:, ::1], int64, float64[::1], boolean, float64[::1], float64)")
+def _hand_value(rules, w, st, d, ctx, empty_side, keep, fit):
     """The seat's own hand: each card and its penalty, less what a card with a place is spared
-    (as likely as the place is to be there on the seat's next turn, ``keep``), more what a card
-    with no live place costs (see the module docstring)."""
+    (``fit``, times the chance that the place is still there on the seat's next turn, ``keep``),
+    more what a card with no live place costs (see the module docstring)."""
     value = 0.0
     for c in range(NUM_CARDS):
         if st[d, S_HAND + c] == 0:
             continue
         value -= w[W_CARD] + w[W_PENALTY] * ctx[C_PEN + c]
         if c >= 52:
-            value += w[W_FIT]
+            value += fit
             continue
         best = -1.0
         for p in range(NUM_PILES):
             if (st[d, S_LEN + p] > 0 or RANK[c] == 13) and _accepts(rules, st, d, p, c):
                 best = max(best, keep[p])
         if best >= 0.0:
-            value += w[W_FIT] * best
+            value += fit * best
             continue
         if RANK[c] == 13:
             if not (empty_side and rules[R_KOS] == 1):
@@ -722,13 +726,14 @@ def _openings(rules, st, d, empty_corner):
     return count
 
 
-@maybe_njit(signature="float64(int64[::1], float64[::1], int64[:, ::1], int64, float64[::1], int64[::1], boolean)")
-def _block_value(rules, w, st, d, ctx, fitting, space):
+@maybe_njit(signature="float64(int64[::1], float64[::1], int64[:, ::1], int64, float64[::1], int64[::1], boolean, float64)")
+def _block_value(rules, w, st, d, ctx, fitting, space, fewest):
     """An idle turn with the stock empty brings the deal closer to blocked (RULES.md 4.8): at once
     when the others have all been idle, else as likely as each of them is to hold nothing that
     fits (nothing is sure to fit while a space is open). A block is worth ``block`` to a seat
     behind (more cards than the fewest) and costs it to a seat ahead; under ``fewest_cards`` a
-    block decides the deal, so it counts five times."""
+    block decides the deal, so it counts five times. ``fewest``: the fewest cards another player
+    holds."""
     n_others = int(ctx[C_NUM_OTHERS])
     unseen = max(ctx[C_UNSEEN], 1.0)
     p_block = 1.0
@@ -740,9 +745,6 @@ def _block_value(rules, w, st, d, ctx, fitting, space):
         for p in range(NUM_PILES):
             if fitting[p] > 0:
                 p_block *= miss ** fitting[p]
-    fewest = ctx[C_OTHERS]
-    for j in range(n_others):
-        fewest = min(fewest, ctx[C_OTHERS + j])
     me = st[d, S_NHAND]
     sign = 0.0
     if me < fewest:
@@ -792,7 +794,11 @@ def evaluate(rules, w, st, d, ctx):
     for p in range(4):
         if st[d, S_LEN + p] == 0:
             keep[p] = 0.0  # an empty side is the others' to fill first
-    value = _hand_value(rules, w, st, d, ctx, empty_side, keep)
+    fewest = ctx[C_OTHERS]  # the fewest cards another player holds
+    for j in range(n_others):
+        fewest = min(fewest, ctx[C_OTHERS + j])
+    fit = w[W_FIT] + (w[W_FIT_CLOSE] if fewest <= w[W_CLOSE] else 0.0)
+    value = _hand_value(rules, w, st, d, ctx, empty_side, keep, fit)
     weight = w[W_OPP]
     danger_weight = w[W_DANGER]
     if n_others > 1:
@@ -815,7 +821,7 @@ def evaluate(rules, w, st, d, ctx):
         value -= weight * danger * gain
         weight *= w[W_DECAY]
     if ctx[C_STOCK] == 0 and st[d, S_PLAYED] == 0 and st[d, S_MOVED] == 0:
-        value += _block_value(rules, w, st, d, ctx, fitting, empty_side or openings > 0)
+        value += _block_value(rules, w, st, d, ctx, fitting, empty_side or openings > 0, fewest)
     return value
 
 
