@@ -2,9 +2,9 @@
 
     python benchmarks/weight_scan.py --deals 3000 --seed 31 fit=1.5 fit=1.5,card=0.9
 
-Each argument after the options is a candidate: weights scaled by a factor, ``name=factor``
-joined by commas (names of ``policies.WEIGHT_NAMES``; a weight left out keeps its shipped
-value). The shipped weights are always the first row. Every candidate plays the same
+Each argument after the options is a candidate: weights scaled by a factor, ``name=factor``, or
+set to a value, ``name:=value``, joined by commas (names of ``policies.WEIGHT_NAMES``; a weight
+left out keeps its shipped value). The shipped weights are always the first row. Every candidate plays the same
 ``--deals`` deals from each seat (2 players, standard rules unless ``--rules``) against each
 opponent of ``--against`` (``heuristic``: the shipped weights; ``random``; ``greedy``), with
 the same random opponent's moves for every candidate (``training.tune.seat_shares``). Prints
@@ -28,17 +28,22 @@ from training.tune import AGENT_ROWS, interval, seat_shares
 
 
 def candidate(spec: str) -> np.ndarray:
-    """``name=factor,name=factor``: the shipped weights with those scaled."""
+    """``name=factor,name:=value``: the shipped weights with those scaled (``=``) or set (``:=``,
+    e.g. for ``fit_close``, which the shipped weights leave at 0)."""
     weights = policies.HEURISTIC_WEIGHTS.copy()
     for part in spec.split(","):
-        name, _, factor = part.partition("=")
+        name, _, number = part.partition("=")
+        setting = name.endswith(":")
+        name = name.removesuffix(":")
         if name not in policies.WEIGHT_NAMES:
             raise SystemExit(f"weight_scan: unknown weight {name!r} in {spec!r} "
                              f"(known: {', '.join(policies.WEIGHT_NAMES)})")
         try:
-            weights[policies.WEIGHT_NAMES.index(name)] *= float(factor)
+            value = float(number)
         except ValueError:
-            raise SystemExit(f"weight_scan: {part!r} in {spec!r} is not name=factor") from None
+            raise SystemExit(f"weight_scan: {part!r} in {spec!r} is not name=factor or name:=value") from None
+        i = policies.WEIGHT_NAMES.index(name)
+        weights[i] = value if setting else weights[i] * value
     return weights
 
 

@@ -96,6 +96,16 @@ def test_tuning_moves_only_the_named_weights_and_a_killed_run_goes_on_where_it_s
     assert tune_mod.tune(cfg, tmp_path / "killed", log=lambda _: None) == whole
 
 
+def test_tuning_every_weight_leaves_a_weight_at_zero_there(tmp_path):
+    """The search is in log weights: with ``tune.weights`` empty it tunes the weights above 0, and
+    ``fit_close`` (0 in the shipped weights) stays 0 rather than turning into nan or -inf."""
+    assert DEFAULT[policies.WEIGHT_NAMES.index("fit_close")] == 0.0
+    cfg = tuned_config(tune={"generations": 1, "pairs": 2, "deals": 4, "holdout_deals": 0, "weights": []})
+    tuned = tune_mod.tune(cfg, tmp_path, log=lambda _: None)
+    assert tuned["fit_close"] == 0.0 and all(np.isfinite(v) for v in tuned.values())
+    assert tuned["card"] != pytest.approx(DEFAULT[policies.WEIGHT_NAMES.index("card")])
+
+
 def test_kc_train_tunes_the_prior_then_trains_and_exports_a_model_that_carries_the_weights(tmp_path):
     from kc_env.agents.policy_model import load_network
     from training.export import export
@@ -182,6 +192,13 @@ def test_the_weight_scan_compares_candidates_with_the_shipped_weights_on_the_sam
         scan.main(["--deals", "1", "luck=2"])
     with pytest.raises(SystemExit, match="unknown opponent 'champion'"):
         scan.main(["--deals", "1", "--against", "champion", "fit=2"])
+    # a weight the shipped heuristic leaves at 0 is set rather than scaled
+    set_close = scan.candidate("fit_close:=0.375,close:=4,fit=2")
+    assert set_close[policies.WEIGHT_NAMES.index("fit_close")] == 0.375
+    assert set_close[policies.WEIGHT_NAMES.index("close")] == 4.0
+    assert set_close[policies.WEIGHT_NAMES.index("fit")] == 2 * DEFAULT[policies.WEIGHT_NAMES.index("fit")]
+    with pytest.raises(SystemExit, match="is not name=factor or name:=value"):
+        scan.candidate("fit_close:=much")
 
 
 def test_a_teacher_cannot_teach_a_prior_with_other_weights():

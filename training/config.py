@@ -140,7 +140,9 @@ class TuneSettings:
     holdout_deals: int = 1000
     """Fresh deals (each from every seat) on which the tuned weights are measured at the end."""
     weights: list[str] = field(default_factory=list)
-    """The weights to tune, by name (``policies.WEIGHT_NAMES``); empty: all of them."""
+    """The weights to tune, by name (``policies.WEIGHT_NAMES``); empty: all of them that start
+    above 0 (the search is in log weights, so a weight at 0, such as the shipped ``fit_close``,
+    stays there unless named)."""
     objective: str = "share"
     """What a candidate maximises: ``share`` (a deal won counts 1, a blocked deal nobody won
     1/players) or ``wins`` (only deals won count: stalling a deal into a block gains nothing)."""
@@ -359,7 +361,7 @@ def _weight_checks(config: TrainConfig) -> list[tuple[bool, str]]:
         values = evaluation_weights(weights)
     except ValueError as exc:
         return [*checks, (False, f"network.heuristic_weights: {exc}")]
-    searched = [n for n in config.tune.weights or WEIGHT_NAMES if n in WEIGHT_NAMES] if config.tune.generations else []
+    searched = [n for n in config.tune.weights if n in WEIGHT_NAMES] if config.tune.generations else []
     return [
         *checks,
         (config.network.prior == "heuristic", "network.heuristic_weights needs network.prior: heuristic"),

@@ -132,33 +132,36 @@ def tune(cfg: TrainConfig, folder: Path, log: Callable[[str], None] = print) -> 
     path = folder / TUNE_FILE
     state: dict[str, Any] = json.loads(path.read_text()) if path.is_file() else {
         "start": start_weights(cfg), "generations": []}
-    names = list(t.weights) or list(policies.WEIGHT_NAMES)
+    start = policies.evaluation_weights(state["start"])
+    names = list(t.weights) or [n for n, v in zip(policies.WEIGHT_NAMES, start, strict=True) if v > 0]
     tuned = np.array([policies.WEIGHT_NAMES.index(n) for n in names], dtype=np.int64)
     rules = cfg.rules_object()
     last = state["generations"][-1]["weights"] if state["generations"] else state["start"]
-    theta = np.log(policies.evaluation_weights(last))
+    weights = policies.evaluation_weights(last)
+    theta = np.log(weights[tuned])  # the search is in the log of the tuned weights; the rest stay
     for g in range(len(state["generations"]), t.generations):
         rng = np.random.default_rng([cfg.seed, 20261130, g])
         eps = rng.standard_normal((t.pairs, len(tuned)))
-        cand = np.repeat(theta[None, :], 2 * t.pairs, axis=0)
-        cand[:, tuned] += t.sigma * np.concatenate([eps, -eps])
+        cand = np.repeat(weights[None, :], 2 * t.pairs, axis=0)
+        cand[:, tuned] = np.exp(theta + t.sigma * np.concatenate([eps, -eps]))
         seeds = rng.integers(0, 2**62, size=t.deals)
         opponents = draw_opponents(cfg.league.agents, cfg.num_players, t.deals, rng)
-        won = seat_shares(np.exp(cand), rules, cfg.num_players, seeds, opponents, cfg.max_moves, t.objective,
+        won = seat_shares(cand, rules, cfg.num_players, seeds, opponents, cfg.max_moves, t.objective,
                           seed=g).mean(axis=(1, 2))
         r = centred_ranks(won)
-        theta[tuned] += t.step * ((r[:t.pairs] - r[t.pairs:]) @ eps) / t.pairs
+        theta += t.step * ((r[:t.pairs] - r[t.pairs:]) @ eps) / t.pairs
+        weights[tuned] = np.exp(theta)
         state["generations"].append({"generation": g, "mean_share": float(won.mean()), "best_share": float(won.max()),
-                                     "weights": policies.weights_by_name(np.exp(theta))})
+                                     "weights": policies.weights_by_name(weights)})
         _write(path, state)
         log(f"tune: generation {g + 1}/{t.generations}: candidates' mean {OBJECTIVES[t.objective]} {won.mean():.3f} "
-            f"(best {won.max():.3f}); " + ", ".join(f"{n} {math.exp(theta[i]):.3g}" for n, i in zip(names, tuned, strict=True)))
-    final = policies.weights_by_name(np.exp(theta))
+            f"(best {won.max():.3f}); " + ", ".join(f"{n} {weights[i]:.3g}" for n, i in zip(names, tuned, strict=True)))
+    final = policies.weights_by_name(weights)
     if t.holdout_deals and state.get("holdout", {}).get("weights") != final:
         rng = np.random.default_rng([cfg.seed, 20261130, -1 % 2**32])
         seeds = rng.integers(0, 2**62, size=t.holdout_deals)
         opponents = draw_opponents(cfg.league.agents, cfg.num_players, t.holdout_deals, rng)
-        per_deal = seat_shares(np.exp(theta), rules, cfg.num_players, seeds, opponents, cfg.max_moves, t.objective,
+        per_deal = seat_shares(weights, rules, cfg.num_players, seeds, opponents, cfg.max_moves, t.objective,
                                seed=-1 % 2**32)[0].mean(axis=1)
         low, high = interval(per_deal)
         state["holdout"] = {"weights": final, "deals": int(t.holdout_deals), "objective": t.objective,
