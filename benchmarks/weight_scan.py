@@ -4,15 +4,16 @@
 
 Each argument after the options is a candidate: weights scaled by a factor, ``name=factor``, or
 set to a value, ``name:=value``, joined by commas (names of ``policies.WEIGHT_NAMES``; a weight
-left out keeps its shipped value). The shipped weights are always the first row. Every candidate plays the same
-``--deals`` deals from each seat (2 players, standard rules unless ``--rules``) against each
-opponent of ``--against`` (``heuristic``: the shipped weights; ``random``; ``greedy``), with
-the same random opponent's moves for every candidate (``training.tune.seat_shares``). Prints
-each candidate's win share (a blocked deal counts 1/players) and its difference from the
-shipped weights on the same games, with a 95% interval (normal approximation over the games).
+left out keeps its shipped value). The shipped weights are always the first row. Every
+candidate plays the same ``--deals`` deals from each seat (2 players, standard rules unless
+``--rules``) against each opponent of ``--against`` (``heuristic``: the shipped weights;
+``random``; ``greedy``), with the same random opponent's moves for every candidate
+(``training.tune.seat_shares``). Prints each candidate's win share (a blocked deal counts
+1/players) and its difference from the shipped weights on the same games, with a 95% interval
+(normal approximation over the games).
 
 This is how ``network.heuristic_weights`` of ``configs/ppo-standard-2p.yaml`` was chosen
-(docs/agents.md, "A weight that gains against the heuristic for free").
+(docs/agents.md, "Keeping a safe place while the opponent is close to going out").
 """
 
 from __future__ import annotations

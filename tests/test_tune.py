@@ -175,6 +175,10 @@ def test_weights_in_the_config_that_cannot_work_are_refused():
         tuned_config(network={**net, "heuristic_weights": {"opp": 0.0}})
     # a zero weight is fine where nothing searches its log
     tuned_config(network={**net, "heuristic_weights": {"opp": 0.0}}, tune={"generations": 0})
+    # ... and tune names it, or a weight the shipped heuristic leaves at 0, only once it is above 0
+    with pytest.raises(config_mod.ConfigError, match=r"must start above 0, and \['fit_close'\] do not"):
+        tuned_config(tune={"generations": 1, "weights": ["fit_close"]})
+    tuned_config(network={**net, "heuristic_weights": {"fit_close": 0.1}}, tune={"generations": 1, "weights": ["fit_close"]})
 
 
 def test_the_weight_scan_compares_candidates_with_the_shipped_weights_on_the_same_games(capsys):

@@ -330,9 +330,14 @@ def _tune_checks(config: TrainConfig) -> list[tuple[bool, str]]:
     t = config.tune
     if t.generations == 0:
         return [(True, "")]
-    from kc_env.agents.policies import WEIGHT_NAMES
+    from kc_env.agents.policies import WEIGHT_NAMES, evaluation_weights
 
     unknown = [n for n in t.weights if n not in WEIGHT_NAMES]
+    try:
+        start = evaluation_weights(config.network.heuristic_weights)
+    except ValueError:  # _weight_checks says what is wrong with them
+        start = None
+    at_zero = [n for n in t.weights if n in WEIGHT_NAMES and start is not None and start[WEIGHT_NAMES.index(n)] <= 0]
     return [
         (t.generations > 0, "tune.generations must be 0 (no tuning) or more"),
         (config.network.prior == "heuristic", "tune needs network.prior: heuristic (it tunes that prior's weights)"),
@@ -343,6 +348,8 @@ def _tune_checks(config: TrainConfig) -> list[tuple[bool, str]]:
         (t.pairs > 0 and t.deals > 0 and t.sigma > 0 and t.step > 0 and t.holdout_deals >= 0,
          "tune.pairs, tune.deals, tune.sigma and tune.step must be positive, tune.holdout_deals >= 0"),
         (not unknown, f"tune.weights: unknown weight names {unknown} (known: {', '.join(WEIGHT_NAMES)})"),
+        (not at_zero, f"tune searches log weights, so the weights it tunes must start above 0, and {at_zero} do "
+                      "not (set them in network.heuristic_weights)"),
     ]
 
 
@@ -355,19 +362,16 @@ def _weight_checks(config: TrainConfig) -> list[tuple[bool, str]]:
                "(network.heuristic_weights or tune)")]
     if not weights:
         return checks
-    from kc_env.agents.policies import WEIGHT_NAMES, evaluation_weights
+    from kc_env.agents.policies import evaluation_weights
 
     try:
-        values = evaluation_weights(weights)
+        evaluation_weights(weights)
     except ValueError as exc:
         return [*checks, (False, f"network.heuristic_weights: {exc}")]
-    searched = [n for n in config.tune.weights if n in WEIGHT_NAMES] if config.tune.generations else []
     return [
         *checks,
         (config.network.prior == "heuristic", "network.heuristic_weights needs network.prior: heuristic"),
         (config.trainer == "sb3", "network.heuristic_weights is read by the sb3 trainer only"),
-        (all(values[WEIGHT_NAMES.index(n)] > 0 for n in searched),
-         "network.heuristic_weights: tune searches log weights, so the weights it tunes must start above 0"),
     ]
 
 

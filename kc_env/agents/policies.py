@@ -38,9 +38,9 @@ heuristic
     space. What the others may gain is weighted by how close to going out they are and by how
     soon they play. A card's place may be worth more while another player is close to going out
     (``fit_close`` on top of ``fit`` while someone holds at most ``close`` cards; 0 in the shipped
-    weights, the trained models' priors set it). With the stock empty, an idle turn is scored by the blocked deal it may bring.
-    The weights are ``HEURISTIC_WEIGHTS`` (names in ``WEIGHT_NAMES``), tuned with ``kc eval``
-    (``docs/agents.md``).
+    weights, the trained models' priors set it). With the stock empty, an idle turn is scored by
+    the blocked deal it may bring. The weights are ``HEURISTIC_WEIGHTS`` (names in
+    ``WEIGHT_NAMES``), tuned with ``kc eval`` (``docs/agents.md``).
 """
 
 from __future__ import annotations
