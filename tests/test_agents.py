@@ -10,7 +10,8 @@ from kc_env import kings_corner_v0 as kc
 
 
 def test_unknown_spec_names_the_known_ones():
-    with pytest.raises(ValueError, match="known specs: greedy, heuristic, random, or the folder of an exported model"):
+    with pytest.raises(ValueError, match=r"known specs: greedy, heuristic, random, heuristic:name=value,\.\.\. "
+                                         r"\(the heuristic with evaluation weights set\), or the folder of an exported model"):
         agents.load("grandmaster")
 
 
@@ -269,6 +270,24 @@ def test_fit_close_keeps_a_card_whose_place_nobody_else_can_take(opponent_cards,
     assert len(state.hands[1]) == opponent_cards
     heuristic = HeuristicAgent(weights=policies.evaluation_weights({"fit_close": fit_close}))
     assert actions.name(heuristic.act(obs_of(state))) == expected
+
+
+def test_a_heuristic_spec_with_weights_plays_with_them_and_a_malformed_one_is_refused():
+    """``heuristic:fit_close=0.375`` is an agent spec (kc eval, kc play, the envs' opponents): the
+    position above, where that weight keeps the queen, tells it from the plain heuristic."""
+    state = position(FIT_CLOSE_POSITION.format(extra=""))
+    weighted = agents.load("heuristic:fit_close=0.375,card=1.0")
+    assert weighted.spec == "heuristic:fit_close=0.375,card=1.0"
+    assert actions.name(weighted.act(obs_of(state))) == "end turn"
+    assert actions.name(agents.load("heuristic").act(obs_of(state))) == "play QH->SW"
+    ob = obs_of(state)
+    batch = weighted.act_batch(np.stack([ob["observation"]] * 3), np.stack([ob["action_mask"]] * 3))
+    assert [actions.name(a) for a in batch] == ["end turn"] * 3
+    with pytest.raises(ValueError, match=r"agent spec 'heuristic:luck=2': unknown heuristic weight 'luck'"):
+        agents.load("heuristic:luck=2")
+    for bad in ("heuristic:fit_close", "heuristic:fit_close=much", "heuristic:", "heuristic:=1"):
+        with pytest.raises(ValueError, match=r"is not name=number \(e\.g\. heuristic:fit_close=0\.375,card=1\.1\)"):
+            agents.load(bad)
 
 
 def test_heuristic_puts_a_king_into_a_corner():

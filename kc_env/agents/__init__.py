@@ -2,7 +2,9 @@
 
 Specs are strings; ``SPECS`` maps each known spec to the class that builds it (called with
 ``seed=``). To add an agent, write its class in its own module and add one line to ``SPECS``.
-Any other spec that names a folder is loaded as an exported model (``policy_model``).
+``heuristic:name=value,...`` is the heuristic with some evaluation weights set
+(``heuristic.spec_weights``). Any other spec that names a folder is loaded as an exported model
+(``policy_model``).
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from collections.abc import Callable
 
 from .base import Agent, legal_actions
 from .greedy import GreedyAgent
-from .heuristic import HeuristicAgent
+from .heuristic import WEIGHTED, HeuristicAgent
 from .policy_model import ModelError, PolicyAgent, is_model_folder
 from .random_agent import RandomAgent
 
@@ -32,9 +34,12 @@ def load(spec: str | Agent, seed: int | None = None) -> Agent:
         return spec
     if isinstance(spec, str) and spec in SPECS:
         return SPECS[spec](seed=seed)
+    if isinstance(spec, str) and spec.startswith(WEIGHTED):
+        return HeuristicAgent.from_spec(spec, seed=seed)
     if isinstance(spec, str) and is_model_folder(spec):
         return PolicyAgent(spec, seed=seed)
     raise ValueError(f"unknown agent spec {spec!r}; known specs: {', '.join(sorted(SPECS))}, "
+                     "heuristic:name=value,... (the heuristic with evaluation weights set), "
                      "or the folder of an exported model")
 
 

@@ -1,4 +1,9 @@
-"""``heuristic``: the strongest rule-based player here (``policies.heuristic_action``)."""
+"""``heuristic``: the strongest rule-based player here (``policies.heuristic_action``).
+
+``heuristic:name=value,...`` is the heuristic with some evaluation weights set (names of
+``policies.WEIGHT_NAMES``, the rest as shipped), e.g. ``heuristic:fit_close=0.375,card=1.1``, the
+prior of ``models/ppo-standard-2p``.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +13,25 @@ import numpy as np
 
 from .base import Agent, legal_actions
 from .greedy import mask, vector
+
+WEIGHTED = "heuristic:"
+"""The prefix of a heuristic spec with evaluation weights."""
+
+
+def spec_weights(spec: str) -> dict[str, float]:
+    """The weights of a ``heuristic:name=value,...`` spec, by name; refuses a part that is not
+    ``name=value`` with a number (unknown names are refused by ``policies.evaluation_weights``)."""
+    out: dict[str, float] = {}
+    for part in spec.removeprefix(WEIGHTED).split(","):
+        name, equals, value = (s.strip() for s in part.partition("="))
+        try:
+            out[name] = float(value)
+        except ValueError:
+            equals = ""
+        if not (name and equals):
+            raise ValueError(f"agent spec {spec!r}: {part!r} is not name=number "
+                             "(e.g. heuristic:fit_close=0.375,card=1.1)")
+    return out
 
 
 class HeuristicAgent(Agent):
@@ -29,7 +53,28 @@ class HeuristicAgent(Agent):
             raise ValueError(f"the heuristic takes {default.size} weights "
                              f"({', '.join(policies.WEIGHT_NAMES)}), not {self.weights.size}")
 
+    @classmethod
+    def from_spec(cls, spec: str, seed: int | None = None) -> HeuristicAgent:
+        """The agent of a ``heuristic:name=value,...`` spec (``spec`` is kept as its name)."""
+        from . import policies
+
+        parsed = spec_weights(spec)
+        try:
+            weights = policies.evaluation_weights(parsed)
+        except ValueError as exc:
+            raise ValueError(f"agent spec {spec!r}: {exc}") from None
+        agent = cls(seed=seed, weights=weights)
+        agent.spec = spec
+        return agent
+
     def act(self, obs: Mapping[str, np.ndarray]) -> int:
         """The heuristic's action for this observation."""
         legal_actions(obs)  # refuses a mask with no legal action
         return int(self._policy(vector(obs), mask(obs), self.weights))
+
+    def act_batch(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """The actions for a batch of observation vectors and masks (compiled, all cores, when
+        numba imports): how the vector env plays a weighted heuristic."""
+        from . import policies
+
+        return policies.actions("heuristic", obs, masks, policies.weights_by_name(self.weights))
