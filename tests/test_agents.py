@@ -285,6 +285,8 @@ def test_a_heuristic_spec_with_weights_plays_with_them_and_a_malformed_one_is_re
     assert [actions.name(a) for a in batch] == ["end turn"] * 3
     with pytest.raises(ValueError, match=r"agent spec 'heuristic:luck=2': unknown heuristic weight 'luck'"):
         agents.load("heuristic:luck=2")
+    with pytest.raises(ValueError, match="the weight card is given twice"):
+        agents.load("heuristic:card=1.1,card=1.2")
     for bad in ("heuristic:fit_close", "heuristic:fit_close=much", "heuristic:", "heuristic:=1"):
         with pytest.raises(ValueError, match=r"is not name=number \(e\.g\. heuristic:fit_close=0\.375,card=1\.1\)"):
             agents.load(bad)

@@ -20,10 +20,13 @@ WEIGHTED = "heuristic:"
 
 def spec_weights(spec: str) -> dict[str, float]:
     """The weights of a ``heuristic:name=value,...`` spec, by name; refuses a part that is not
-    ``name=value`` with a number (unknown names are refused by ``policies.evaluation_weights``)."""
+    ``name=value`` with a number, or a name given twice (unknown names are refused by
+    ``policies.evaluation_weights``)."""
     out: dict[str, float] = {}
     for part in spec.removeprefix(WEIGHTED).split(","):
         name, equals, value = (s.strip() for s in part.partition("="))
+        if name in out:
+            raise ValueError(f"agent spec {spec!r}: the weight {name} is given twice")
         try:
             out[name] = float(value)
         except ValueError:
