@@ -330,14 +330,9 @@ def _tune_checks(config: TrainConfig) -> list[tuple[bool, str]]:
     t = config.tune
     if t.generations == 0:
         return [(True, "")]
-    from kc_env.agents.policies import WEIGHT_NAMES, evaluation_weights
+    from kc_env.agents.policies import WEIGHT_NAMES
 
     unknown = [n for n in t.weights if n not in WEIGHT_NAMES]
-    try:
-        start = evaluation_weights(config.network.heuristic_weights)
-    except ValueError:  # _weight_checks says what is wrong with them
-        start = None
-    at_zero = [n for n in t.weights if n in WEIGHT_NAMES and start is not None and start[WEIGHT_NAMES.index(n)] <= 0]
     return [
         (t.generations > 0, "tune.generations must be 0 (no tuning) or more"),
         (config.network.prior == "heuristic", "tune needs network.prior: heuristic (it tunes that prior's weights)"),
@@ -348,26 +343,30 @@ def _tune_checks(config: TrainConfig) -> list[tuple[bool, str]]:
         (t.pairs > 0 and t.deals > 0 and t.sigma > 0 and t.step > 0 and t.holdout_deals >= 0,
          "tune.pairs, tune.deals, tune.sigma and tune.step must be positive, tune.holdout_deals >= 0"),
         (not unknown, f"tune.weights: unknown weight names {unknown} (known: {', '.join(WEIGHT_NAMES)})"),
-        (not at_zero, f"tune searches log weights, so the weights it tunes must start above 0, and {at_zero} do "
-                      "not (set them in network.heuristic_weights)"),
     ]
 
 
 def _weight_checks(config: TrainConfig) -> list[tuple[bool, str]]:
     """A heuristic prior whose weights are not the shipped ones: set (``network.heuristic_weights``)
-    or tuned (``tune``)."""
+    or tuned (``tune``, which can only tune weights that start above 0)."""
     weights = config.network.heuristic_weights
     checks = [(config.pretrain.teacher is None or not (weights or config.tune.generations),
                "pretrain.teacher plays the shipped heuristic, so it cannot teach the tuned prior "
                "(network.heuristic_weights or tune)")]
-    if not weights:
-        return checks
-    from kc_env.agents.policies import evaluation_weights
+    if not (weights or config.tune.generations):
+        return checks  # the shipped weights (and no need to import the compiled policies)
+    from kc_env.agents.policies import WEIGHT_NAMES, evaluation_weights
 
     try:
-        evaluation_weights(weights)
+        start = evaluation_weights(weights)  # the shipped weights when none are set (tuning them)
     except ValueError as exc:
         return [*checks, (False, f"network.heuristic_weights: {exc}")]
+    tuned = config.tune.weights if config.tune.generations else []
+    at_zero = [n for n in tuned if n in WEIGHT_NAMES and start[WEIGHT_NAMES.index(n)] <= 0]
+    checks.append((not at_zero, f"tune searches log weights, so the weights it tunes must start above 0, and "
+                                f"{at_zero} do not (set them in network.heuristic_weights)"))
+    if not weights:
+        return checks
     return [
         *checks,
         (config.network.prior == "heuristic", "network.heuristic_weights needs network.prior: heuristic"),
