@@ -272,6 +272,33 @@ def test_fit_close_keeps_a_card_whose_place_nobody_else_can_take(opponent_cards,
     assert actions.name(heuristic.act(obs_of(state))) == expected
 
 
+KING_POSITION_4P = """
+    N: 6S
+    E: 9D
+    S: 3C
+    W: 6C
+    hand 0: 9C 2S AC 2D KD 4S 9S
+    hand 1: 3D JD QS 7S KC 10C 2H 6D
+    hand 2: QH KH 5C 4D AS 8C 3S
+    hand 3: 9H 5H 8S 10H JS 8D 5S
+    stock: 2C 6H QD 10S 8H 5D QC 7C 7H JC JH 10D KS AH 4H 7D 4C 3H AD
+    turn: 1 drawn
+"""
+
+
+@pytest.mark.parametrize("spec, expected", [
+    ("heuristic", ["play KC->SW", "play 2H->S", "end turn"]),  # fills an empty corner first
+    ("heuristic:corner=0", ["play 2H->S", "end turn"]),  # keeps the king
+])
+def test_with_corner_at_zero_the_seat_keeps_its_king_out_of_an_empty_corner(spec, expected):
+    """Four players, the corners empty, player 1 to act with KC and 2H to play (deal 3 of
+    ``new_deal(Rules(), 4)``). The heuristic counts each empty corner as a place offered to the
+    others' kings (``corner``) and fills one with KC; with ``corner`` at 0, as in the prior of
+    ``models/ppo-standard-4p``, it plays the same 2H and keeps the king, which in a corner would
+    show three players a new top (the red queens)."""
+    assert finish_turn(position(KING_POSITION_4P), spec) == expected
+
+
 def test_a_heuristic_spec_with_weights_plays_with_them_and_a_malformed_one_is_refused():
     """``heuristic:fit_close=0.375`` is an agent spec (kc eval, kc play, the envs' opponents): the
     position above, where that weight keeps the queen, tells it from the plain heuristic."""
