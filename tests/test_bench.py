@@ -13,10 +13,10 @@ from kc_env.cli import main
 def test_bench_reports_every_row_as_json(capsys):
     pytest.importorskip("numba")
     code = main(["bench", "--runs", "2", "--seconds", "0.05", "--batches", "1,8", "--json",
-                 "--only", "engine,compiled,aec,single,vector", "--rules", "pagat", "-n", "3"])
+                 "--only", "engine,compiled,aec,single,vector,heuristic", "--rules", "pagat", "-n", "3"])
     assert code == 0
     report = json.loads(capsys.readouterr().out)
-    assert set(report["results"]) == {"engine", "compiled", "aec", "single", "vector_1", "vector_8"}
+    assert set(report["results"]) == {"engine", "compiled", "aec", "single", "vector_1", "vector_8", "heuristic"}
     for row in report["results"].values():
         assert len(row["runs"]) == 2 and row["min"] <= row["median"] <= row["max"] and row["min"] > 0
     assert report["players"] == 3 and report["rules"] == "pagat"

@@ -1,7 +1,7 @@
 """``kc bench``: throughput of every layer, each the median of several timed runs (min and max).
 
-Every benchmark plays uniformly random legal actions and builds the observation and mask at
-every step where the layer does (the engine rows build none):
+Every benchmark but ``heuristic`` plays uniformly random legal actions and builds the observation
+and mask at every step where the layer does (the engine rows build none):
 
 | name | what is timed | unit |
 |---|---|---|
@@ -10,6 +10,7 @@ every step where the layer does (the engine rows build none):
 | ``aec`` | ``kings_corner_v0.env()`` with ``last()`` every step (observation + mask) | steps/s |
 | ``single`` | ``KingsCorner-v0`` (random opponents inside ``step``) | learner steps/s |
 | ``vector_B`` | ``KingsCornerVecEnv(B)``, random opponents, observations + masks | learner steps/s |
+| ``heuristic`` | the ``heuristic`` agent's ``act`` at every decision, itself in every seat (engine, observation, mask untimed) | decisions/s |
 | ``ppo_single`` | sb3-contrib ``MaskablePPO.collect_rollouts`` on ``KingsCorner-v0`` in a ``DummyVecEnv`` | frames/s |
 | ``ppo_vector`` | the same policy network (same weights) collecting on ``KingsCornerVecEnv`` | frames/s |
 
@@ -36,9 +37,9 @@ import numpy as np
 from ..cli import UserError, add_rules_argument
 
 HELP = "throughput of the engine, the envs, the vector env at batch 1..1024 and PPO rollouts"
-NAMES = ("engine", "compiled", "aec", "single", "vector", "ppo")
+NAMES = ("engine", "compiled", "aec", "single", "vector", "heuristic", "ppo")
 UNITS = {"engine": "moves/s", "compiled": "moves/s", "aec": "steps/s", "single": "steps/s", "vector": "steps/s",
-         "ppo": "frames/s"}
+         "heuristic": "decisions/s", "ppo": "frames/s"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -153,16 +154,43 @@ def vector_loop(rules, n: int, seconds: float, seed: int = 0, batch: int = 256) 
     return steps
 
 
+def heuristic_loop(rules, n: int, seconds: float, seed: int = 0) -> tuple[int, float]:
+    """The ``heuristic`` agent choosing every move of deals it plays in every seat, on the
+    reference engine. Only its ``act`` calls are timed (about ``seconds`` of them): returns the
+    decisions and the seconds they took."""
+    from .. import actions, agents, engine
+    from ..observation import encode
+
+    heuristic = agents.load("heuristic")
+    decisions, deal, spent = 0, 0, 0.0
+    while spent < seconds:
+        state = engine.new_deal(rules, n, seed=seed + deal, dealer=deal % n)
+        deal += 1
+        while not state.is_over and state.move_count < 1000 and spent < seconds:
+            obs = {"observation": encode(state, state.current_player), "action_mask": actions.legal_mask(state)}
+            start = time.perf_counter()
+            action = heuristic.act(obs)
+            spent += time.perf_counter() - start
+            decisions += 1
+            engine.apply(state, actions.decode(action))
+    return decisions, spent
+
+
 # -- timing ----------------------------------------------------------------------------------
 
-def measure(loop: Callable[[float], int], runs: int, seconds: float) -> dict[str, Any]:
-    """Rates of ``runs`` timed runs of ``loop(seconds)`` (after a short warm-up run)."""
+def measure(loop: Callable[[float], int | tuple[int, float]], runs: int, seconds: float) -> dict[str, Any]:
+    """Rates of ``runs`` timed runs of ``loop(seconds)`` (after a short warm-up run). A loop
+    returns its count, or its count and the seconds that count (when it times only part of its
+    work itself)."""
     loop(min(0.2, seconds))
     rates = []
     for _ in range(runs):
         t0 = time.perf_counter()
         count = loop(seconds)
-        rates.append(count / (time.perf_counter() - t0))
+        spent = time.perf_counter() - t0
+        if isinstance(count, tuple):
+            count, spent = count
+        rates.append(count / spent)
     return {"median": statistics.median(rates), "min": min(rates), "max": max(rates), "runs": rates}
 
 
@@ -237,6 +265,8 @@ def run(args: argparse.Namespace) -> int:
     if "vector" in only:
         for b in batches:
             loops.append((f"vector_{b}", lambda s, b=b: vector_loop(rules, n, s, args.seed, b)))
+    if "heuristic" in only:
+        loops.append(("heuristic", lambda s: heuristic_loop(rules, n, s, args.seed)))
     for name, loop in loops:
         try:
             results[name] = measure(loop, runs, seconds)
