@@ -36,7 +36,7 @@ import numpy as np
 
 from ..cli import UserError, add_rules_argument
 
-HELP = "throughput of the engine, the envs, the vector env at batch 1..1024 and PPO rollouts"
+HELP = "throughput of the engine, the envs, the vector env at batch 1..1024, the heuristic and PPO rollouts"
 NAMES = ("engine", "compiled", "aec", "single", "vector", "heuristic", "ppo")
 UNITS = {"engine": "moves/s", "compiled": "moves/s", "aec": "steps/s", "single": "steps/s", "vector": "steps/s",
          "heuristic": "decisions/s", "ppo": "frames/s"}
