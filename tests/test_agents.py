@@ -55,6 +55,7 @@ import sys  # noqa: E402
 
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
+from positions import position  # noqa: E402
 
 from kc_env import PRESETS, Rules, actions, engine, observation  # noqa: E402
 from kc_env.agents import policies  # noqa: E402
@@ -69,17 +70,6 @@ RULE_BASED = ("random", "greedy", "heuristic")
 def obs_of(state: GameState, seat: int | None = None) -> dict:
     seat = state.current_player if seat is None else seat
     return {"observation": observation.encode(state, seat), "action_mask": actions.legal_mask(state)}
-
-
-def position(text: str, rules: Rules | None = None) -> GameState:
-    """A position from the lines that matter: unwritten piles are empty, the stock empty unless
-    written, and player 0 to act having drawn."""
-    lines = [line.strip() for line in text.strip().splitlines()]
-    keys = {line.split(":")[0].upper() for line in lines}
-    lines += [f"{p}: -" for p in engine.PILE_NAMES if p not in keys]
-    lines += [] if "STOCK" in keys else ["stock: -"]
-    lines += [] if "TURN" in keys else ["turn: 0 drawn"]
-    return engine.from_text("\n".join(lines), rules or Rules())
 
 
 def finish_turn(state: GameState, spec: str) -> list[str]:
