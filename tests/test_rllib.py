@@ -182,13 +182,26 @@ def test_blocked_reward_replaces_every_seats_reward_for_a_blocked_deal():
 
 def test_rllibs_env_check_plays_illegal_actions_so_it_is_off():
     """RLlib's check steps the env with unmasked random actions: here those are illegal and the
-    raw env raises. The trainer's config turns the check off."""
+    raw env raises. The trainer's config turns the check off. The check resets with seed 42 and
+    steps once with a sample of the agent's action space, which it leaves unseeded; a few of the
+    497 actions are legal, so the space is seeded here to make that one sample an illegal one."""
     from ray.rllib.utils.pre_checks.env import check_multiagent_environments
 
     from kc_env.engine import IllegalMove
 
+    env = KingsCornerRLlibEnv({"num_players": 2})
+    obs, _ = env.reset(seed=42)
+    (agent,) = obs
+    space, mask = env.get_action_space(agent), obs[agent]["action_mask"]
+
+    def first_sample(seed: int) -> int:
+        space.seed(seed)
+        return int(space.sample())
+
+    illegal = next(seed for seed in range(100) if not mask[first_sample(seed)])
+    space.seed(illegal)
     with pytest.raises(Exception) as caught:  # RLlib rewords the error; the cause is the engine's
-        check_multiagent_environments(KingsCornerRLlibEnv({"num_players": 2}))
+        check_multiagent_environments(env)
     chain, error = [], caught.value
     while error is not None:
         chain.append(error)
