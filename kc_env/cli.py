@@ -57,6 +57,19 @@ def add_rules_argument(parser: argparse.ArgumentParser, default: str = "standard
                         help=f"preset name, YAML file, or preset,key=value,... (default {default})")
 
 
+def note_other_tables(command: str, agents, rules, num_players: int) -> None:
+    """Say on stderr, for each exported model among ``agents``, how this table differs from the
+    one it was trained for (the observation is the same for every table, so it plays anyway)."""
+    from .agents.policy_model import PolicyAgent, table_differences
+
+    for agent in agents:
+        if isinstance(agent, PolicyAgent):
+            differences = table_differences(agent.card, rules, num_players)
+            if differences:
+                print(f"kc {command}: note: {agent.spec} was trained for another table "
+                      f"({'; '.join(differences)}); it plays here all the same", file=sys.stderr)
+
+
 class UserError(Exception):
     """A problem with what the user asked for; printed as one line, exit code 2."""
 

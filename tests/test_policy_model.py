@@ -156,3 +156,27 @@ def test_bad_heuristic_weights_in_a_model_are_refused(tmp_path):
     (folder / "model.json").write_text(json.dumps(card))
     with pytest.raises(ModelError, match="heuristic_weights need the heuristic as the network's prior"):
         load_network(folder)
+
+
+def test_kc_eval_and_kc_play_say_when_a_model_plays_at_a_table_it_was_not_trained_for(tmp_path, capsys,
+                                                                                      monkeypatch):
+    """The observation is the same for every table, so a model plays anywhere; the commands say
+    on stderr how the table differs from its card's (players, then each rule variant)."""
+    from kc_env.cli import main
+    from kc_env.rules import Rules
+
+    folder = save(tmp_path / "m", tiny_network(), {"num_players": 2, "rules": Rules().to_dict()})
+    assert main(["eval", str(folder), "random", "-n", "2", "--deals", "2", "--no-progress"]) == 0
+    assert "note" not in capsys.readouterr().err
+    assert main(["eval", str(folder), "random", "-n", "3", "--deals", "3", "--no-progress",
+                 "--rules", "standard,draw=end"]) == 0
+    err = capsys.readouterr().err
+    assert f"kc eval: note: {folder} was trained for another table (players: 2 → 3; draw: start → end)" in err
+
+    def no_more_input(prompt=""):
+        raise EOFError
+
+    monkeypatch.setattr("builtins.input", no_more_input)
+    assert main(["play", str(folder), "--seed", "1", "--no-color", "--rules", "standard,pile_moves=none"]) == 1
+    err = capsys.readouterr().err
+    assert f"kc play: note: {folder} was trained for another table (pile_moves: whole → none)" in err

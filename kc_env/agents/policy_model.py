@@ -232,6 +232,23 @@ class PolicyAgent(Agent):
         return np.array([self._rng.choice(len(row), p=row / row.sum()) for row in p])
 
 
+def table_differences(card: Mapping[str, Any], rules, num_players: int) -> list[str]:
+    """How a table of ``rules`` (a ``Rules``) and ``num_players`` differs from the one the model
+    whose card is ``card`` was trained for: the player count, then each rule variant that
+    differs, as ``name: trained → here``. Empty when the table is the trained one (or the card
+    does not say)."""
+    from ..rules import Rules
+
+    out = []
+    trained_players = card.get("num_players")
+    if trained_players is not None and trained_players != num_players:
+        out.append(f"players: {trained_players} → {num_players}")
+    if isinstance(card.get("rules"), Mapping):
+        trained, here = Rules.from_dict(card["rules"]).to_dict(), rules.to_dict()
+        out += [f"{name}: {trained[name]} → {here[name]}" for name in here if here[name] != trained[name]]
+    return out
+
+
 def is_model_folder(spec: str) -> bool:
     """Whether ``spec`` names a folder that looks like an exported model (has ``model.json``)."""
     return (Path(spec) / CARD_FILE).is_file() or Path(spec).is_dir()

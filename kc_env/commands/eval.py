@@ -13,7 +13,7 @@ import json
 import sys
 from pathlib import Path
 
-from ..cli import UserError, add_rules_argument
+from ..cli import UserError, add_rules_argument, note_other_tables
 
 HELP = "tournament between agents: win rates with 95% intervals, penalty points, ratings, a chart, JSON"
 
@@ -45,12 +45,14 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("--deals must be at least 1")
     if args.workers is not None and args.workers < 1:
         raise UserError("--workers must be at least 1")
+    loaded = []
     for spec in args.agents:
         try:
-            load(spec, seed=0)
+            loaded.append(load(spec, seed=0))
         except (ValueError, OSError) as exc:
             raise UserError(str(exc)) from None
     args.rules.check_players(args.players)
+    note_other_tables("eval", loaded, args.rules, args.players)
     result = run_tournament(args.agents, args.rules, args.players, args.deals, seed=args.seed,
                             workers=args.workers, match=args.match, max_moves=args.max_moves,
                             progress=not args.no_progress and sys.stderr.isatty())

@@ -14,7 +14,7 @@ import argparse
 import random
 import sys
 
-from ..cli import UserError, add_rules_argument
+from ..cli import UserError, add_rules_argument, note_other_tables
 
 HELP = "play against agents in the terminal"
 
@@ -60,6 +60,7 @@ def run(args: argparse.Namespace) -> int:
         except (ValueError, OSError) as exc:
             raise UserError(str(exc)) from None
         names.append(f"p{seat} {spec}")
+    note_other_tables("play", agents, args.rules, n)
     color = sys.stdout.isatty() and not args.no_color
     match = Match(args.rules, n, seed=seed)
     say = _printer()
