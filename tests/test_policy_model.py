@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -63,6 +64,20 @@ def test_a_corrupt_weights_file_is_refused(model_folder):
 def test_a_corrupt_card_is_refused(model_folder):
     (model_folder / "model.json").write_text("{not json")
     with pytest.raises(ModelError, match="corrupt model card"):
+        load_network(model_folder)
+
+
+@pytest.mark.parametrize("field, value, message", [
+    ("rules", {"draw": "sometimes"}, "the rules it was trained for are not valid: "),
+    ("rules", {"luck": 1}, "the rules it was trained for are not valid: unknown rule 'luck'"),
+    ("rules", ["standard"], "the rules it was trained for are not valid: rules must be a mapping"),
+    ("num_players", 9, "num_players, the players it was trained for, must be 2 to 6, not 9"),
+    ("num_players", "four", "must be 2 to 6, not 'four'"),
+])
+def test_a_card_whose_table_is_not_a_table_is_refused(model_folder, field, value, message):
+    card = json.loads((model_folder / "model.json").read_text())
+    (model_folder / "model.json").write_text(json.dumps({**card, field: value}))
+    with pytest.raises(ModelError, match=re.escape(message)):
         load_network(model_folder)
 
 

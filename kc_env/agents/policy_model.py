@@ -139,6 +139,16 @@ def read_card(folder: str | Path) -> dict[str, Any]:
         if card.get(key) != ours:
             raise ModelError(f"{path}: the model was trained for {what} version {card.get(key)!r}, "
                              f"this kc_env has version {ours}; retrain or export it for this version")
+    players = card.get("num_players")
+    if players is not None and (isinstance(players, bool) or players not in range(2, 7)):
+        raise ModelError(f"{path}: num_players, the players it was trained for, must be 2 to 6, not {players!r}")
+    if card.get("rules") is not None:
+        from ..rules import Rules, RulesError
+
+        try:
+            Rules.from_dict(card["rules"])
+        except RulesError as exc:
+            raise ModelError(f"{path}: the rules it was trained for are not valid: {exc}") from None
     network = card.get("network")
     if not isinstance(network, dict) or network.get("activation") not in ACTIVATIONS:
         raise ModelError(f"{path}: 'network' must name an activation among {', '.join(ACTIVATIONS)}")
