@@ -60,14 +60,12 @@ def add_rules_argument(parser: argparse.ArgumentParser, default: str = "standard
 def note_other_tables(command: str, agents, rules, num_players: int) -> None:
     """Say on stderr, for each exported model among ``agents``, how this table differs from the
     one it was trained for (the observation is the same for every table, so it plays anyway)."""
-    from .agents.policy_model import PolicyAgent, table_differences
+    from .agents.policy_model import other_table
 
     for agent in agents:
-        if isinstance(agent, PolicyAgent):
-            differences = table_differences(agent.card, rules, num_players)
-            if differences:
-                print(f"kc {command}: note: {agent.spec} was trained for another table "
-                      f"({'; '.join(differences)}); it plays here all the same", file=sys.stderr)
+        note = other_table(agent, rules, num_players)
+        if note:
+            print(f"kc {command}: note: {note}", file=sys.stderr)
 
 
 class UserError(Exception):

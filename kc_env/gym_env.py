@@ -42,6 +42,7 @@ while True:
 from __future__ import annotations
 
 import operator
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -52,6 +53,7 @@ from gymnasium import spaces
 from . import actions, agents, engine
 from . import observation as obs_mod
 from .agents.base import Agent
+from .agents.policy_model import other_table
 from .engine import IllegalMove
 from .kings_corner_v0 import DEFAULT_MAX_DEALS, DEFAULT_MAX_MOVES, ILLEGAL_REWARD, SEED_BOUND, raw_env
 from .rules import Rules
@@ -80,6 +82,10 @@ class KingsCornerEnv(gymnasium.Env):
         if len(opponents) != n - 1:
             raise ValueError(f"{n} players need {n - 1} opponents, got {len(opponents)}: {opponents!r}")
         self.opponents: list[Agent] = [agents.load(spec) for spec in opponents]
+        for agent in self.opponents:
+            note = other_table(agent, self.aec.rules, n)
+            if note:
+                warnings.warn(note, UserWarning, stacklevel=2)
         if illegal_action not in ILLEGAL_ACTIONS:
             raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTIONS}, not {illegal_action!r}")
         self.illegal_action = illegal_action

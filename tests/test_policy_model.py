@@ -195,3 +195,25 @@ def test_kc_eval_and_kc_play_say_when_a_model_plays_at_a_table_it_was_not_traine
     assert main(["play", str(folder), "--seed", "1", "--no-color", "--rules", "standard,pile_moves=none"]) == 1
     err = capsys.readouterr().err
     assert f"kc play: note: {folder} was trained for another table (pile_moves: whole → none)" in err
+
+
+def test_the_envs_warn_when_a_model_opponent_sits_at_a_table_it_was_not_trained_for(tmp_path):
+    """The Gymnasium env and the vector env take any model as an opponent; one trained for
+    another table plays, with a UserWarning that says how the table differs."""
+    import warnings
+
+    from kc_env.gym_env import KingsCornerEnv
+    from kc_env.rules import Rules
+    from kc_env.vector import KingsCornerVecEnv
+
+    folder = str(save(tmp_path / "m", tiny_network(), {"num_players": 2, "rules": Rules().to_dict()}))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        KingsCornerEnv(num_players=2, opponents=[folder])
+        KingsCornerVecEnv(2, num_players=2, opponents=folder)
+    with pytest.warns(UserWarning, match=re.escape(f"{folder} was trained for another table (players: 2 → 3)")):
+        KingsCornerEnv(num_players=3, opponents=[folder, "random"])
+    with pytest.warns(UserWarning, match=re.escape("(players: 2 → 4; pile_moves: whole → none)")):
+        env = KingsCornerVecEnv(2, num_players=4, rules=Rules().replace(pile_moves="none"), opponents=folder)
+    env.reset()
+    assert env.step(env.action_masks().argmax(axis=1))[0].shape == (2, observation.OBS_SIZE)

@@ -259,6 +259,18 @@ def table_differences(card: Mapping[str, Any], rules, num_players: int) -> list[
     return out
 
 
+def other_table(agent: Any, rules, num_players: int) -> str | None:
+    """When ``agent`` is an exported model trained for another table than ``rules`` (a ``Rules``)
+    and ``num_players``: ``"<spec> was trained for another table (<differences>); it plays here
+    all the same"`` (the observation is the same for every table); else ``None``."""
+    if not isinstance(agent, PolicyAgent):
+        return None
+    differences = table_differences(agent.card, rules, num_players)
+    if not differences:
+        return None
+    return f"{agent.spec} was trained for another table ({'; '.join(differences)}); it plays here all the same"
+
+
 def is_model_folder(spec: str) -> bool:
     """Whether ``spec`` names a folder that looks like an exported model (has ``model.json``)."""
     return (Path(spec) / CARD_FILE).is_file() or Path(spec).is_dir()

@@ -46,6 +46,7 @@ to wrap an env and how to fetch its masks; any other class would be wrapped in a
 from __future__ import annotations
 
 import time
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -59,6 +60,7 @@ from .. import agents as agents_mod
 from .. import engine
 from .. import observation as obs_mod
 from ..agents.base import Agent
+from ..agents.policy_model import other_table
 from ..engine import IllegalMove
 from ..rules import Rules
 from . import kernel as K
@@ -310,7 +312,7 @@ class KingsCornerVecEnv(VecEnv):
         key = spec if isinstance(spec, str) else id(spec)
         kind = self._policy_index.get(key)
         if kind is None:
-            policy = _batch_policy(spec)
+            policy = _batch_policy(spec, self.rules, self.num_players)
             free = [k for k, p in enumerate(self._policies) if p is None]
             if free:
                 self._policies[free[0]], self._policy_specs[free[0]] = policy, spec
@@ -341,15 +343,17 @@ def _opponent_list(opponents: Any, n: int) -> list[Any]:
     return opponents
 
 
-def _batch_policy(spec: Any) -> BatchPolicy:
-    """A function ``(obs [k, 1584] float32, masks [k, 497] int8) -> actions [k]`` for ``spec``."""
-    if hasattr(spec, "act_batch"):
-        return spec.act_batch
-    if spec in ("greedy", "heuristic"):
+def _batch_policy(spec: Any, rules: Rules, num_players: int) -> BatchPolicy:
+    """A function ``(obs [k, 1584] float32, masks [k, 497] int8) -> actions [k]`` for ``spec``
+    (with a warning when it is an exported model trained for another table)."""
+    if isinstance(spec, str) and spec in ("greedy", "heuristic"):
         from .opponents import rule_based
 
         return rule_based(spec)
-    agent = agents_mod.load(spec)
+    agent = spec if hasattr(spec, "act_batch") else agents_mod.load(spec)
+    note = other_table(agent, rules, num_players)
+    if note:
+        warnings.warn(note, UserWarning, stacklevel=2)
     if hasattr(agent, "act_batch"):  # e.g. an exported model: one forward pass for the batch
         return agent.act_batch
 
