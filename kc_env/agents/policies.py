@@ -286,7 +286,8 @@ C_UNSEEN_KINGS = C_UNSEEN_JOKERS + 1  # unseen kings and jokers
 C_DRAWS = C_UNSEEN_KINGS + 1  # 1 if the next player draws before playing
 C_STOCK = C_DRAWS + 1  # cards in the stock
 C_IDLE = C_STOCK + 1  # turns in a row with no draw, play or pile move before this one
-C_SIZE = C_IDLE + 1
+C_FEWEST = C_IDLE + 1  # the fewest cards another player holds
+C_SIZE = C_FEWEST + 1
 
 
 @maybe_njit
@@ -355,6 +356,9 @@ def read_position(obs, rules, st, ctx):
     ctx[C_NUM_OTHERS] = n_others
     for j in range(n_others):
         ctx[C_OTHERS + j] = _count(obs[OBS_OTHERS + j], CARD_SCALE)
+    ctx[C_FEWEST] = ctx[C_OTHERS]
+    for j in range(n_others):
+        ctx[C_FEWEST] = min(ctx[C_FEWEST], ctx[C_OTHERS + j])
     ctx[C_STOCK] = _count(obs[OBS_STOCK], CARD_SCALE)
     ctx[C_IDLE] = _count(obs[OBS_IDLE], n_others + 1.0)
     if ctx[C_STOCK] > 0 and rules[R_DRAW] != 1:
@@ -726,14 +730,13 @@ def _openings(rules, st, d, empty_corner):
     return count
 
 
-@maybe_njit(signature="float64(int64[::1], float64[::1], int64[:, ::1], int64, float64[::1], int64[::1], boolean, float64)")
-def _block_value(rules, w, st, d, ctx, fitting, space, fewest):
+@maybe_njit(signature="float64(int64[::1], float64[::1], int64[:, ::1], int64, float64[::1], int64[::1], boolean)")
+def _block_value(rules, w, st, d, ctx, fitting, space):
     """An idle turn with the stock empty brings the deal closer to blocked (RULES.md 4.8): at once
     when the others have all been idle, else as likely as each of them is to hold nothing that
     fits (nothing is sure to fit while a space is open). A block is worth ``block`` to a seat
     behind (more cards than the fewest) and costs it to a seat ahead; under ``fewest_cards`` a
-    block decides the deal, so it counts five times. ``fewest``: the fewest cards another player
-    holds."""
+    block decides the deal, so it counts five times."""
     n_others = int(ctx[C_NUM_OTHERS])
     unseen = max(ctx[C_UNSEEN], 1.0)
     p_block = 1.0
@@ -746,6 +749,7 @@ def _block_value(rules, w, st, d, ctx, fitting, space, fewest):
             if fitting[p] > 0:
                 p_block *= miss ** fitting[p]
     me = st[d, S_NHAND]
+    fewest = ctx[C_FEWEST]
     sign = 0.0
     if me < fewest:
         sign = -1.0
@@ -794,10 +798,7 @@ def evaluate(rules, w, st, d, ctx):
     for p in range(4):
         if st[d, S_LEN + p] == 0:
             keep[p] = 0.0  # an empty side is the others' to fill first
-    fewest = ctx[C_OTHERS]  # the fewest cards another player holds
-    for j in range(n_others):
-        fewest = min(fewest, ctx[C_OTHERS + j])
-    fit = w[W_FIT] + (w[W_FIT_CLOSE] if fewest <= w[W_CLOSE] else 0.0)
+    fit = w[W_FIT] + (w[W_FIT_CLOSE] if ctx[C_FEWEST] <= w[W_CLOSE] else 0.0)
     value = _hand_value(rules, w, st, d, ctx, empty_side, keep, fit)
     weight = w[W_OPP]
     danger_weight = w[W_DANGER]
@@ -821,7 +822,7 @@ def evaluate(rules, w, st, d, ctx):
         value -= weight * danger * gain
         weight *= w[W_DECAY]
     if ctx[C_STOCK] == 0 and st[d, S_PLAYED] == 0 and st[d, S_MOVED] == 0:
-        value += _block_value(rules, w, st, d, ctx, fitting, empty_side or openings > 0, fewest)
+        value += _block_value(rules, w, st, d, ctx, fitting, empty_side or openings > 0)
     return value
 
 
