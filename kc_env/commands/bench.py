@@ -155,25 +155,28 @@ def vector_loop(rules, n: int, seconds: float, seed: int = 0, batch: int = 256) 
 
 
 def heuristic_loop(rules, n: int, seconds: float, seed: int = 0) -> tuple[int, float]:
-    """The ``heuristic`` agent choosing every move of deals it plays in every seat, on the
-    reference engine. Only its ``act`` calls are timed (about ``seconds`` of them): returns the
-    decisions and the seconds they took."""
-    from .. import actions, agents, engine
-    from ..observation import encode
+    """The ``heuristic`` agent choosing every move of deals it plays in every seat
+    (``tournament.play_out`` on the reference engine), deal after deal until its ``act`` calls
+    have taken ``seconds``. Only those calls are timed: returns the decisions and their seconds."""
+    from .. import agents, engine
+    from ..tournament import play_out
 
     heuristic = agents.load("heuristic")
-    decisions, deal, spent = 0, 0, 0.0
-    while spent < seconds:
-        state = engine.new_deal(rules, n, seed=seed + deal, dealer=deal % n)
-        deal += 1
-        while not state.is_over and state.move_count < 1000 and spent < seconds:
-            obs = {"observation": encode(state, state.current_player), "action_mask": actions.legal_mask(state)}
+    clock = {"decisions": 0, "spent": 0.0}
+
+    class Timed:
+        def act(self, obs):
             start = time.perf_counter()
             action = heuristic.act(obs)
-            spent += time.perf_counter() - start
-            decisions += 1
-            engine.apply(state, actions.decode(action))
-    return decisions, spent
+            clock["spent"] += time.perf_counter() - start
+            clock["decisions"] += 1
+            return action
+
+    deal = 0
+    while clock["spent"] < seconds:
+        play_out(engine.new_deal(rules, n, seed=seed + deal, dealer=deal % n), [Timed()] * n)
+        deal += 1
+    return clock["decisions"], clock["spent"]
 
 
 # -- timing ----------------------------------------------------------------------------------
