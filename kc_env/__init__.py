@@ -4,13 +4,14 @@ The rules engine (``kc_env.engine``) imports no RL library; ``import kc_env`` wo
 torch, PettingZoo or Gymnasium installed.
 """
 
-from . import actions, cards, engine, observation
+from . import actions, cards, engine, observation, rewards
 from .engine import IllegalMove, PositionError
+from .game_info import GAME_INFO, GameInfo
 from .rules import PRESETS, Rules, RulesError
 
 __version__ = "0.1.0"
 __all__ = ["Rules", "RulesError", "PRESETS", "IllegalMove", "PositionError", "engine", "cards", "__version__",
-           "actions", "observation"]
+           "actions", "observation", "rewards", "GAME_INFO", "GameInfo"]
 
 try:  # Gymnasium is a core dependency, but the engine stays importable without it
     import gymnasium as _gymnasium

@@ -127,7 +127,7 @@ from gymnasium import spaces
 from gymnasium.utils import EzPickle, seeding
 from pettingzoo import AECEnv
 
-from . import actions, engine
+from . import actions, engine, rewards
 from . import match as match_mod
 from . import observation as obs_mod
 from .engine import GameState, IllegalMove
@@ -136,9 +136,9 @@ from .rules import Rules
 from .wrappers import ClassicWrapper
 
 EPISODES = ("deal", "match")
-REWARDS = ("win_loss", "score")
+REWARDS = rewards.REWARDS
 RENDER_VIEWS = ("acting", "all")
-DEFAULT_MAX_MOVES = 1000
+DEFAULT_MAX_MOVES = match_mod.DEFAULT_MAX_MOVES
 DEFAULT_MAX_DEALS = 100
 ILLEGAL_REWARD = -1
 SEED_BOUND = 2**63
@@ -314,11 +314,12 @@ class raw_env(AECEnv, EzPickle):
             self.render()
 
     def _action_index(self, action: Any) -> int:
-        """``action`` as an index 0..496, else ``IllegalMove`` saying why."""
+        """``action`` as an index 0..NUM_ACTIONS-1, else ``IllegalMove`` saying why."""
         try:
             index = operator.index(action)
         except TypeError:
-            raise IllegalMove(f"{self.agent_selection}: an action is a whole number 0..496, not {action!r}") from None
+            raise IllegalMove(f"{self.agent_selection}: an action is a whole number 0..{actions.NUM_ACTIONS - 1}, "
+                              f"not {action!r}") from None
         if not 0 <= index < actions.NUM_ACTIONS:
             raise IllegalMove(f"{self.agent_selection}: action {index} is outside 0..{actions.NUM_ACTIONS - 1}")
         return index
@@ -364,17 +365,17 @@ class raw_env(AECEnv, EzPickle):
             self._give_win_loss([] if winner is None else [winner])
 
     def _give_win_loss(self, winners: list[int]) -> None:
-        """Winners +1/k each, the others -1/(n-k) each; nothing when nobody (or everybody) won."""
-        n, k = self.num_players, len(winners)
-        if 0 < k < n:
-            for seat, agent in enumerate(self.agents):
-                self.rewards[agent] = 1.0 / k if seat in winners else -1.0 / (n - k)
+        """``rewards.win_loss``: winners +1/k each, the others -1/(n-k) each; nothing when nobody
+        (or everybody) won."""
+        self._give(rewards.win_loss(winners, self.num_players))
 
     def _give_score(self, penalties) -> None:
-        table = self.rules.penalty_table()
-        norm = self.rules.hand_size * max(max(table.values()), 1)
-        for seat, agent in enumerate(self.agents):
-            self.rewards[agent] += -penalties[seat] / norm
+        """``rewards.score``: minus each seat's penalty, scaled by ``rewards.score_scale``."""
+        self._give(rewards.score(penalties, self.rules))
+
+    def _give(self, values: list[float]) -> None:
+        for agent, value in zip(self.agents, values, strict=True):
+            self.rewards[agent] += value
 
     def _set_deal_info(self, state: GameState, truncated: bool, penalties: list[int] | None) -> None:
         for agent in self.agents:

@@ -64,10 +64,9 @@ import numpy as np
 
 from .cards import NUM_CARDS, RANK, card_name
 from .engine import NUM_PILES, PILE_NAMES, GameState
-from .rules import RANK_KEYS, Rules
+from .rules import MAX_PLAYERS, MIN_PLAYERS, RANK_KEYS, Rules
 
 OBS_LAYOUT_VERSION = 1
-MAX_PLAYERS = 6
 CARD_SCALE = 54  # hand and stock sizes
 PILE_SCALE = 13  # the longest pile: K down to A
 HAND_SIZE_SCALE = 26
@@ -125,7 +124,7 @@ LAYOUT: tuple[tuple[str, int, str], ...] = tuple(
        ("my_turn", 1, "it is the viewer's turn"),
        ("to_act", MAX_PLAYERS, "seat offset of the player to act, one-hot"),
        ("dealer", MAX_PLAYERS, "seat offset of the dealer, one-hot"),
-       ("num_players", MAX_PLAYERS - 1, "number of players, one-hot 2..6")]
+       ("num_players", MAX_PLAYERS - MIN_PLAYERS + 1, f"number of players, one-hot {MIN_PLAYERS}..{MAX_PLAYERS}")]
     + [(f"rule_{k}", len(v), f"rules: {k}, one-hot {' '.join(map(str, v))}") for k, v in RULE_CHOICES.items()]
     + [("rule_hand_size", 1, f"rules: hand_size / {HAND_SIZE_SCALE}"),
        ("rule_target", 1, f"rules: target / {BIG_SCALE}, clipped to 1 (0 under single)"),
@@ -222,7 +221,7 @@ def _template(rules: Rules, num_players: int) -> bytes:
     """The values fixed for a whole deal (the rules and the number of players) as float32
     bytes, every other value 0: ``encode`` starts each vector from a copy of this."""
     vec = np.zeros(OBS_SIZE, dtype=np.float32)
-    vec[_NUM_PLAYERS + num_players - 2] = 1
+    vec[_NUM_PLAYERS + num_players - MIN_PLAYERS] = 1
     vec[RULES_START:] = rules_vector(rules)
     return vec.tobytes()
 
@@ -326,7 +325,7 @@ def decode(vec: np.ndarray) -> SeatView:
     vec = np.asarray(vec, dtype=np.float32)
     if vec.shape != (OBS_SIZE,):
         raise ValueError(f"an observation of layout {OBS_LAYOUT_VERSION} has shape ({OBS_SIZE},), not {vec.shape}")
-    n = int(np.argmax(vec[SLICES["num_players"]])) + 2
+    n = int(np.argmax(vec[SLICES["num_players"]])) + MIN_PLAYERS
     piles, tops = zip(*(_decode_pile(vec[PILE_START + p * PILE_BLOCK:][:PILE_BLOCK]) for p in range(NUM_PILES)), strict=True)
     return SeatView(
         hand=tuple(int(c) for c in np.flatnonzero(vec[SLICES["hand"]])),

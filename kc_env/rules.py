@@ -29,6 +29,8 @@ PENALTY_TABLES: dict[str, dict[str, int]] = {
 }
 """RULES.md 5.1: the named penalty tables, by rank name."""
 RANK_KEYS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+MIN_PLAYERS, MAX_PLAYERS = 2, 6
+"""RULES.md 2.2: a table seats 2 to 6 players (``kc_env.game_info.GAME_INFO`` shows them)."""
 
 SYSTEMS = ("winner_collects", "wins", "chips", "single")
 """RULES.md 5.2: scoring systems that are not a plain penalty table."""
@@ -167,8 +169,8 @@ class Rules:
 
     def check_players(self, num_players: int) -> None:
         """RULES.md 2.2: 2 to 6 players, and enough cards for every hand plus the four sides."""
-        if type(num_players) is not int or not 2 <= num_players <= 6:
-            raise RulesError(f"num_players must be 2 to 6, not {num_players!r}")
+        if type(num_players) is not int or not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
+            raise RulesError(f"num_players must be {MIN_PLAYERS} to {MAX_PLAYERS}, not {num_players!r}")
         need = num_players * self.hand_size + 4
         if need > self.deck_size:
             raise RulesError(
