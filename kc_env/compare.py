@@ -31,7 +31,7 @@ from typing import Any
 from . import actions, engine, observation
 from .agents import Agent
 from .agents import load as load_agent
-from .match import truncate
+from .match import DEFAULT_MAX_MOVES, truncate
 from .rules import Rules
 from .tournament import win_share
 
@@ -94,7 +94,7 @@ class Comparison:
 
 def compare(player: str | Agent, reference: str | Agent, rules: Rules | str = "standard", num_players: int = 2,
             deals: int = 1000, against: str | Agent | None = None, seed: int = 0, examples: int = 2,
-            max_moves: int = 1000) -> Comparison:
+            max_moves: int = DEFAULT_MAX_MOVES) -> Comparison:
     """Play ``deals`` deals of ``player`` against ``against`` (default: ``reference``) in every
     other seat, the player's seat rotating, and ask ``reference`` at each of the player's
     decisions what it would have done."""

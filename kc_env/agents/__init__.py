@@ -1,7 +1,8 @@
 """Agents behind one interface (``base.Agent``): ``load(spec, seed=None)`` then ``agent.act(obs)``.
 
 Specs are strings; ``SPECS`` maps each known spec to the class that builds it (called with
-``seed=``). To add an agent, write its class in its own module and add one line to ``SPECS``.
+``seed=``). To add a rule-based agent, write its class in its own module, add it to ``SPECS``
+and its spec to ``base.RULE_BASED`` (the one list of their names, which every other module reads).
 ``heuristic:name=value,...`` is the heuristic with some evaluation weights set
 (``heuristic.spec_weights``). Any other spec that names a folder is loaded as an exported model
 (``policy_model``).
@@ -11,18 +12,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .base import Agent, legal_actions
+from .base import COMPILED, RULE_BASED, Agent, legal_actions
 from .greedy import GreedyAgent
 from .heuristic import WEIGHTED, HeuristicAgent
 from .policy_model import ModelError, PolicyAgent, is_model_folder
 from .random_agent import RandomAgent
 
-SPECS: dict[str, Callable[..., Agent]] = {
-    "random": RandomAgent,
-    "greedy": GreedyAgent,
-    "heuristic": HeuristicAgent,
-}
-"""Every known agent spec and what builds it: ``SPECS[spec](seed=seed)``."""
+SPECS: dict[str, Callable[..., Agent]] = {cls.spec: cls for cls in (HeuristicAgent, GreedyAgent, RandomAgent)}
+"""Every known agent spec and what builds it: ``SPECS[spec](seed=seed)``; its keys are
+``base.RULE_BASED``, in that order."""
+if tuple(SPECS) != RULE_BASED:  # pragma: no cover - a new agent named in one place only
+    raise ImportError(f"kc_env.agents.SPECS builds {tuple(SPECS)}, base.RULE_BASED names {RULE_BASED}")
 
 
 def load(spec: str | Agent, seed: int | None = None) -> Agent:
@@ -43,4 +43,5 @@ def load(spec: str | Agent, seed: int | None = None) -> Agent:
                      "or the folder of an exported model")
 
 
-__all__ = ["PolicyAgent", "ModelError", "Agent", "RandomAgent", "GreedyAgent", "HeuristicAgent", "SPECS", "load", "legal_actions"]
+__all__ = ["PolicyAgent", "ModelError", "Agent", "RandomAgent", "GreedyAgent", "HeuristicAgent", "SPECS", "RULE_BASED",
+           "COMPILED", "load", "legal_actions"]

@@ -15,6 +15,15 @@ from collections.abc import Mapping
 
 import numpy as np
 
+RULE_BASED: tuple[str, ...] = ("heuristic", "greedy", "random")
+"""The specs of the rule-based agents, strongest first: the one list of them.
+``kc_env.agents.SPECS`` builds each; the vector env, the model cards and the training configs
+read it."""
+COMPILED: tuple[str, ...] = tuple(spec for spec in RULE_BASED if spec != "random")
+"""The rule-based agents with a compiled policy over the observation vector: what the vector
+env batches as opponents, and what an exported network may take as its prior or pretraining
+imitate. ``random`` is played inside the vector kernel's own loop instead."""
+
 
 class Agent(ABC):
     """A player: ``act`` picks a legal action from a seat's observation."""

@@ -32,7 +32,7 @@ import numpy as np
 
 from ..actions import ACTION_LAYOUT_VERSION, NUM_ACTIONS
 from ..observation import OBS_LAYOUT_VERSION, OBS_SIZE
-from .base import Agent, legal_actions
+from .base import COMPILED, Agent, legal_actions
 
 FORMAT = "kc_env.policy"
 FORMAT_VERSION = 1
@@ -43,7 +43,8 @@ ACTIVATIONS = {
     "relu": lambda x: np.maximum(x, 0.0),
 }
 MASKED_LOGIT = -1e8  # what sb3-contrib's MaskableCategorical puts on illegal actions
-PRIORS = ("heuristic", "greedy")
+PRIORS = COMPILED
+"""The rule-based agents a network may take as its prior (those with a compiled policy)."""
 
 
 class ModelError(ValueError):

@@ -28,15 +28,18 @@ import numpy as np
 from .. import engine
 from .. import observation as obs_mod
 from ..engine import GameState
-from ..rules import RANK_KEYS, Rules
+from ..game_info import GAME_INFO
+from ..rules import Rules
 from . import kernel as K
+
+DEFAULT_MAX_MOVES = GAME_INFO.default_max_moves
 
 _REWARD_KINDS = {"win_loss": K.REWARD_WIN_LOSS, "score": K.REWARD_SCORE}
 _DRAW = {"start": K.DRAW_START, "end": K.DRAW_END, "stuck": K.DRAW_STUCK}
 _PILE_MOVES = {"whole": K.MOVES_WHOLE, "none": K.MOVES_NONE, "partial": K.MOVES_PARTIAL}
 
 
-def rules_row(rules: Rules, max_moves: int = 1000, reward: str = "win_loss") -> np.ndarray:
+def rules_row(rules: Rules, max_moves: int = DEFAULT_MAX_MOVES, reward: str = "win_loss") -> np.ndarray:
     """The kernel's int64 rules row (``kernel.R_*`` columns) for ``rules``, the env's
     ``max_moves`` and reward kind."""
     row = np.zeros(K.NUM_R, dtype=np.int64)
@@ -55,7 +58,7 @@ def rules_row(rules: Rules, max_moves: int = 1000, reward: str = "win_loss") -> 
     row[K.R_JOKERS] = rules.jokers
     row[K.R_TO_CORNER] = rules.cross_kings == "to_corner"
     table = rules.penalty_table()
-    for i, key in enumerate((*RANK_KEYS, "JK")):
+    for i, key in enumerate(obs_mod.PENALTY_KEYS):
         row[K.R_PEN + i] = table[key]
     return row
 
@@ -107,7 +110,7 @@ class VecGame:
         self.rules: list[Rules | None] = [None] * size
         self.seeds: list[int | None] = [None] * size
 
-    def set_rules(self, idx: Sequence[int], rules: Rules | str | None, max_moves: int = 1000,
+    def set_rules(self, idx: Sequence[int], rules: Rules | str | None, max_moves: int = DEFAULT_MAX_MOVES,
                   reward: str = "win_loss") -> None:
         """Use ``rules`` (and the env's ``max_moves`` and reward kind) in games ``idx``."""
         rules = Rules.coerce(rules)
@@ -118,7 +121,7 @@ class VecGame:
             self.rules[b] = rules
 
     def deal(self, idx: Sequence[int], rules: Rules | str | None, num_players: int, seeds: Sequence[int],
-             dealers: Sequence[int], max_moves: int = 1000, reward: str = "win_loss") -> None:
+             dealers: Sequence[int], max_moves: int = DEFAULT_MAX_MOVES, reward: str = "win_loss") -> None:
         """Deal games ``idx`` in the kernel: game ``idx[i]`` becomes
         ``engine.new_deal(rules, num_players, seed=seeds[i], dealer=dealers[i])``."""
         rules = Rules.coerce(rules)
@@ -138,12 +141,12 @@ class VecGame:
 
     # -- loading deals ---------------------------------------------------------------------
 
-    def load(self, b: int, state: GameState, max_moves: int = 1000, reward: str = "win_loss") -> None:
+    def load(self, b: int, state: GameState, max_moves: int = DEFAULT_MAX_MOVES, reward: str = "win_loss") -> None:
         """Copy the engine state ``state`` into game ``b`` (its random generator is copied too,
         so the engine state may go on independently)."""
         self.load_many([b], [state], max_moves, reward)
 
-    def load_many(self, idx: Sequence[int], states: Sequence[GameState], max_moves: int = 1000,
+    def load_many(self, idx: Sequence[int], states: Sequence[GameState], max_moves: int = DEFAULT_MAX_MOVES,
                   reward: str = "win_loss") -> None:
         """``load`` for several games at once."""
         idx = np.asarray(idx, dtype=np.int64)
@@ -201,7 +204,7 @@ class VecGame:
         K.apply_batch(idx, np.asarray(acts, dtype=np.int64), self.piles, self.pinfo, self.hands,
                       self.stock, self.S, self.R, self.mt)
 
-    def play_random(self, idx: Sequence[int], seed: int, max_steps: int = 1000) -> int:
+    def play_random(self, idx: Sequence[int], seed: int, max_steps: int = DEFAULT_MAX_MOVES) -> int:
         """Every seat picks uniformly among its legal actions (a SplitMix64 stream per game from
         ``seed``) in games ``idx`` until each deal ends or is cut off; returns the moves played."""
         idx = np.asarray(idx, dtype=np.int64)

@@ -38,6 +38,7 @@ from numba import njit
 
 from .. import cards as _cards
 from .. import observation as _obs
+from ..game_info import GAME_INFO
 
 # -- card tables (frozen into the compiled code as constants) --------------------------------
 
@@ -57,12 +58,13 @@ KING = 13
 
 # -- layout of the state arrays ------------------------------------------------------------
 
-MAX_SEATS = 6
+MAX_SEATS = GAME_INFO.max_num_players
 PILE_CAP = 16  # a pile holds at most 13 cards (K down to A)
 STOCK_CAP = 56
-NUM_ACTIONS = 497
-MOVE_OFFSET = 432
-END_TURN_ACTION = 496
+NUM_ACTIONS = GAME_INFO.num_distinct_actions
+MOVE_OFFSET = GAME_INFO.move_offset
+END_TURN_ACTION = GAME_INFO.end_turn_action
+assert GAME_INFO.play_offset == 0 and GAME_INFO.num_piles == 8, "the kernel's action formulas assume these"
 
 LEN, TOP_RANK, TOP_COLOUR, ACC = 0, 1, 2, 3
 PINFO = 4
@@ -93,10 +95,10 @@ RULES_SIZE = OBS_SIZE - RULES_START
 O_HAND_SIZE = _obs.SLICES["hand_size"].start
 O_PILES = _obs.PILE_START
 O_PILE_BLOCK = _obs.PILE_BLOCK
-O_CARDS, O_TOP, O_BOTTOM = 0, 54, 108
-O_LENGTH = 162
-O_TOP_RANK = 163
-O_TOP_COLOUR = 176
+O_CARDS, O_TOP, O_BOTTOM = _obs._CARDS, _obs._TOP, _obs._BOTTOM  # inside a pile block
+O_LENGTH = _obs._LENGTH
+O_TOP_RANK = _obs._TOP_RANK
+O_TOP_COLOUR = _obs._TOP_COLOUR
 O_OTHERS = _obs.SLICES["others_hand_sizes"].start
 O_STOCK = _obs.SLICES["stock_size"].start
 O_SCORES = _obs.SLICES["scores"].start
@@ -108,8 +110,6 @@ O_MY_TURN = _obs.SLICES["my_turn"].start
 O_TO_ACT = _obs.SLICES["to_act"].start
 O_DEALER = _obs.SLICES["dealer"].start
 O_NUM_PLAYERS = _obs.SLICES["num_players"].start
-assert (_obs._CARDS, _obs._TOP, _obs._BOTTOM, _obs._LENGTH, _obs._TOP_RANK, _obs._TOP_COLOUR) == (
-    O_CARDS, O_TOP, O_BOTTOM, O_LENGTH, O_TOP_RANK, O_TOP_COLOUR), "observation layout changed"
 
 MT_N = 624  # Mersenne Twister state words; mt[b, MT_N] is the index (Random.getstate()[1])
 

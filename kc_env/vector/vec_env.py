@@ -26,7 +26,7 @@ reward is the learner's. The same rules, action layout (``Discrete(497)``) and o
   learner. A deal that would end before the learner's first action is dealt again.
 - ``opponents``: one spec per other seat (``opponents[j]`` sits ``j + 1`` seats to the learner's
   left), or one spec for all. ``"random"`` is played inside the compiled loop; ``"greedy"`` and
-  ``"heuristic"`` are the numba rule-based policies of ``kc_env.agents.policies``, batched over
+  ``"heuristic"`` are the compiled rule-based agents of ``kc_env.agents.batch``, batched over
   every game that waits for them; an object with ``act_batch(obs, masks) -> actions`` is called
   the same way, batched; any other ``kc_env.agents`` spec or ``Agent`` is asked row by row (slow,
   but any agent works). ``set_opponents(games, opponents)`` changes them per game.
@@ -57,17 +57,17 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvS
 
 from .. import actions as actions_mod
 from .. import agents as agents_mod
-from .. import engine
+from .. import engine, rewards
 from .. import observation as obs_mod
-from ..agents.base import Agent
+from ..agents.base import COMPILED, Agent
 from ..agents.policy_model import other_table
 from ..engine import IllegalMove
 from ..rules import Rules
 from . import kernel as K
-from .game import VecGame
+from .game import DEFAULT_MAX_MOVES, VecGame
 
 MAX_REDEALS = 100
-REWARDS = ("win_loss", "score")
+REWARDS = rewards.REWARDS
 ILLEGAL_ACTIONS = ("terminate", "raise")
 BatchPolicy = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
@@ -77,7 +77,7 @@ class KingsCornerVecEnv(VecEnv):
 
     def __init__(self, num_envs: int = 256, rules: Rules | str | dict | None = None, num_players: int = 2,
                  opponents: str | Sequence[Any] | None = None, learner_seat: int | str = "random",
-                 reward: str = "win_loss", max_moves: int = 1000, dealer: int | str = "random",
+                 reward: str = "win_loss", max_moves: int = DEFAULT_MAX_MOVES, dealer: int | str = "random",
                  seed: int | None = None, illegal_action: str = "terminate", record: bool = False) -> None:
         if type(num_envs) is not int or num_envs < 1:
             raise ValueError(f"num_envs must be a whole number of at least 1, not {num_envs!r}")
@@ -270,7 +270,7 @@ class KingsCornerVecEnv(VecEnv):
     def _raise_illegal(self, b: int, a: int) -> None:
         seat = int(self.game.S[b, K.LEARNER])
         if not 0 <= a < actions_mod.NUM_ACTIONS:
-            raise IllegalMove(f"game {b}: the learner (seat {seat}) chose {a}, which is not an action 0..496")
+            raise IllegalMove(f"game {b}: the learner (seat {seat}) chose {a}, which is not an action 0..{actions_mod.NUM_ACTIONS - 1}")
         reason = engine.why_illegal(self.game.to_state(b), actions_mod.decode(a))
         raise IllegalMove(f"game {b}: the learner (seat {seat}) chose action {a} ({actions_mod.name(a)}), "
                           f"which is illegal: {reason}")
@@ -346,8 +346,8 @@ def _opponent_list(opponents: Any, n: int) -> list[Any]:
 def _batch_policy(spec: Any, rules: Rules, num_players: int) -> BatchPolicy:
     """A function ``(obs [k, 1584] float32, masks [k, 497] int8) -> actions [k]`` for ``spec``
     (with a warning when it is an exported model trained for another table)."""
-    if isinstance(spec, str) and spec in ("greedy", "heuristic"):
-        from .opponents import rule_based
+    if isinstance(spec, str) and spec in COMPILED:
+        from ..agents.batch import rule_based
 
         return rule_based(spec)
     agent = spec if hasattr(spec, "act_batch") else agents_mod.load(spec)
