@@ -26,7 +26,7 @@ reward is the learner's. The same rules, action layout (``Discrete(497)``) and o
   learner. A deal that would end before the learner's first action is dealt again.
 - ``opponents``: one spec per other seat (``opponents[j]`` sits ``j + 1`` seats to the learner's
   left), or one spec for all. ``"random"`` is played inside the compiled loop; ``"greedy"`` and
-  ``"heuristic"`` are the compiled rule-based agents of ``kc_env.agents.batch``, batched over
+  ``"heuristic"`` are the numba rule-based policies of ``kc_env.agents.policies``, batched over
   every game that waits for them; an object with ``act_batch(obs, masks) -> actions`` is called
   the same way, batched; any other ``kc_env.agents`` spec or ``Agent`` is asked row by row (slow,
   but any agent works). ``set_opponents(games, opponents)`` changes them per game.
@@ -347,7 +347,7 @@ def _batch_policy(spec: Any, rules: Rules, num_players: int) -> BatchPolicy:
     """A function ``(obs [k, 1584] float32, masks [k, 497] int8) -> actions [k]`` for ``spec``
     (with a warning when it is an exported model trained for another table)."""
     if isinstance(spec, str) and spec in COMPILED:
-        from ..agents.batch import rule_based
+        from .opponents import rule_based
 
         return rule_based(spec)
     agent = spec if hasattr(spec, "act_batch") else agents_mod.load(spec)
