@@ -15,10 +15,11 @@ import os
 import random
 import time
 
-from kc_env import PRESETS, Rules, engine
+from kc_env import GAME_INFO, PRESETS, Rules, engine
 from kc_env.invariants import violations
 
-MAX_MOVES = 1000
+MAX_MOVES = GAME_INFO.default_max_moves
+PLAYERS = range(GAME_INFO.min_num_players, GAME_INFO.max_num_players + 1)
 
 
 def soak_chunk(args: tuple[int, int, bool]) -> dict:
@@ -29,7 +30,7 @@ def soak_chunk(args: tuple[int, int, bool]) -> dict:
            "truncated": 0, "examples": []}
     for k in range(first, first + count):
         rules = Rules.preset(presets[k % len(presets)])
-        n = 2 + (k // len(presets)) % 5
+        n = PLAYERS[(k // len(presets)) % len(PLAYERS)]
         rng = random.Random(k)
         t0 = time.perf_counter()
         state = engine.new_deal(rules, n, seed=k)

@@ -56,7 +56,7 @@ def test_names_are_unique_and_readable():
     assert actions.name(actions.parse("play 9H->N")) == "play 9H->N"
     assert actions.name(actions.MOVE_OFFSET + 3 * 8 + 0) == "move W->N"
     assert actions.name(actions.MOVE_OFFSET + 2 * 8 + 2) == "move S->S"
-    assert actions.name(496) == "end turn"
+    assert actions.name(actions.END_TURN_ACTION) == "end turn"
     assert actions.name(52 * 8 + 4) == "play JK->NE"
     assert actions.name(53 * 8 + 4) == "play JK2->NE"
 
@@ -64,8 +64,8 @@ def test_names_are_unique_and_readable():
 def test_parse_accepts_the_engine_forms():
     nine_hearts_n = actions.encode(PlayCard(parse_card("9H"), 0))
     assert actions.parse("9H N") == actions.parse("play 9H N") == actions.parse("play 9♥->N") == nine_hearts_n
-    assert actions.parse("end") == actions.parse("end turn") == 496
-    assert actions.parse("move W N") == actions.parse("move W->N") == 432 + 24
+    assert actions.parse("end") == actions.parse("end turn") == actions.END_TURN_ACTION
+    assert actions.parse("move W N") == actions.parse("move W->N") == actions.MOVE_OFFSET + 3 * 8 + 0
     with pytest.raises(ValueError):
         actions.parse("play 9H X")
 
@@ -79,7 +79,7 @@ def test_parse_joker_follows_the_hand_it_is_played_from():
 
 
 def test_bad_indices_and_moves():
-    for bad in (-1, 497, 10**6):
+    for bad in (-1, actions.NUM_ACTIONS, 10**6):
         with pytest.raises(ValueError):
             actions.decode(bad)
         with pytest.raises(ValueError):
@@ -99,12 +99,12 @@ def test_self_moves_are_never_legal():
     for s in range(8):
         state = engine.new_deal("standard", 2, seed=s)
         with pytest.raises(IllegalMove):
-            engine.apply(state, actions.decode(432 + s * 9))
+            engine.apply(state, actions.decode(actions.MOVE_OFFSET + s * 9))
 
 
 def _check_mask(state: engine.GameState, legal: list[int]) -> None:
     mask = actions.legal_mask(state)
-    assert mask.dtype == np.int8 and mask.shape == (497,)
+    assert mask.dtype == np.int8 and mask.shape == (actions.NUM_ACTIONS,)
     assert np.flatnonzero(mask).tolist() == sorted(legal)
     assert mask.any(), "all-zero mask on a live turn:\n" + engine.to_text(state)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kc_env import agents
+from kc_env import GAME_INFO, agents
 from kc_env import kings_corner_v0 as kc
 
 
@@ -42,7 +42,8 @@ def test_random_agent_plays_only_legal_actions_and_is_seeded():
 
 def test_random_agent_refuses_an_empty_mask():
     with pytest.raises(ValueError, match="no legal action"):
-        agents.load("random").act({"observation": np.zeros(1584, np.float32), "action_mask": np.zeros(497, np.int8)})
+        agents.load("random").act({"observation": np.zeros(GAME_INFO.observation_size, np.float32),
+                                   "action_mask": np.zeros(GAME_INFO.num_distinct_actions, np.int8)})
 
 
 # -- greedy and heuristic (kc_env.agents.policies) ---------------------------------------------------
@@ -56,15 +57,23 @@ import sys  # noqa: E402
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 from positions import position  # noqa: E402
+from rule_fuzz import any_rules as variant_rules  # noqa: E402
 
 from kc_env import PRESETS, Rules, actions, engine, observation  # noqa: E402
 from kc_env.agents import policies  # noqa: E402
 from kc_env.agents.heuristic import HeuristicAgent  # noqa: E402
 from kc_env.engine import GameState  # noqa: E402
-from kc_env.rules import CHOICES  # noqa: E402
 from kc_env.tournament import play_out  # noqa: E402
 
-RULE_BASED = ("random", "greedy", "heuristic")
+RULE_BASED = agents.RULE_BASED
+
+
+def test_the_rule_based_agents_are_named_once():
+    """``base.RULE_BASED`` is the one list: ``SPECS`` builds exactly those agents, each knowing its
+    own spec; the compiled ones are the rest but ``random``."""
+    assert tuple(agents.SPECS) == RULE_BASED and set(RULE_BASED) == {"random", "greedy", "heuristic"}
+    assert all(agents.load(spec, seed=0).spec == spec for spec in RULE_BASED)
+    assert agents.COMPILED == tuple(s for s in RULE_BASED if s != "random")
 
 
 def obs_of(state: GameState, seat: int | None = None) -> dict:
@@ -142,19 +151,14 @@ def test_changing_hidden_cards_changes_no_agents_choice(preset, players):
     assert changed_hidden > 10
 
 
-@st.composite
-def any_rules(draw) -> Rules:
-    """A preset, with a random mix of every play variant on top (RULES.md 4)."""
-    base = draw(st.sampled_from(sorted(PRESETS)))
-    variants = ["draw", "kings_on_sides", "cross_kings", "pile_moves", "must_play", "king_first",
-                "fill_spaces_first", "corner_build", "clear_complete_piles", "blocked", "jokers"]
-    if draw(st.booleans()):
-        return Rules.preset(base)
-    return Rules.preset(base, **{k: draw(st.sampled_from(CHOICES[k])) for k in variants})
+def any_rules():
+    """A preset as it is, or with random overrides of every field of ``Rules`` (``rule_fuzz``)."""
+    return st.one_of(st.sampled_from(sorted(PRESETS)).map(Rules.preset), variant_rules())
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(any_rules(), st.integers(2, 6), st.integers(0, 2**32), st.permutations(list(RULE_BASED) * 2))
+@given(any_rules(), st.integers(GAME_INFO.min_num_players, GAME_INFO.max_num_players), st.integers(0, 2**32),
+       st.permutations(list(RULE_BASED) * 2))
 def test_agents_never_choose_an_illegal_action(rules, players, seed, seats):
     """Whole deals under every preset and variant mix: ``play_out`` raises IllegalAgentAction
     the moment an agent picks an action whose mask entry is 0."""

@@ -170,7 +170,7 @@ def test_raw_env_raises_on_an_illegal_action_and_changes_nothing():
     agent = aec.agent_selection
     mask = aec.observe(agent)["action_mask"]
     before = aec.game.snapshot()
-    for bad in (int(np.flatnonzero(mask == 0)[0]), 432, 497, -1):
+    for bad in (int(np.flatnonzero(mask == 0)[0]), actions.MOVE_OFFSET, actions.NUM_ACTIONS, -1):  # move N->N, past the end
         with pytest.raises(IllegalMove):
             aec.step(bad)
     assert aec.game.snapshot() == before and aec.agent_selection == agent
@@ -199,7 +199,7 @@ def test_env_asserts_on_an_action_outside_the_space():
     aec = kc.env()
     aec.reset(seed=0)
     with pytest.raises(AssertionError):
-        aec.step(497)
+        aec.step(actions.NUM_ACTIONS)
 
 
 def test_reset_from_a_position():

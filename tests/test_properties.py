@@ -1,5 +1,5 @@
 """Property tests over random games (hypothesis): the invariants of the engine hold for every
-preset, random variant mixes and 2 to 6 players."""
+preset, random overrides of every field of ``Rules`` (``rule_fuzz``) and 2 to 6 players."""
 
 from __future__ import annotations
 
@@ -7,29 +7,18 @@ import random
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from rule_fuzz import any_rules as variant_rules
 
-from kc_env import PRESETS, IllegalMove, Rules, engine
+from kc_env import GAME_INFO, PRESETS, IllegalMove, Rules, engine
 from kc_env.engine import END_TURN, MovePile, PlayCard
 from kc_env.invariants import violations
-from kc_env.rules import CHOICES
 
 MAX_MOVES = 600
 
 presets = st.sampled_from(sorted(PRESETS))
-players = st.integers(min_value=2, max_value=6)
+players = st.integers(min_value=GAME_INFO.min_num_players, max_value=GAME_INFO.max_num_players)
 seeds = st.integers(min_value=0, max_value=2**32)
-
-
-@st.composite
-def variant_rules(draw) -> Rules:
-    """A random mix of every play variant of RULES.md 4 over a random preset."""
-    base = draw(presets)
-    play_variants = ["draw", "kings_on_sides", "cross_kings", "pile_moves", "must_play", "king_first",
-                     "fill_spaces_first", "corner_build", "clear_complete_piles", "blocked", "jokers"]
-    return Rules.preset(base, **{k: draw(st.sampled_from(CHOICES[k])) for k in play_variants})
-
-
-any_rules = st.one_of(presets.map(Rules.preset), variant_rules())
+any_rules = st.one_of(presets.map(Rules.preset), variant_rules())  # hands that deal to any table
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 

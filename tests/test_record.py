@@ -9,7 +9,7 @@ import random
 import pytest
 
 from kc_env import PRESETS, Rules, engine
-from kc_env.match import Match, play_deal, play_match
+from kc_env.match import DEFAULT_MAX_MOVES, Match, play_deal, play_match
 from kc_env.record import (
     VERSION,
     DealMoves,
@@ -26,7 +26,7 @@ from kc_env.record import (
 )
 
 
-def random_game(rules: Rules, n: int, seed: int, max_moves: int = 1000):
+def random_game(rules: Rules, n: int, seed: int, max_moves: int = DEFAULT_MAX_MOVES):
     """A deal played with seeded random moves: (state, moves, truncated)."""
     state = engine.new_deal(rules, n, seed=seed, dealer=seed % n)
     rng = random.Random(seed)

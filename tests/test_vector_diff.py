@@ -1,13 +1,16 @@
 """The vector env against the reference: same seeds and actions, identical observations, masks,
 rewards and endings (issue 5).
 
-- ``test_kernel_equals_reference``: deals over every preset, 2 to 6 players and random variant
-  overrides (every field of RULES.md 4, both reward kinds, short and long truncation) are played
+- ``test_kernel_equals_reference``: deals over every preset, 2 to 6 players and random overrides
+  of every field of ``Rules`` (``rule_fuzz.random_rules``, which derives them from ``Rules``
+  itself: ``test_the_fuzzer_draws_every_field_of_rules``), both reward kinds, short and long
+  truncation, are played
   with random legal actions through the PettingZoo AEC env (``kings_corner_v0.raw_env``) and the
   compiled kernel (``kc_env.vector.VecGame``) side by side. Compared at every move: the mask and
   observation of the seat to act; at the end: terminations, truncations, every seat's reward and
   observation, and the whole state (piles, hands, stock, flags, the random generator). The deal
   itself is compared twice: copied from the engine, and dealt by the kernel from the same seed.
+  The kernel's rewards (its compiled ``seat_reward``) must be ``kc_env.rewards.deal_rewards``.
 - ``test_vec_env_equals_reference``: ``KingsCornerVecEnv`` with its opponents inside is replayed
   move by move through the AEC env: every learner observation and mask, the reward, the terminal
   observation and the truncation flag must match.
@@ -24,42 +27,43 @@ import pytest
 
 pytest.importorskip("numba")
 
-from kc_env import PRESETS, Rules, agents, engine, kings_corner_v0, observation  # noqa: E402
+from rule_fuzz import FIELDS, FREE, random_rules  # noqa: E402
+
+from kc_env import GAME_INFO, PRESETS, Rules, actions, agents, engine, kings_corner_v0, observation, rewards  # noqa: E402
 from kc_env.rules import CHOICES  # noqa: E402
 from kc_env.vector import VecGame  # noqa: E402
+from kc_env.vector import kernel as K  # noqa: E402
+from kc_env.vector.game import rules_row  # noqa: E402
 
 PRESET_NAMES = sorted(PRESETS)
-VARIANTS = ("draw", "kings_on_sides", "cross_kings", "pile_moves", "must_play", "king_first",
-            "fill_spaces_first", "corner_build", "clear_complete_piles", "blocked", "jokers")
+MAX_MOVES = GAME_INFO.default_max_moves
 BATCH = 64
+JOKER_PLAYS = range(actions.PLAY_OFFSET + 52 * actions.NUM_PILES, actions.MOVE_OFFSET)
+PILE_MOVES = range(actions.MOVE_OFFSET, actions.END_TURN_ACTION)
 
 
 def deal_config(k: int) -> tuple[Rules, int, str, int]:
-    """Deal ``k``'s rules (a preset, then each variant overridden with probability 1/2), players,
-    reward kind and max_moves. Every preset and player count comes round every 35 deals. One deal
-    in four is a *rare-structures* deal (see ``biased``): jokers, mostly same-suit corners and
-    partial moves, bigger hands."""
+    """Deal ``k``'s rules (a preset, then each field of ``Rules`` overridden with probability
+    1/2), players, reward kind and max_moves. Every preset and player count comes round every 35
+    deals. One deal in four is a *rare-structures* deal (see ``biased``): on top of the random
+    overrides, jokers, mostly same-suit corners and partial moves, bigger hands."""
     rng = random.Random(1000 + k)
     preset = PRESET_NAMES[k % len(PRESET_NAMES)]
-    n = 2 + (k // len(PRESET_NAMES)) % 5
-    overrides = {}
+    players = range(GAME_INFO.min_num_players, GAME_INFO.max_num_players + 1)
+    n = players[(k // len(PRESET_NAMES)) % len(players)]
     if biased(k):
-        overrides = {"jokers": 2, "corner_build": rng.choice(["same_suit", "same_suit", "alternate"]),
-                     "pile_moves": rng.choice(["partial", "partial", "whole"]),
-                     "cross_kings": rng.choice(CHOICES["cross_kings"]), "draw": rng.choice(CHOICES["draw"]),
-                     "kings_on_sides": rng.choice(CHOICES["kings_on_sides"]),
-                     "clear_complete_piles": rng.random() < 0.3, "hand_size": rng.choice([7, 10, 12])}
+        rules = random_rules(rng, preset).replace(
+            jokers=2, corner_build=rng.choice(["same_suit", "same_suit", "alternate"]),
+            pile_moves=rng.choice(["partial", "partial", "whole"]), clear_complete_piles=rng.random() < 0.3,
+            hand_size=rng.choice([7, 10, 12]))
     elif k % 5:  # one deal in five plays the preset as it is
-        for key in VARIANTS:
-            if rng.random() < 0.5:
-                overrides[key] = rng.choice(CHOICES[key])
-        if rng.random() < 0.2:
-            overrides["hand_size"] = rng.choice([1, 2, 3, 5, 8])
-    rules = Rules.preset(preset, **overrides)
+        rules = random_rules(rng, preset)
+    else:
+        rules = Rules.preset(preset)
     while n * rules.hand_size + 4 > rules.deck_size:
         rules = rules.replace(hand_size=rules.hand_size - 1)
-    reward = "score" if rng.random() < 0.3 else "win_loss"
-    max_moves = rng.choice([40, 200]) if rng.random() < 0.1 else 300 if biased(k) else 1000
+    reward = rng.choice(rewards.REWARDS) if rng.random() < 0.6 else rewards.REWARDS[0]  # every kind, the default most
+    max_moves = rng.choice([40, 200]) if rng.random() < 0.1 else 300 if biased(k) else MAX_MOVES
     return rules, n, reward, max_moves
 
 
@@ -115,8 +119,8 @@ class Reference:
             f"the observation at {np.flatnonzero(ref['observation'] != obs)}")
         legal = np.flatnonzero(mask)
         if self.biased:
-            weights = [8.0 if 416 <= a < 432 else 5.0 if 432 <= a < 496 else 0.2 if a == 496 else 1.0
-                       for a in legal]
+            weights = [8.0 if a in JOKER_PLAYS else 5.0 if a in PILE_MOVES else 0.2 if a == actions.END_TURN_ACTION
+                       else 1.0 for a in legal]
             return int(self.rng.choices(legal.tolist(), weights)[0])
         return int(legal[self.rng.randrange(len(legal))])
 
@@ -131,6 +135,8 @@ class Reference:
         assert game.truncated(b) == all(aec.truncations.values()), self.where("the truncation")
         assert game.rewards(b) == [aec.rewards[a] for a in agents], self.where(
             f"the rewards ({[aec.rewards[a] for a in agents]} vs {game.rewards(b)})")
+        assert game.rewards(b) == rewards.deal_rewards(self.reward, aec.game, game.truncated(b)), self.where(
+            "the kernel's seat_reward and kc_env.rewards")
         assert game.winner(b) == aec.game.winner, self.where("the winner")
         obs = game.observe([b] * self.n, list(range(self.n)))
         for seat, agent in enumerate(agents):
@@ -178,6 +184,54 @@ def test_kernel_equals_reference_10k():
     stats = play_deals(1000, 10_000)
     print(stats)
     assert stats["deals"] == 10_000
+
+
+def test_the_fuzzer_draws_every_field_of_rules():
+    """The deals of the default run draw every allowed value of every variant and vary every
+    other field of ``Rules``: a field added to ``Rules`` is fuzzed against the kernel without
+    being listed, and one that ``rule_fuzz`` cannot draw fails here."""
+    missing = [name for name in FIELDS if name not in CHOICES and name not in FREE]
+    assert not missing, f"Rules fields without a generator in tests/rule_fuzz.py: {missing}"
+    seen: dict[str, set] = {name: set() for name in FIELDS}
+    for k in range(1000):
+        rules = deal_config(k)[0]
+        for name in FIELDS:
+            seen[name].add(repr(getattr(rules, name)))
+    for name in FIELDS:
+        if name in CHOICES:
+            assert seen[name] == {repr(v) for v in CHOICES[name]}, f"{name}: drew {sorted(seen[name])}"
+        else:
+            assert len(seen[name]) >= 3, f"{name}: drew only {sorted(seen[name])}"
+    assert {deal_config(k)[2] for k in range(1000)} == set(rewards.REWARDS)
+
+
+DEAL_IGNORES = {"target", "tie_break", "chips", "chips_per_card"}
+"""The fields of ``Rules`` that only score a match (RULES.md 5): a deal's play and its rewards
+never read them, so the kernel's rules row has no column for them (the observation, which the
+kernel writes from ``observation.rules_vector``, does)."""
+
+
+def test_the_kernel_rules_row_has_a_code_for_every_value_it_plays():
+    """``game.rules_row`` is the one table from ``Rules`` to the kernel's ``R_*`` codes: every
+    allowed value of a field the deal plays by gets its own row, the penalty columns are the
+    rules' penalty table, and only the match-scoring fields leave the row alone."""
+    base = Rules()
+    for name in FIELDS:
+        if name in ("scoring", "table", "custom_table"):
+            continue  # they reach the row only as the penalty table, checked below
+        values = CHOICES[name] if name in CHOICES else (1, 2, 3, 5, 8) if name == "hand_size" else (1, 10, 1000)
+        rows = {rules_row(base.replace(**{name: v})).tobytes() for v in values}
+        if name in DEAL_IGNORES:
+            assert rows == {rules_row(base).tobytes()}, f"{name} is in DEAL_IGNORES but changes the kernel's row"
+        else:
+            assert len(rows) == len(values), f"the kernel's rules row does not tell the values of {name} apart"
+    rng = random.Random(0)
+    for _ in range(200):
+        rules = random_rules(rng)
+        table = rules.penalty_table()
+        assert rules_row(rules)[K.R_PEN:K.R_PEN + 14].tolist() == [table[key] for key in observation.PENALTY_KEYS]
+    for reward in rewards.REWARDS:
+        rules_row(base, reward=reward)  # a code for every reward kind
 
 
 def test_joker_king_same_suit_corner_regression():
@@ -263,12 +317,12 @@ def play_and_replay(env, rules, n, reward, max_moves, opponents_of, episodes: in
 
 
 @pytest.mark.parametrize("preset,n,reward,max_moves,hand_size,opponents", [
-    ("standard", 2, "win_loss", 1000, 7, ["random"]),
-    ("wikihow", 3, "score", 1000, 7, ["greedy", "random"]),
+    ("standard", 2, "win_loss", MAX_MOVES, 7, ["random"]),
+    ("wikihow", 3, "score", MAX_MOVES, 7, ["greedy", "random"]),
     ("pagat", 4, "win_loss", 60, 7, ["random", "heuristic", "greedy"]),
-    ("online", 5, "score", 1000, 3, ["random"] * 4),
-    ("bicycle", 6, "win_loss", 1000, 1, ["random"] * 5),
-    ("german", 3, "win_loss", 1000, 7, ["heuristic", "heuristic"]),
+    ("online", 5, "score", MAX_MOVES, 3, ["random"] * 4),
+    ("bicycle", 6, "win_loss", MAX_MOVES, 1, ["random"] * 5),
+    ("german", 3, "win_loss", MAX_MOVES, 7, ["heuristic", "heuristic"]),
 ])
 def test_vec_env_equals_reference(preset, n, reward, max_moves, hand_size, opponents):
     pytest.importorskip("stable_baselines3")
@@ -290,4 +344,4 @@ def test_vec_env_per_game_opponents_equal_reference():
     table = {0: ["greedy", "heuristic"], 1: ["heuristic", "random"], 2: ["random", "random"]}
     for b in range(B):
         env.set_opponents([b], table[b % 3])
-    play_and_replay(env, rules, n, "win_loss", 1000, lambda b: table[b % 3], episodes=18, seed=1)
+    play_and_replay(env, rules, n, "win_loss", MAX_MOVES, lambda b: table[b % 3], episodes=18, seed=1)

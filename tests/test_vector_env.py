@@ -37,7 +37,7 @@ def test_maskable_ppo_trains_on_the_vec_env_directly():
     assert model.num_timesteps >= 256
     obs = env.reset()
     masks = get_action_masks(env)
-    assert masks.shape == (8, 497) and masks.dtype == bool and masks.any(axis=1).all()
+    assert masks.shape == (8, K.NUM_ACTIONS) and masks.dtype == bool and masks.any(axis=1).all()
     actions, _ = model.predict(obs, action_masks=masks, deterministic=True)
     assert masks[np.arange(8), actions].all()
 
@@ -72,7 +72,7 @@ def test_illegal_action_ends_the_episode_with_minus_one():
     actions[2] = int(np.flatnonzero(~masks[2])[0])
     _, rewards, dones, infos = env.step(actions)
     assert dones[2] and rewards[2] == -1.0 and infos[2]["illegal_action"] is True
-    assert infos[2]["terminal_observation"].shape == (1584,)
+    assert infos[2]["terminal_observation"].shape == (K.OBS_SIZE,)
     assert not infos[0].get("illegal_action")
 
 

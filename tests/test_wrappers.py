@@ -13,7 +13,7 @@ from pettingzoo.test import api_test
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
-from kc_env import Rules, kings_corner_v0, observation
+from kc_env import GAME_INFO, Rules, kings_corner_v0, observation
 from kc_env.wrappers import ClassicWrapper
 
 
@@ -121,10 +121,11 @@ def test_order_and_bounds_are_enforced_the_same_way():
         assert same_result(call)(ref) == same_result(call)(ours)
     ref.reset(seed=0)
     ours.reset(seed=0)
-    for action in (497, -1, None, 2**40, 1.0, "end", np.int64(497), np.int64(-1)):
+    past, end = GAME_INFO.num_distinct_actions, GAME_INFO.end_turn_action
+    for action in (past, -1, None, 2**40, 1.0, "end", np.int64(past), np.int64(-1)):
         outcome = same_result(lambda aec, action=action: aec.step(action))
         assert outcome(ref) == outcome(ours) == (AssertionError, "action is not in action space")
-    for action in (np.int64(496), np.int32(496), True):  # numpy and bool actions are in bounds
+    for action in (np.int64(end), np.int32(end), True):  # numpy and bool actions are in bounds
         outcome = same_result(lambda aec, action=action: aec.step(action))
         assert outcome(ref) == outcome(ours)
         assert_same_view(ref, ours, ref.agent_selection)
@@ -138,7 +139,7 @@ def test_observations_are_fresh_writable_arrays():
     first = aec.last()[0]
     vec, mask = first["observation"], first["action_mask"]
     assert vec.dtype == np.float32 and vec.shape == (observation.OBS_SIZE,) and vec.flags.writeable
-    assert mask.dtype == np.int8 and mask.shape == (497,) and mask.flags.writeable
+    assert mask.dtype == np.int8 and mask.shape == (GAME_INFO.num_distinct_actions,) and mask.flags.writeable
     vec[:] = 9
     mask[:] = 0
     again = aec.last()[0]
