@@ -5,19 +5,11 @@
 - ``kc_env.vector.VecGame``: the batched games with every seat played from outside, for tests
   and benchmarks (``game.py``); ``kernel.py`` is the compiled core.
 
-Needs numba (``pip install kc_env[fast]``); ``KingsCornerVecEnv`` also needs stable-baselines3
-(``kc_env[train]``). ``import kc_env`` never imports this package. Why numba, and the figures:
+``KingsCornerVecEnv`` needs stable-baselines3 (``kc_env[train]``). Why numba, and the figures:
 ``docs/speed.md``.
 """
 
 from __future__ import annotations
-
-try:
-    import numba  # noqa: F401
-except ImportError as exc:  # pragma: no cover - depends on the install
-    raise ImportError(
-        "kc_env.vector needs numba: pip install 'kc_env[fast]' (or pip install numba)"
-    ) from exc
 
 from .game import VecGame, rules_row
 

@@ -34,10 +34,10 @@ The differential test checks both, generator state included.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from .. import cards as _cards
 from .. import observation as _obs
+from ..compiled import njit
 from ..game_info import GAME_INFO
 
 # -- card tables (frozen into the compiled code as constants) --------------------------------

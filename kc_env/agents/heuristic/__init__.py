@@ -1,7 +1,9 @@
-"""``heuristic``: the strongest rule-based player here (``policies.heuristic_action``).
+"""``heuristic``: the strongest rule-based player here. It searches the rest of its own turn on
+the vector kernel (``search``) and ends it where its evaluation (``evaluation``) scores best, with
+the weights of ``weights``.
 
 ``heuristic:name=value,...`` is the heuristic with some evaluation weights set (names of
-``policies.WEIGHT_NAMES``, the rest as shipped), e.g. ``heuristic:fit_close=0.375,card=1.1``, the
+``weights.WEIGHT_NAMES``, the rest as shipped), e.g. ``heuristic:fit_close=0.375,card=1.1``, the
 prior of ``models/ppo-standard-2p``.
 """
 
@@ -11,8 +13,9 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from .base import Agent, legal_actions
-from .greedy import mask, vector
+from ..base import Agent, legal_actions
+from ..greedy import mask, vector
+from .weights import HEURISTIC_WEIGHTS, WEIGHT_NAMES, evaluation_weights
 
 WEIGHTED = "heuristic:"
 """The prefix of a heuristic spec with evaluation weights."""
@@ -21,7 +24,7 @@ WEIGHTED = "heuristic:"
 def spec_weights(spec: str) -> dict[str, float]:
     """The weights of a ``heuristic:name=value,...`` spec, by name; refuses a part that is not
     ``name=value`` with a number, or a name given twice (unknown names are refused by
-    ``policies.evaluation_weights``)."""
+    ``weights.evaluation_weights``)."""
     out: dict[str, float] = {}
     for part in spec.removeprefix(WEIGHTED).split(","):
         name, equals, value = (s.strip() for s in part.partition("="))
@@ -38,32 +41,29 @@ def spec_weights(spec: str) -> dict[str, float]:
 
 
 class HeuristicAgent(Agent):
-    """Searches the rest of its turn and scores where it may stop (see ``policies``).
+    """Searches the rest of its turn and scores where it may stop (see ``search``).
 
-    ``weights`` replaces ``policies.HEURISTIC_WEIGHTS`` (same order, ``policies.WEIGHT_NAMES``),
+    ``weights`` replaces ``HEURISTIC_WEIGHTS`` (same order, ``WEIGHT_NAMES``),
     for tuning. Deterministic: the same observation always gives the same action.
     """
 
     spec = "heuristic"
 
     def __init__(self, seed: int | None = None, weights: Sequence[float] | None = None) -> None:
-        from . import policies  # compiled on first use, not when kc_env.agents is imported
+        from .search import heuristic_action_w  # compiled on first use, not when kc_env.agents is imported
 
-        self._policy = policies.heuristic_action_w
-        default = policies.HEURISTIC_WEIGHTS
-        self.weights = np.array(default if weights is None else weights, dtype=np.float64)
-        if self.weights.shape != default.shape:
-            raise ValueError(f"the heuristic takes {default.size} weights "
-                             f"({', '.join(policies.WEIGHT_NAMES)}), not {self.weights.size}")
+        self._policy = heuristic_action_w
+        self.weights = np.array(HEURISTIC_WEIGHTS if weights is None else weights, dtype=np.float64)
+        if self.weights.shape != HEURISTIC_WEIGHTS.shape:
+            raise ValueError(f"the heuristic takes {HEURISTIC_WEIGHTS.size} weights "
+                             f"({', '.join(WEIGHT_NAMES)}), not {self.weights.size}")
 
     @classmethod
     def from_spec(cls, spec: str, seed: int | None = None) -> HeuristicAgent:
         """The agent of a ``heuristic:name=value,...`` spec (``spec`` is kept as its name)."""
-        from . import policies
-
         parsed = spec_weights(spec)
         try:
-            weights = policies.evaluation_weights(parsed)
+            weights = evaluation_weights(parsed)
         except ValueError as exc:
             raise ValueError(f"agent spec {spec!r}: {exc}") from None
         agent = cls(seed=seed, weights=weights)
@@ -76,8 +76,8 @@ class HeuristicAgent(Agent):
         return int(self._policy(vector(obs), mask(obs), self.weights))
 
     def act_batch(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """The actions for a batch of observation vectors and masks (compiled, all cores, when
-        numba imports): how the vector env plays a weighted heuristic."""
-        from . import policies
+        """The actions for a batch of observation vectors and masks (compiled, all cores): how the
+        vector env plays a weighted heuristic."""
+        from .search import weighted_heuristic
 
-        return policies.actions("heuristic", obs, masks, policies.weights_by_name(self.weights))
+        return weighted_heuristic(self.weights[None, :])(obs, masks)

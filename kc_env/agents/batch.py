@@ -1,0 +1,47 @@
+"""The rule-based agents over a batch of observations, by name: how the vector env, the trainers
+and the exported models' priors play greedy and the heuristic (each in one compiled loop on all
+cores, ``greedy.greedy_actions`` and ``heuristic.search.weighted_heuristic``).
+
+``rule_based("greedy")`` is a function ``(obs [k, OBS_SIZE] float32, masks [k, NUM_ACTIONS]
+int8) -> actions [k]``; ``rule_based("heuristic", weights)`` plays the heuristic with its
+evaluation weights set (a mapping, ``heuristic.weights.evaluation_weights``);
+``weighted_heuristic(table, rows)`` plays row ``i`` with the weights ``table[rows[i]]``.
+Each row reads only its own observation and allocates its own scratch, so the answers are those
+of the one-at-a-time functions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from .greedy import greedy_actions
+from .heuristic.search import weighted_heuristic
+from .heuristic.weights import HEURISTIC_WEIGHTS, evaluation_weights
+
+BatchPolicy = Callable[[np.ndarray, np.ndarray], np.ndarray]
+RULE_BASED_BATCHED = ("greedy", "heuristic")
+"""The agents that have a batched compiled form here."""
+_MADE: dict[tuple, BatchPolicy] = {}
+
+
+def rule_based(name: str, weights=None) -> BatchPolicy:
+    """The batched ``greedy`` or ``heuristic`` (with its evaluation ``weights``, a mapping, when
+    given); refuses another name, or weights for greedy."""
+    if name not in RULE_BASED_BATCHED:
+        raise ValueError(f"no batched rule-based agent {name!r}; known: {', '.join(RULE_BASED_BATCHED)}")
+    if weights is not None and name != "heuristic":
+        raise ValueError(f"only the heuristic has evaluation weights, not {name!r}")
+    if name == "greedy":
+        return greedy_actions
+    table = HEURISTIC_WEIGHTS if weights is None else evaluation_weights(weights)
+    key = tuple(table.tolist())  # rollouts ask for the same prior at every step
+    if key not in _MADE:
+        _MADE[key] = weighted_heuristic(table[None, :])
+    return _MADE[key]
+
+
+def actions(name: str, obs: np.ndarray, masks: np.ndarray, weights=None) -> np.ndarray:
+    """The actions of ``greedy`` or ``heuristic`` for every row of a batch (or one row)."""
+    return rule_based(name, weights)(obs, masks)

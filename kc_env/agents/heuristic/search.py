@@ -1,0 +1,221 @@
+"""The heuristic's search: the rest of its own turn, walked on the vector kernel.
+
+From the observation it builds a ``turns.Table`` (``view.seat_row``) and walks, depth first, the
+sequences of card plays and pile moves the kernel allows this turn (the first move comes from
+the mask). Every position where it may end the turn is scored by ``evaluation.evaluate``; it
+plays the first move of the best sequence. What it leaves out are its filters, not rules:
+
+- equivalent moves are searched once: a card into the first empty side only, a king (or a side
+  pile) into the first empty corner only (after the first move);
+- a part of a pile moves only as the turn's first pile move and only when the card it uncovers
+  takes a card from the hand, and the turn may not end until a card has been played after it
+  (rearrangements could be undone and redone for ever, and they swamp the search);
+- equal positions reached in different orders are searched once (``turns.position_hash``), the
+  search stops after ``MAX_NODES`` positions or at the first way out, and a longer sequence
+  loses a tie.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import prange
+
+from ...compiled import njit
+from ...vector import kernel as K
+from .. import turns, view
+from ..greedy import batch_arrays, greedy_action
+from ..turns import MAX_DEPTH, make_move, position_hash, seen_before
+from .evaluation import C_SIZE, WIN_VALUE, evaluate, read_context
+from .weights import HEURISTIC_WEIGHTS
+
+MAX_MOVES_PER_NODE = 200
+MAX_NODES = 400
+"""Positions the heuristic's search visits per decision before it scores the rest unexpanded."""
+DEPTH_COST = 1.0e-6
+PENDING_KEY = turns.FLAG_KEYS[2]
+ROWS = MAX_DEPTH + 2  # the filters try a move one row below the deepest position searched
+
+
+@njit
+def _useful_pile_move(piles, pinfo, hands, stock, S, R, mt, d, s, q):
+    """Whether the legal move of (part of) pile ``s`` onto non-empty pile ``q`` is worth
+    searching: a whole pile always; a part only as the first pile move of the turn and only if
+    the card it uncovers takes a card from the hand (the move is tried in row ``d + 1``)."""
+    i = K.part_start(piles, pinfo, S, R, d, s, q)
+    if i <= 0:
+        return i == 0
+    if S[d, K.MOVED]:
+        return False
+    make_move(piles, pinfo, hands, stock, S, R, mt, d, K.MOVE_OFFSET + s * 8 + q)
+    return (hands[d + 1, 0] & pinfo[d + 1, s, K.ACC]) != 0
+
+
+@njit
+def _generate(piles, pinfo, hands, stock, S, R, mt, d, pending, scratch, out):
+    """The moves searched in row ``d`` into ``out``: the kernel's legal moves, less the filters
+    of the module docstring, card plays first, then kings into the first empty corner, then the
+    other pile moves. Returns (count, whether the turn may end here)."""
+    n = K.legal_actions(piles, pinfo, hands, S, R, d, scratch)
+    may_end = n > 0 and scratch[n - 1] == K.END_TURN_ACTION and pending[d] == 0
+    first_side = -1
+    first_corner = -1
+    for p in range(8):
+        if pinfo[d, p, K.LEN] == 0:
+            if p < 4 and first_side < 0:
+                first_side = p
+            if p >= 4 and first_corner < 0:
+                first_corner = p
+    count = 0
+    for i in range(n):  # card plays
+        a = scratch[i]
+        if a >= K.MOVE_OFFSET or count >= MAX_MOVES_PER_NODE:
+            continue
+        p = a % 8
+        if pinfo[d, p, K.LEN] == 0 and p != first_side and p != first_corner:
+            continue
+        out[count] = a
+        count += 1
+    for i in range(n):  # side piles with a king at the bottom into the first empty corner
+        a = scratch[i]
+        if K.MOVE_OFFSET <= a < K.END_TURN_ACTION and pinfo[d, (a - K.MOVE_OFFSET) % 8, K.LEN] == 0:
+            if (a - K.MOVE_OFFSET) % 8 == first_corner and count < MAX_MOVES_PER_NODE:
+                out[count] = a
+                count += 1
+    for i in range(n):  # the other pile moves
+        a = scratch[i]
+        if K.MOVE_OFFSET <= a < K.END_TURN_ACTION:
+            s = (a - K.MOVE_OFFSET) // 8
+            q = (a - K.MOVE_OFFSET) % 8
+            if pinfo[d, q, K.LEN] > 0 and count < MAX_MOVES_PER_NODE and _useful_pile_move(
+                    piles, pinfo, hands, stock, S, R, mt, d, s, q):
+                out[count] = a
+                count += 1
+    return count, may_end
+
+
+@njit
+def _step(piles, pinfo, hands, stock, S, R, mt, pending, d, a):
+    """Row ``d + 1`` after move ``a``, with the search's pending flag (a part of a pile moved, no
+    card played since)."""
+    make_move(piles, pinfo, hands, stock, S, R, mt, d, a)
+    if a < K.MOVE_OFFSET:
+        pending[d + 1] = 0
+    else:
+        s = (a - K.MOVE_OFFSET) // 8
+        pending[d + 1] = 1 if pinfo[d + 1, s, K.LEN] > 0 else pending[d]
+
+
+@njit
+def _hash(piles, pinfo, hands, pending, d):
+    h = position_hash(piles, pinfo, hands, d)
+    if pending[d]:
+        h ^= PENDING_KEY
+    return h
+
+
+@njit
+def heuristic_action_w(obs, mask, w):
+    """The heuristic's action with the weights ``w`` (float64, in the order of
+    ``weights.WEIGHT_NAMES``)."""
+    piles, pinfo, hands, stock, S, R, mt = turns.alloc(ROWS, view.clears_piles(obs))
+    turns.load(obs, piles, pinfo, hands, stock, S, R, ROWS)
+    ctx = np.zeros(C_SIZE, dtype=np.float64)
+    read_context(obs, R, ctx)
+    pending = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
+    moves = np.zeros((MAX_DEPTH + 1, MAX_MOVES_PER_NODE), dtype=np.int64)
+    nmoves = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
+    scratch = np.zeros(K.NUM_ACTIONS, dtype=np.int64)
+    table = np.zeros(4096, dtype=np.int64)
+    seen_before(table, _hash(piles, pinfo, hands, pending, 0))
+    first = np.zeros(K.NUM_ACTIONS, dtype=np.int64)
+    count = 0
+    for a in range(K.NUM_ACTIONS):  # the first move always comes from the mask
+        if mask[a] != 0 and count < MAX_MOVES_PER_NODE:
+            if K.MOVE_OFFSET <= a < K.END_TURN_ACTION:
+                src = (a - K.MOVE_OFFSET) // 8
+                dst = (a - K.MOVE_OFFSET) % 8
+                if pinfo[0, dst, K.LEN] > 0 and not _useful_pile_move(piles, pinfo, hands, stock, S, R, mt, 0, src, dst):
+                    continue
+            first[count] = a
+            count += 1
+    nodes = np.zeros(1, dtype=np.int64)
+    best_action = -1
+    best_value = -1.0e18
+    for k in range(count):
+        a = first[k]
+        if a == K.END_TURN_ACTION:
+            v = evaluate(piles, pinfo, hands, S, R, w, 0, ctx)
+        else:
+            _step(piles, pinfo, hands, stock, S, R, mt, pending, 0, a)
+            if seen_before(table, _hash(piles, pinfo, hands, pending, 1)):
+                continue
+            nodes[0] += 1
+            v = _search(piles, pinfo, hands, stock, S, R, mt, w, ctx, pending, moves, nmoves, scratch, table, nodes)
+        if v > best_value:
+            best_value = v
+            best_action = a
+    if best_action < 0:  # every first move led back to a position searched already
+        return greedy_action(obs, mask)
+    return best_action
+
+
+@njit
+def _search(piles, pinfo, hands, stock, S, R, mt, w, ctx, pending, moves, nmoves, scratch, table, nodes):
+    """The best value of a position where the turn may end, reachable from row 1 (depth first,
+    iterative; a position met before in this search is skipped, a longer way loses a tie, and
+    the search stops at the first way out)."""
+    best = -1.0e18
+    next_i = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
+    d = 1
+    while d >= 1:
+        if next_i[d] == 0:  # first visit of this row's position
+            count, may_end = _generate(piles, pinfo, hands, stock, S, R, mt, d, pending, scratch, moves[d])
+            nmoves[d] = count
+            next_i[d] = 1
+            stop = may_end or count == 0 or nodes[0] >= MAX_NODES or d >= MAX_DEPTH
+            if stop and (pending[d] == 0 or hands[d, 0] == 0):
+                v = evaluate(piles, pinfo, hands, S, R, w, d, ctx) - DEPTH_COST * d
+                if v > best:
+                    best = v
+                if v >= WIN_VALUE - 1.0:
+                    return best
+        k = next_i[d] - 1
+        if k >= nmoves[d] or d >= MAX_DEPTH or nodes[0] >= MAX_NODES:
+            next_i[d] = 0
+            d -= 1
+            continue
+        next_i[d] += 1
+        _step(piles, pinfo, hands, stock, S, R, mt, pending, d, moves[d, k])
+        if seen_before(table, _hash(piles, pinfo, hands, pending, d + 1)):
+            continue
+        nodes[0] += 1
+        d += 1
+    return best
+
+
+@njit
+def heuristic_action(obs, mask):
+    """The heuristic's action with the tuned ``HEURISTIC_WEIGHTS``."""
+    return heuristic_action_w(obs, mask, HEURISTIC_WEIGHTS.copy())
+
+
+@njit(parallel=True)
+def _heuristic_loop(obs, masks, table, which, out):
+    for i in prange(obs.shape[0]):
+        out[i] = heuristic_action_w(obs[i], masks[i], table[which[i]].copy())
+
+
+def weighted_heuristic(table: np.ndarray, rows: np.ndarray | None = None):
+    """The heuristic over a batch, the rows shared among the cores: row ``i`` with the evaluation
+    weights ``table[rows[i]]`` (float64 ``[k, len(WEIGHT_NAMES)]``; every row with ``table[0]``
+    when ``rows`` is None). Returns ``act_batch(obs, masks, rows=rows) -> actions``."""
+    table = np.ascontiguousarray(table, dtype=np.float64)
+
+    def act_batch(obs: np.ndarray, masks: np.ndarray, rows: np.ndarray | None = rows) -> np.ndarray:
+        obs, masks = batch_arrays(obs, masks)
+        out = np.zeros(len(obs), dtype=np.int64)
+        which = np.zeros(len(obs), dtype=np.int64) if rows is None else np.ascontiguousarray(rows, dtype=np.int64)
+        _heuristic_loop(obs, masks, table, which, out)
+        return out
+
+    return act_batch

@@ -1,0 +1,58 @@
+"""How kc_env compiles: ``numba.njit`` with the machine code cached on disk, and a cache that
+knows when any compiled source has changed.
+
+numba keys a function's cache on the content of the file that defines it, not on the files of
+the functions it calls: the heuristic (``agents/heuristic``) calls the vector kernel
+(``vector/kernel.py``), so a change to a rule in the kernel would leave the heuristic's cached
+code playing the old rule. Importing this module (``kernel.py`` does, before its first
+function) gives every kc_env file one stamp instead: a hash of all the files with compiled code
+and of the tables they read at compile time (cards, the observation layout). Any change to one
+of them recompiles them all; files outside kc_env keep numba's own rule.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+from pathlib import Path
+
+import numba
+from numba.core import caching
+
+PACKAGE = Path(__file__).resolve().parent
+TABLES = ("cards.py", "observation.py")
+"""Files without compiled code whose values compiled code freezes as constants."""
+
+
+@functools.lru_cache(maxsize=1)
+def sources_stamp() -> bytes:
+    """A hash of every kc_env source that compiled code depends on."""
+    digest = hashlib.sha256()
+    for path in sorted(PACKAGE.rglob("*.py")):
+        text = path.read_bytes()
+        if b"njit" in text or path.name in TABLES and path.parent == PACKAGE:
+            digest.update(str(path.relative_to(PACKAGE)).encode() + b"\0" + text)
+    return digest.digest()
+
+
+class PackageCacheLocator(caching.InTreeCacheLocator):
+    """numba's in-tree cache (``__pycache__`` beside the source) for kc_env's files, stamped with
+    ``sources_stamp`` instead of the one file's hash."""
+
+    def get_source_stamp(self):
+        return sources_stamp()
+
+    @classmethod
+    def from_function(cls, py_func, py_file):
+        if not os.path.abspath(py_file).startswith(str(PACKAGE) + os.sep):
+            return None
+        return super().from_function(py_func, py_file)
+
+
+_LOCATORS = getattr(caching, "CacheImpl", None) or caching._CacheImpl  # named _CacheImpl before numba 0.61
+if PackageCacheLocator not in _LOCATORS._locator_classes:
+    _LOCATORS._locator_classes.insert(0, PackageCacheLocator)
+
+njit = functools.partial(numba.njit, cache=True)
+"""``numba.njit(cache=True)``, the one way kc_env compiles (``@njit`` or ``@njit(inline=...)``)."""
