@@ -117,6 +117,41 @@ def _hash(piles, pinfo, hands, pending, d):
 def heuristic_action_w(obs, mask, w):
     """The heuristic's action with the weights ``w`` (float64, in the order of
     ``weights.WEIGHT_NAMES``)."""
+    none = np.zeros(0, dtype=np.float64)
+    return _best_first_move(obs, mask, w, none, np.zeros((0, MAX_DEPTH), dtype=np.int64), np.zeros(0, dtype=np.int64))
+
+
+@njit
+def turn_candidates(obs, mask, w, top_v, top_line, top_len):
+    """The heuristic's search, keeping the ``len(top_v)`` best distinct positions where it may end
+    its turn: their values in ``top_v`` (best first; -1e18 for a slot left empty), the moves to
+    each in ``top_line[i, :top_len[i]]`` (none: end the turn now). Returns the heuristic's own
+    action (the first move of ``top_line[0]`` unless no move beat the fallback)."""
+    top_v[:] = -1.0e18
+    top_len[:] = 0
+    best = _best_first_move(obs, mask, w, top_v, top_line, top_len)
+    order = np.argsort(-top_v, kind="mergesort")
+    top_v[:] = top_v[order]
+    top_line[:] = top_line[order]
+    top_len[:] = top_len[order]
+    return best
+
+
+@njit
+def _keep(top_v, top_line, top_len, v, line, n):
+    """Put the line ``line[:n]`` of value ``v`` among the best kept, if it beats the worst."""
+    worst = 0
+    for i in range(1, top_v.shape[0]):
+        if top_v[i] < top_v[worst]:
+            worst = i
+    if v > top_v[worst]:
+        top_v[worst] = v
+        top_line[worst, :n] = line[:n]
+        top_len[worst] = n
+
+
+@njit
+def _best_first_move(obs, mask, w, top_v, top_line, top_len):
     piles, pinfo, hands, stock, S, R, mt = turns.alloc(ROWS, view.clears_piles(obs))
     turns.load(obs, piles, pinfo, hands, stock, S, R, ROWS)
     ctx = np.zeros(C_SIZE, dtype=np.float64)
@@ -125,6 +160,7 @@ def heuristic_action_w(obs, mask, w):
     moves = np.zeros((MAX_DEPTH + 1, MAX_MOVES_PER_NODE), dtype=np.int64)
     nmoves = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
     scratch = np.zeros(K.NUM_ACTIONS, dtype=np.int64)
+    line = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
     table = np.zeros(4096, dtype=np.int64)
     seen_before(table, _hash(piles, pinfo, hands, pending, 0))
     first = np.zeros(K.NUM_ACTIONS, dtype=np.int64)
@@ -145,12 +181,16 @@ def heuristic_action_w(obs, mask, w):
         a = first[k]
         if a == K.END_TURN_ACTION:
             v = evaluate(piles, pinfo, hands, S, R, w, 0, ctx)
+            if top_v.shape[0] > 0:
+                _keep(top_v, top_line, top_len, v, line, 0)
         else:
             _step(piles, pinfo, hands, stock, S, R, mt, pending, 0, a)
             if seen_before(table, _hash(piles, pinfo, hands, pending, 1)):
                 continue
             nodes[0] += 1
-            v = _search(piles, pinfo, hands, stock, S, R, mt, w, ctx, pending, moves, nmoves, scratch, table, nodes)
+            line[0] = a
+            v = _search(piles, pinfo, hands, stock, S, R, mt, w, ctx, pending, moves, nmoves, scratch, table, nodes,
+                        line, top_v, top_line, top_len)
         if v > best_value:
             best_value = v
             best_action = a
@@ -160,10 +200,12 @@ def heuristic_action_w(obs, mask, w):
 
 
 @njit
-def _search(piles, pinfo, hands, stock, S, R, mt, w, ctx, pending, moves, nmoves, scratch, table, nodes):
+def _search(piles, pinfo, hands, stock, S, R, mt, w, ctx, pending, moves, nmoves, scratch, table, nodes,
+            line, top_v, top_line, top_len):
     """The best value of a position where the turn may end, reachable from row 1 (depth first,
     iterative; a position met before in this search is skipped, a longer way loses a tie, and
-    the search stops at the first way out)."""
+    the search stops at the first way out). ``line[0]`` is the move into row 1; every position
+    scored is offered to the kept best (``_keep``) when ``top_v`` has room for any."""
     best = -1.0e18
     next_i = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
     d = 1
@@ -177,6 +219,10 @@ def _search(piles, pinfo, hands, stock, S, R, mt, w, ctx, pending, moves, nmoves
                 v = evaluate(piles, pinfo, hands, S, R, w, d, ctx) - DEPTH_COST * d
                 if v > best:
                     best = v
+                if top_v.shape[0] > 0:
+                    for j in range(1, d):  # the moves taken from rows 1 .. d - 1
+                        line[j] = moves[j, next_i[j] - 2]
+                    _keep(top_v, top_line, top_len, v, line, d)
                 if v >= WIN_VALUE - 1.0:
                     return best
         k = next_i[d] - 1

@@ -1,0 +1,110 @@
+"""Play-outs from a seat's view: the cards it cannot see dealt anew, then the deal played to its
+end on the vector kernel.
+
+``redeal(obs, ..., b, rng)`` makes row ``b`` of a kernel state the position in the observation
+with the unseen cards (the other hands and the stock) dealt at random: each other hand gets as
+many cards as the vector says it holds, the stock the rest. What the seat sees is unchanged (its
+hand, the piles, every count), so the row is one position consistent with its view (it does not
+infer from the others' past plays which cards they lack: a uniform re-deal, the usual
+determinization).
+
+``line_values(obs, lines, lengths, redeals, w, seed, max_moves)`` values each line of moves (a
+turn from ``obs``, e.g. ``heuristic.search.turn_candidates``) as the win share the seat gets when
+it plays the line, ends its turn and every seat then plays the heuristic (weights ``w``) to the
+end of the deal, averaged over ``redeals`` re-deals; every line is played on the same re-deals,
+so their differences are not blurred by the luck of the deal. Rows run on all cores.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import prange
+
+from ..compiled import njit
+from ..vector import kernel as K
+from . import turns, view
+from .heuristic.search import heuristic_action_w
+
+
+@njit
+def redeal(obs, piles, pinfo, hands, stock, S, R, mt, b, rng, max_moves):
+    """Row ``b``: the position of ``obs`` with the unseen cards dealt anew from the SplitMix64
+    generator ``rng[b]`` (see the module docstring); deals are cut off after ``max_moves`` more
+    moves."""
+    view.seat_row(obs, piles, pinfo, hands, stock, S, R, b)
+    seen = hands[b, 0]
+    for p in range(8):
+        for i in range(pinfo[b, p, K.LEN]):
+            seen |= K.bit(piles[b, p, i])
+    unseen = np.empty(54, dtype=np.int64)
+    n = 0
+    for c in range(52 + R[b, K.R_JOKERS]):
+        if not (seen >> c) & 1:
+            unseen[n] = c
+            n += 1
+    for i in range(n - 1, 0, -1):
+        j = K.randbelow(rng, b, i + 1)
+        unseen[i], unseen[j] = unseen[j], unseen[i]
+    at = 0
+    for j in range(1, S[b, K.NP]):
+        size = view.obs_count(obs[view.OBS_OTHERS + j - 1], view.CARD_SCALE)
+        for i in range(size):
+            hands[b, j] |= K.bit(unseen[at + i])
+        at += size
+    S[b, K.SLEN] = n - at
+    for i in range(n - at):
+        stock[b, i] = unseen[at + i]
+    S[b, K.DEALER] = view.obs_argmax(obs, K.O_DEALER, K.MAX_SEATS)
+    R[b, K.R_MAX_MOVES] = max_moves
+    if mt.shape[1] > K.MT_N:
+        K.mt_seed(mt, b, np.int64(K.splitmix64(rng, b) >> np.uint64(1)))
+
+
+@njit
+def play_to_end(piles, pinfo, hands, stock, S, R, mt, b, w, rules_vec):
+    """Every seat plays the heuristic (weights ``w``) in row ``b`` until the deal ends or is cut
+    off."""
+    ob = np.zeros(K.OBS_SIZE, dtype=np.float32)
+    mask = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
+    scratch = np.zeros(K.NUM_ACTIONS, dtype=np.int64)
+    while not (S[b, K.OVER] or S[b, K.TRUNC]):
+        seat = S[b, K.CUR]
+        K.encode(piles, pinfo, hands, S, b, seat, rules_vec, ob)
+        K.write_mask(piles, pinfo, hands, S, R, b, mask, scratch)
+        K.apply_action(piles, pinfo, hands, stock, S, R, mt, b, heuristic_action_w(ob, mask, w), scratch)
+
+
+@njit
+def seat_share(S, b, seat):
+    """What the deal in row ``b`` was worth to ``seat``: 1 for a win, 1 / players for a deal
+    nobody won (blocked or cut off), else 0."""
+    if S[b, K.TRUNC] or S[b, K.WINNER] < 0:
+        return 1.0 / S[b, K.NP]
+    return 1.0 if S[b, K.WINNER] == seat else 0.0
+
+
+@njit(parallel=True)
+def line_values(obs, lines, lengths, redeals, w, seed, max_moves):
+    """The value of each line ``lines[i, :lengths[i]]`` (see the module docstring): float64 of
+    ``len(lines)``."""
+    n_lines = lines.shape[0]
+    rows = n_lines * redeals
+    piles, pinfo, hands, stock, S, R, mt = turns.alloc(rows, view.clears_piles(obs))
+    rng = np.zeros(rows, dtype=np.uint64)
+    shares = np.zeros(rows, dtype=np.float64)
+    rules_vec = obs[K.RULES_START:].copy()
+    for i in prange(rows):
+        scratch = np.zeros(K.NUM_ACTIONS, dtype=np.int64)
+        rng[i] = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(i % redeals)  # one re-deal for every line
+        redeal(obs, piles, pinfo, hands, stock, S, R, mt, i, rng, max_moves)
+        line = i // redeals
+        for k in range(lengths[line]):
+            K.apply_action(piles, pinfo, hands, stock, S, R, mt, i, lines[line, k], scratch)
+        if not S[i, K.OVER]:
+            K.apply_action(piles, pinfo, hands, stock, S, R, mt, i, K.END_TURN_ACTION, scratch)
+        play_to_end(piles, pinfo, hands, stock, S, R, mt, i, w, rules_vec)
+        shares[i] = seat_share(S, i, 0)
+    out = np.zeros(n_lines, dtype=np.float64)
+    for i in range(rows):
+        out[i // redeals] += shares[i] / redeals
+    return out
