@@ -28,7 +28,7 @@ import numpy as np
 from kc_env.vector import VecGame
 from kc_env.vector import kernel as K
 from kc_env.vector.opponents import rule_based
-from training.rollouts import end_cut_off, move_values
+from kc_env.training.rollouts import end_cut_off, move_values
 
 
 def main(argv: list[str] | None = None) -> dict:

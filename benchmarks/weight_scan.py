@@ -8,7 +8,7 @@ left out keeps its shipped value). The shipped weights are always the first row.
 candidate plays the same ``--deals`` deals from each seat (2 players, standard rules unless
 ``--rules``) against each opponent of ``--against`` (``heuristic``: the shipped weights;
 ``random``; ``greedy``), with the same random opponent's moves for every candidate
-(``training.tune.seat_shares``). Prints each candidate's win share (a blocked deal counts
+(``kc_env.training.tune.seat_shares``). Prints each candidate's win share (a blocked deal counts
 1/players) and its difference from the shipped weights on the same games, with a 95% interval
 (normal approximation over the games).
 
@@ -25,7 +25,7 @@ import time
 import numpy as np
 
 from kc_env.agents import policies
-from training.tune import AGENT_ROWS, interval, seat_shares
+from kc_env.training.tune import AGENT_ROWS, interval, seat_shares
 
 
 def candidate(spec: str) -> np.ndarray:

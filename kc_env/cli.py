@@ -1,9 +1,14 @@
 """The ``kc`` command line: one entry point with a subcommand per job.
 
-Each subcommand is a module of ``kc_env.commands`` with ``HELP``, ``add_arguments(parser)`` and
-``run(args) -> exit code``; ``COMMANDS`` lists them. Modules are imported only when needed, so
-``kc rules`` works without torch. Errors a user can cause (bad rules, a bad position, an
-illegal move, a bad file) print one line naming the problem and exit with 2.
+Each subcommand is a module with ``HELP``, ``add_arguments(parser)`` and ``run(args) -> exit
+code``, and optionally ``check()``: the one-line reason it cannot run here (a missing extra),
+printed before its arguments are parsed. ``COMMANDS`` lists those of ``kc_env.commands``; the
+entry-point group ``kc_env.commands`` adds the others (``kc train``, ``kc export`` from
+``kc_env.training``, which ``kc_env`` never imports). What the commands share lives in
+``kc_env.commands.common``, which they and this module import, never each other. Modules import
+torch only when they run, so ``kc rules`` and ``kc --help`` work without it. Errors a user can
+cause (bad rules, a bad position, an illegal move, a bad file) print one line naming the problem
+and exit with 2.
 """
 
 from __future__ import annotations
@@ -13,6 +18,10 @@ import importlib
 import sys
 
 from . import __version__
+from .commands.common import UserError, add_rules_argument, note_other_tables, parse_rules
+
+__all__ = ["COMMANDS", "UserError", "add_rules_argument", "build_parser", "commands", "main", "note_other_tables",
+           "parse_rules"]
 
 COMMANDS: dict[str, str] = {
     "rules": "kc_env.commands.rules",
@@ -22,68 +31,40 @@ COMMANDS: dict[str, str] = {
     "play": "kc_env.commands.play",
     "replay": "kc_env.commands.replay",
     "bench": "kc_env.commands.bench",
-    "train": "kc_env.commands.train",
-    "export": "kc_env.commands.export",
 }
-"""Subcommand name -> the module that implements it."""
+"""Subcommand name -> the module that implements it, for the commands of ``kc_env`` itself; the
+others come from the ``kc_env.commands`` entry points (``commands()``)."""
 
 
-def parse_rules(text: str):
-    """A rules argument: a preset name, a YAML file, or ``preset,key=value,...``."""
-    from pathlib import Path
+def commands() -> dict[str, str]:
+    """Every subcommand and its module: ``COMMANDS``, then those that installed packages declare
+    in the entry-point group ``kc_env.commands`` (``kc train`` and ``kc export``, which live in
+    ``kc_env.training``: ``kc_env`` itself never imports it)."""
+    from importlib.metadata import entry_points
 
-    import yaml
-
-    from .rules import Rules
-
-    if text.endswith((".yaml", ".yml")) or Path(text).is_file():
-        return Rules.from_yaml(text)
-    name, *pairs = text.split(",")
-    overrides = {}
-    for pair in pairs:
-        key, sep, raw = pair.partition("=")
-        if not sep:
-            from .rules import RulesError
-
-            raise RulesError(f"expected key=value after the preset, got {pair!r}")
-        overrides[key.strip()] = yaml.safe_load(raw)
-    return Rules.preset(name.strip(), **overrides)
-
-
-def add_rules_argument(parser: argparse.ArgumentParser, default: str = "standard") -> None:
-    """The ``--rules`` option shared by every subcommand; ``main`` parses it into ``Rules``
-    (``args.rules``) and keeps the text as ``args.rules_name``."""
-    parser.add_argument("--rules", default=default,
-                        help=f"preset name, YAML file, or preset,key=value,... (default {default})")
-
-
-def note_other_tables(command: str, agents, rules, num_players: int) -> None:
-    """Say on stderr, for each exported model among ``agents``, how this table differs from the
-    one it was trained for (the observation is the same for every table, so it plays anyway)."""
-    from .agents.policy_model import other_table
-
-    for agent in agents:
-        note = other_table(agent, rules, num_players)
-        if note:
-            print(f"kc {command}: note: {note}", file=sys.stderr)
-
-
-class UserError(Exception):
-    """A problem with what the user asked for; printed as one line, exit code 2."""
+    found = dict(COMMANDS)
+    for entry in entry_points(group="kc_env.commands"):
+        found.setdefault(entry.name, entry.value)
+    return found
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="kc", description="Kings in the Corner for reinforcement learning")
     parser.add_argument("--version", action="version", version=f"kc_env {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
-    for name, module_name in COMMANDS.items():
+    for name, module_name in commands().items():
         module = importlib.import_module(module_name)
-        p = sub.add_parser(name, help=module.HELP, description=module.HELP)
+        # argparse %-formats a subcommand's help (not its description): "95% intervals" must not break kc --help
+        p = sub.add_parser(name, help=module.HELP.replace("%", "%%"), description=module.HELP)
         module.add_arguments(p)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
+    problem = _cannot_run(sys.argv[1:] if argv is None else argv)
+    if problem:
+        print(problem, file=sys.stderr)
+        return 2
     args = build_parser().parse_args(argv)
     from .engine import IllegalMove, PositionError
     from .rules import RulesError
@@ -92,10 +73,20 @@ def main(argv: list[str] | None = None) -> int:
         if isinstance(getattr(args, "rules", None), str):
             args.rules_name = args.rules
             args.rules = parse_rules(args.rules)
-        return importlib.import_module(COMMANDS[args.command]).run(args)
+        return importlib.import_module(commands()[args.command]).run(args)
     except (RulesError, IllegalMove, PositionError, UserError) as exc:
         print(f"kc {args.command}: {exc}", file=sys.stderr)
         return 2
+
+
+def _cannot_run(argv: list[str]) -> str | None:
+    """``kc NAME: <reason>`` when the command that ``argv`` asks for has a ``check()`` that says it
+    cannot run here (a missing extra), before its arguments, ``--help`` included, are parsed."""
+    name = next((arg for arg in argv if not arg.startswith("-")), None)
+    module_name = commands().get(name) if name else None
+    check = getattr(importlib.import_module(module_name), "check", None) if module_name else None
+    problem = check() if check else None
+    return f"kc {name}: {problem}" if problem else None
 
 
 if __name__ == "__main__":

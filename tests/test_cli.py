@@ -56,3 +56,29 @@ def test_demo_with_overrides_and_same_seed_is_reproducible(capsys):
 def test_demo_refuses_bad_rules_with_a_clear_message(capsys, args, message):
     assert main(["demo", *args]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_help_lists_every_command_the_training_ones_included(capsys):
+    from kc_env.cli import COMMANDS, commands
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--help"])
+    assert exit_info.value.code == 0
+    out = capsys.readouterr().out
+    assert {"train", "export"} <= set(commands()) - set(COMMANDS)  # from the kc_env.commands entry points
+    for name in commands():
+        assert f"\n    {name} " in out
+
+
+@pytest.mark.parametrize("command", ["train", "export"])
+def test_a_missing_train_extra_is_one_line_naming_it(capsys, monkeypatch, command):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "torch" else real(name, *a))
+    assert main([command, "--help"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.count("\n") == 1
+    assert captured.err.startswith(f"kc {command}: needs the train extra: pip install 'kc_env[train]'")
+    assert "torch" in captured.err

@@ -11,9 +11,9 @@ pytest.importorskip("numba")
 from kc_env.vector import KingsCornerVecEnv, VecGame  # noqa: E402
 from kc_env.vector import kernel as K  # noqa: E402
 from kc_env.vector.opponents import rule_based  # noqa: E402
-from training import config as config_mod  # noqa: E402
-from training.rollouts import RolloutReward, copy_games, move_values, play_out  # noqa: E402
-from training.wrappers import PriorAction  # noqa: E402
+from kc_env.training import config as config_mod  # noqa: E402
+from kc_env.training.rollouts import RolloutReward, copy_games, move_values, play_out  # noqa: E402
+from kc_env.training.wrappers import PriorAction  # noqa: E402
 
 
 def test_a_copied_game_plays_on_exactly_like_the_original():

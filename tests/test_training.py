@@ -17,9 +17,9 @@ pytest.importorskip("numba")
 
 from sb3_contrib import MaskablePPO  # noqa: E402
 
-from training import config as config_mod  # noqa: E402
-from training.export import export, network_of, sample_observations, torch_probabilities  # noqa: E402
-from training.train import train  # noqa: E402
+from kc_env.training import config as config_mod  # noqa: E402
+from kc_env.training.export import export, network_of, sample_observations, torch_probabilities  # noqa: E402
+from kc_env.training.train import train  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG = ROOT / "configs" / "default.yaml"
@@ -107,8 +107,8 @@ def test_a_network_with_a_prior_trains_exports_and_plays_like_its_prior(tmp_path
     import torch
 
     from kc_env.agents.policies import heuristic_action
-    from training.policy import PriorPolicy
-    from training.wrappers import privileged_size
+    from kc_env.training.policy import PriorPolicy
+    from kc_env.training.wrappers import privileged_size
 
     cfg = smoke(total_timesteps=2048, network={"shared": [32], "hidden": [16], "prior": "heuristic",
                                                "prior_weight": 20.0, "privileged_critic": True})
@@ -141,7 +141,7 @@ def test_a_network_with_a_prior_trains_exports_and_plays_like_its_prior(tmp_path
 
 def test_the_privileged_critic_sees_the_other_hands_and_the_next_stock_cards():
     from kc_env.vector import KingsCornerVecEnv
-    from training.wrappers import STOCK_AHEAD, PriorAction
+    from kc_env.training.wrappers import STOCK_AHEAD, PriorAction
 
     env = KingsCornerVecEnv(8, num_players=3, opponents="heuristic", seed=3)
     wrapped = PriorAction(env, "heuristic", privileged=True)
@@ -161,7 +161,7 @@ def test_blocked_reward_prices_only_blocked_deals_without_a_winner():
     """A blocked deal with no winner costs the learner ``blocked_reward``; wins, losses, a
     fewest-cards winner of a blocked deal and live steps keep the env's reward."""
     from kc_env.vector import KingsCornerVecEnv
-    from training.wrappers import BlockedReward
+    from kc_env.training.wrappers import BlockedReward
 
     venv = KingsCornerVecEnv(5, seed=0)
     deals = [{"blocked": True, "winner": None}, {"blocked": True, "winner": 1},
@@ -178,8 +178,8 @@ def test_kickstart_clones_the_teacher():
     """Behaviour cloning on the heuristic's moves: legal demonstrations, returns within the
     reward's range, and a policy that agrees with the teacher far more than chance."""
     from kc_env.vector import KingsCornerVecEnv
-    from training.policy import policy_kwargs
-    from training.pretrain import collect, fit
+    from kc_env.training.policy import policy_kwargs
+    from kc_env.training.pretrain import collect, fit
 
     env = KingsCornerVecEnv(32, seed=3)
     demos = collect(env, "heuristic", 3000, gamma=0.99)
@@ -194,8 +194,8 @@ def test_kickstart_clones_the_teacher():
 def test_an_evaluation_outside_learn_is_recorded_at_the_models_step(tmp_path):
     """The evaluation kc train makes when it finishes a resumed run without learning more (or
     before learning) carries the model's step count, not the callback's (0 outside learn)."""
-    from training.league import League
-    from training.train import EvalCallback, Run, make_env, make_model
+    from kc_env.training.league import League
+    from kc_env.training.train import EvalCallback, Run, make_env, make_model
 
     cfg = smoke(eval={"deals": 8, "opponents": ["random"]})
     run = Run(tmp_path, cfg)

@@ -12,8 +12,8 @@ pytest.importorskip("sb3_contrib")
 pytest.importorskip("numba")
 
 from kc_env.agents import policies  # noqa: E402
-from training import config as config_mod  # noqa: E402
-from training import tune as tune_mod  # noqa: E402
+from kc_env.training import config as config_mod  # noqa: E402
+from kc_env.training import tune as tune_mod  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT = policies.HEURISTIC_WEIGHTS
@@ -108,8 +108,8 @@ def test_tuning_every_weight_leaves_a_weight_at_zero_there(tmp_path):
 
 def test_kc_train_tunes_the_prior_then_trains_and_exports_a_model_that_carries_the_weights(tmp_path):
     from kc_env.agents.policy_model import load_network
-    from training.export import export
-    from training.train import train
+    from kc_env.training.export import export
+    from kc_env.training.train import train
 
     cfg = tuned_config(total_timesteps=512, eval={"every": 0, "deals": 4})
     run = train(cfg, tmp_path / "run", progress=False, argv=["test"])
@@ -145,7 +145,7 @@ def test_a_tuning_config_that_cannot_work_is_refused():
 def test_weights_set_in_the_config_are_the_priors_without_tuning_and_tuning_starts_from_them(tmp_path):
     from sb3_contrib import MaskablePPO
 
-    from training.train import train
+    from kc_env.training.train import train
 
     chosen = {"fit": 0.375, "card": 0.9}
     cfg = tuned_config(network={"shared": [32], "hidden": [16], "prior": "heuristic", "prior_weight": 3.0,

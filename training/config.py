@@ -392,7 +392,8 @@ def load(path: str | Path, variant: str | None = None, overrides: dict[str, Any]
     try:
         data = yaml.safe_load(path.read_text())
     except OSError as exc:
-        raise ConfigError(f"{path}: cannot read ({exc.strerror})") from None
+        names = "" if path.exists() else f"; shipped configs: {', '.join(shipped())}"
+        raise ConfigError(f"{path}: cannot read ({exc.strerror}){names}") from None
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path}: not valid YAML: {exc}") from None
     if not isinstance(data, dict) or "default" not in data:
@@ -409,6 +410,24 @@ def load(path: str | Path, variant: str | None = None, overrides: dict[str, Any]
             node = node.setdefault(part, {})
         node[last] = value
     return validate(_build(TrainConfig, merged, str(path)), str(path))
+
+
+def shipped() -> dict[str, Path]:
+    """The configs that ship in the package (``kc_env.configs``, the repository's ``configs/``):
+    name (the file's stem) -> file."""
+    from importlib.resources import files
+
+    return {p.stem: p for p in sorted(Path(str(files("kc_env.configs"))).glob("*.yaml"))}
+
+
+def find(spec: str | Path) -> Path:
+    """The config file that ``spec`` names: ``spec`` itself when it is a file or reads as a path
+    (a folder or a ``.yaml`` suffix), else the shipped config of that name (``default`` ->
+    ``configs/default.yaml``), else ``spec`` (which ``load`` then refuses, listing the shipped ones)."""
+    path = Path(spec)
+    if path.is_file() or path.suffix in (".yaml", ".yml") or len(path.parts) > 1:
+        return path
+    return shipped().get(str(spec), path)
 
 
 def _deep_merge(base: dict, extra: dict) -> dict:

@@ -5,7 +5,8 @@ Specs are strings; ``SPECS`` maps each known spec to the class that builds it (c
 and its spec to ``base.RULE_BASED`` (the one list of their names, which every other module reads).
 ``heuristic:name=value,...`` is the heuristic with some evaluation weights set
 (``heuristic.spec_weights``). Any other spec that names a folder is loaded as an exported model
-(``policy_model``).
+(``policy_model``); else a bare name such as ``ppo-standard-2p`` names a model shipped in the
+package (``kc_env.models``, the repository's ``models/``).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from collections.abc import Callable
 from .base import COMPILED, RULE_BASED, Agent, legal_actions
 from .greedy import GreedyAgent
 from .heuristic import WEIGHTED, HeuristicAgent
-from .policy_model import ModelError, PolicyAgent, is_model_folder
+from .policy_model import ModelError, PolicyAgent, model_folder, shipped_models
 from .random_agent import RandomAgent
 
 SPECS: dict[str, Callable[..., Agent]] = {cls.spec: cls for cls in (HeuristicAgent, GreedyAgent, RandomAgent)}
@@ -36,11 +37,11 @@ def load(spec: str | Agent, seed: int | None = None) -> Agent:
         return SPECS[spec](seed=seed)
     if isinstance(spec, str) and spec.startswith(WEIGHTED):
         return HeuristicAgent.from_spec(spec, seed=seed)
-    if isinstance(spec, str) and is_model_folder(spec):
-        return PolicyAgent(spec, seed=seed)
+    if isinstance(spec, str) and (folder := model_folder(spec)) is not None:
+        return PolicyAgent(folder, seed=seed, spec=spec)
     raise ValueError(f"unknown agent spec {spec!r}; known specs: {', '.join(sorted(SPECS))}, "
                      "heuristic:name=value,... (the heuristic with evaluation weights set), "
-                     "or the folder of an exported model")
+                     f"or the folder of an exported model, or a shipped one: {', '.join(shipped_models())}")
 
 
 __all__ = ["PolicyAgent", "ModelError", "Agent", "RandomAgent", "GreedyAgent", "HeuristicAgent", "SPECS", "RULE_BASED",

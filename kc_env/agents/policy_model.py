@@ -219,10 +219,11 @@ class PolicyAgent(Agent):
     """An exported policy as an agent: the most likely legal action (``deterministic``, the
     default) or a sample from the masked softmax (seeded)."""
 
-    def __init__(self, folder: str | Path, seed: int | None = None, deterministic: bool = True) -> None:
+    def __init__(self, folder: str | Path, seed: int | None = None, deterministic: bool = True,
+                 spec: str | None = None) -> None:
         self.folder = Path(folder)
         self.network, self.card = load_network(self.folder)
-        self.spec = str(folder)
+        self.spec = spec or str(folder)  # a shipped model keeps its name, not the folder it is in
         self.deterministic = deterministic
         self._rng = np.random.default_rng(seed)
 
@@ -275,3 +276,20 @@ def other_table(agent: Any, rules, num_players: int) -> str | None:
 def is_model_folder(spec: str) -> bool:
     """Whether ``spec`` names a folder that looks like an exported model (has ``model.json``)."""
     return (Path(spec) / CARD_FILE).is_file() or Path(spec).is_dir()
+
+
+def shipped_models() -> dict[str, Path]:
+    """The exported models that ship in the package (``kc_env.models``: the repository's
+    ``models/``, installed as package data), name -> folder."""
+    from importlib.resources import files
+
+    root = Path(str(files("kc_env.models")))
+    return {p.name: p for p in sorted(root.iterdir()) if (p / CARD_FILE).is_file()}
+
+
+def model_folder(spec: str) -> Path | None:
+    """The exported model ``spec`` names: the folder ``spec`` when it is one (a path wins), else
+    the shipped model of that name (``ppo-standard-2p``), else ``None``."""
+    if is_model_folder(spec):
+        return Path(spec)
+    return shipped_models().get(spec)

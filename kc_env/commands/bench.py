@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from ..cli import UserError, add_rules_argument
+from .common import UserError, add_rules_argument
 
 HELP = "throughput of the engine, the envs, the vector env at batch 1..1024, the heuristic and PPO rollouts"
 NAMES = ("engine", "compiled", "aec", "single", "vector", "heuristic", "ppo")

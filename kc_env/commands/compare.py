@@ -9,7 +9,7 @@ import argparse
 import json
 from pathlib import Path
 
-from ..cli import UserError, add_rules_argument
+from .common import UserError, add_rules_argument
 
 HELP = "where an agent plays otherwise than a reference agent: kinds of disagreement, examples"
 

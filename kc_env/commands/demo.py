@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..cli import add_rules_argument
+from .common import add_rules_argument
 
 HELP = "play a full match of random legal moves and print it"
 

@@ -13,7 +13,7 @@ import json
 import sys
 from pathlib import Path
 
-from ..cli import UserError, add_rules_argument, note_other_tables
+from .common import UserError, add_rules_argument, note_other_tables
 
 HELP = "tournament between agents: win rates with 95% intervals, penalty points, ratings, a chart, JSON"
 

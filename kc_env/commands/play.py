@@ -14,7 +14,7 @@ import argparse
 import random
 import sys
 
-from ..cli import UserError, add_rules_argument, note_other_tables
+from .common import UserError, add_rules_argument, note_other_tables
 
 HELP = "play against agents in the terminal"
 

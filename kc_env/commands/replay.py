@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..cli import UserError
+from .common import UserError
 
 HELP = "show a saved game (from kc play --save or kc_env.record) move by move"
 

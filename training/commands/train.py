@@ -1,5 +1,8 @@
 """``kc train CONFIG``: train a MaskablePPO agent (see ``training/train.py``), or with
-``trainer: rllib`` in the config (or ``--trainer rllib``) Ray RLlib's PPO (``training/rllib/``)."""
+``trainer: rllib`` in the config (or ``--trainer rllib``) Ray RLlib's PPO (``training/rllib/``).
+
+CONFIG is a YAML file, or the name of a shipped config (``kc train default`` is
+``configs/default.yaml``, found in the installed package from any folder): a file wins."""
 
 from __future__ import annotations
 
@@ -7,11 +10,19 @@ import argparse
 import sys
 from pathlib import Path
 
+from kc_env.commands.common import UserError, missing_extra
+
 HELP = "train a MaskablePPO agent from a YAML config (self-play league, checkpoints, --resume)"
 
 
+def check() -> str | None:
+    """Why ``kc train`` cannot run here (the train extra is not installed), or ``None``."""
+    return missing_extra("train", ("torch", "stable_baselines3", "sb3_contrib"))
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("config", help="YAML config with a default: block (see configs/)")
+    parser.add_argument("config", help="YAML config with a default: block, or a shipped config's name "
+                                       "(default, ppo-standard-2p, ...; see configs/)")
     parser.add_argument("--run", help="run folder (default runs/<config name>)")
     parser.add_argument("--variant", help="a named block of the config that overrides default")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
@@ -26,11 +37,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import yaml
 
-    from ..cli import UserError
-
     try:
-        from training import config as config_mod
-        from training.train import train
+        from .. import config as config_mod
+        from ..train import train
     except ImportError as exc:
         raise UserError(f"training needs the train extra (pip install -e '.[train,fast]'): {exc}") from None
     overrides = {}
@@ -39,6 +48,7 @@ def run(args: argparse.Namespace) -> int:
         if not sep:
             raise UserError(f"--set takes KEY=VALUE, got {item!r}")
         overrides[key.strip()] = yaml.safe_load(value)
+    args.config = config_mod.find(args.config)
     folder = Path(args.run or Path("runs") / Path(args.config).stem)
     if args.overwrite and args.resume:
         raise UserError("--overwrite and --resume contradict each other")
@@ -67,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _rllib_train(error: type[Exception]):
     try:
-        from training.rllib.train import train
+        from ..rllib.train import train
     except ImportError as exc:
         raise error(f"trainer rllib needs the rllib extra (pip install -e '.[train,fast,rllib]' -c constraints.txt): {exc}") from None
     return train

@@ -6,7 +6,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from kc_env.commands.common import UserError, missing_extra
+
 HELP = "export a trained run as a numpy-loadable model folder, with its evaluation"
+
+
+def check() -> str | None:
+    """Why ``kc export`` cannot run here (the train extra is not installed), or ``None``."""
+    return missing_extra("train", ("torch", "stable_baselines3", "sb3_contrib"))
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -19,13 +26,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..cli import UserError
-
     try:
         if _trainer_of(Path(args.run)) == "rllib":
-            from training.rllib.export import publish
+            from ..rllib.export import publish
         else:
-            from training.publish import publish
+            from ..publish import publish
     except ImportError as exc:
         raise UserError(f"export needs the train extra (pip install -e '.[train,fast]', and rllib for an "
                         f"RLlib run): {exc}") from None

@@ -1,0 +1,67 @@
+"""What the ``kc`` subcommands share with each other and with ``kc_env.cli``: the rules
+argument, the note about models at another table, ``UserError`` and the missing-extra check.
+
+Both ``kc_env.cli`` and every command import this module, never each other, so the CLI has no
+import circle; commands outside ``kc_env`` (``kc_env.training.commands``) use it too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+class UserError(Exception):
+    """A problem with what the user asked for; printed as one line, exit code 2."""
+
+
+def parse_rules(text: str):
+    """A rules argument: a preset name, a YAML file, or ``preset,key=value,...``."""
+    from pathlib import Path
+
+    import yaml
+
+    from ..rules import Rules
+
+    if text.endswith((".yaml", ".yml")) or Path(text).is_file():
+        return Rules.from_yaml(text)
+    name, *pairs = text.split(",")
+    overrides = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep:
+            from ..rules import RulesError
+
+            raise RulesError(f"expected key=value after the preset, got {pair!r}")
+        overrides[key.strip()] = yaml.safe_load(raw)
+    return Rules.preset(name.strip(), **overrides)
+
+
+def add_rules_argument(parser: argparse.ArgumentParser, default: str = "standard") -> None:
+    """The ``--rules`` option shared by every subcommand; ``kc_env.cli.main`` parses it into
+    ``Rules`` (``args.rules``) and keeps the text as ``args.rules_name``."""
+    parser.add_argument("--rules", default=default,
+                        help=f"preset name, YAML file, or preset,key=value,... (default {default})")
+
+
+def note_other_tables(command: str, agents, rules, num_players: int) -> None:
+    """Say on stderr, for each exported model among ``agents``, how this table differs from the
+    one it was trained for (the observation is the same for every table, so it plays anyway)."""
+    from ..agents.policy_model import other_table
+
+    for agent in agents:
+        note = other_table(agent, rules, num_players)
+        if note:
+            print(f"kc {command}: note: {note}", file=sys.stderr)
+
+
+def missing_extra(extra: str, modules: tuple[str, ...]) -> str | None:
+    """``None`` when every module of ``modules`` can be imported here, else one line naming the
+    ``extra`` that installs them (found without importing them, so ``--help`` stays fast)."""
+    from importlib.util import find_spec
+
+    missing = [name for name in modules if find_spec(name) is None]
+    if not missing:
+        return None
+    return (f"needs the {extra} extra: pip install 'kc_env[{extra}]' (from a clone: pip install -e '.[{extra}]'); "
+            f"not installed: {', '.join(missing)}")

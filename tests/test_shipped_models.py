@@ -1,0 +1,114 @@
+"""The models and configs that ship in the package (``models/`` -> ``kc_env.models``, ``configs/``
+-> ``kc_env.configs``): every model folder loads by its bare name and by its path, from any
+folder, and plays full deals legally; a bare name resolves inside the installed package."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import zipfile
+from importlib.resources import files
+from pathlib import Path
+
+import pytest
+
+from kc_env import agents
+from kc_env.agents.policy_model import PolicyAgent, read_card, shipped_models
+from kc_env.rules import Rules
+from kc_env.tournament import run_tournament
+
+ROOT = Path(__file__).resolve().parents[1]
+MODELS = sorted(p.name for p in (ROOT / "models").iterdir() if (p / "model.json").is_file())
+CONFIGS = sorted(p.stem for p in (ROOT / "configs").glob("*.yaml"))
+
+
+def test_the_models_folder_has_models():
+    assert MODELS, "models/ holds no exported model"
+    assert sorted(shipped_models()) == MODELS
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_a_bare_name_resolves_inside_the_installed_package(name, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # no models/ here: the name must come from the package
+    agent = agents.load(name)
+    assert isinstance(agent, PolicyAgent) and agent.spec == name
+    assert agent.folder == Path(str(files("kc_env.models"))) / name
+    for file in ("model.json", "weights.npz"):
+        assert (agent.folder / file).read_bytes() == (ROOT / "models" / name / file).read_bytes()
+
+
+@pytest.mark.parametrize("name", MODELS)
+@pytest.mark.parametrize("how", ["name", "path"])
+def test_every_shipped_model_plays_full_deals_legally_against_the_heuristic(name, how):
+    card = read_card(ROOT / "models" / name)
+    spec = name if how == "name" else str(ROOT / "models" / name)
+    players = card.get("num_players", 2)
+    # run_tournament raises IllegalAgentAction on any action the seat's mask forbids
+    result = run_tournament([spec, "heuristic"], Rules.from_dict(card["rules"]), num_players=players, deals=4,
+                            seed=3, workers=1)
+    assert result.episodes >= 4 and all(r.moves > 0 for r in result.results)
+    assert result.stats[0].deals >= result.episodes  # a seat in every deal (two of four in 4-player ones)
+
+
+def test_a_folder_wins_over_a_shipped_model_of_the_same_name(tmp_path, monkeypatch):
+    name, other = MODELS[0], MODELS[-1]
+    shutil.copytree(ROOT / "models" / other, tmp_path / name)
+    monkeypatch.chdir(tmp_path)
+    agent = agents.load(name)
+    assert agent.folder == Path(name)
+    assert agent.card == read_card(ROOT / "models" / other)
+
+
+def test_an_unknown_name_lists_the_shipped_models():
+    with pytest.raises(ValueError, match="unknown agent spec 'no-such-model'") as info:
+        agents.load("no-such-model")
+    assert all(name in str(info.value) for name in MODELS)
+
+
+@pytest.mark.parametrize("name", CONFIGS)
+def test_every_shipped_config_loads_by_its_bare_name(name, tmp_path, monkeypatch):
+    from kc_env.training import config as config_mod
+
+    monkeypatch.chdir(tmp_path)  # no configs/ here: kc train NAME finds the shipped one
+    path = config_mod.find(name)
+    assert path == Path(str(files("kc_env.configs"))) / f"{name}.yaml"
+    assert path.read_bytes() == (ROOT / "configs" / f"{name}.yaml").read_bytes()
+    config_mod.load(path)
+
+
+def test_a_missing_config_names_the_shipped_ones(tmp_path, monkeypatch):
+    from kc_env.training import config as config_mod
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(config_mod.ConfigError, match="cannot read") as info:
+        config_mod.load(config_mod.find("nosuch"))
+    assert all(name in str(info.value) for name in CONFIGS)
+
+
+def test_the_wheel_installs_training_models_and_configs_inside_kc_env(tmp_path):
+    """Build the wheel from a copy of the tree (so nothing is written into the checkout) and
+    read what it would install: kc_env only (no top-level training), with kc_env.training, the
+    models, the configs, the LICENSE and the kc_env.commands entry points. About 5 s."""
+    pytest.importorskip("setuptools", minversion="77")  # pyproject.toml's build requirement
+    src = tmp_path / "src"
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info", "build")
+    for item in ("kc_env", "training", "models", "configs"):
+        shutil.copytree(ROOT / item, src / item, ignore=ignore)
+    for item in ("setup.py", "pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy(ROOT / item, src / item)
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w",
+                    str(tmp_path / "out"), str(src)], check=True, capture_output=True, timeout=300)
+    (wheel,) = (tmp_path / "out").glob("kc_env-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    assert {name.split("/")[0] for name in names} == {"kc_env", next(n.split("/")[0] for n in names if ".dist-info/" in n)}
+    for module in (ROOT / "training").rglob("*.py"):
+        assert f"kc_env/training/{module.relative_to(ROOT / 'training').as_posix()}" in names
+    for name in MODELS:
+        assert {f"kc_env/models/{name}/model.json", f"kc_env/models/{name}/weights.npz"} <= names
+    for name in CONFIGS:
+        assert f"kc_env/configs/{name}.yaml" in names
+    assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
+    entry_points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
+    text = zipfile.ZipFile(wheel).read(entry_points).decode()
+    assert "[kc_env.commands]" in text and "kc_env.training.commands.train" in text
