@@ -6,7 +6,7 @@ the functions it calls: the heuristic (``agents/heuristic``) calls the vector ke
 (``vector/kernel.py``), so a change to a rule in the kernel would leave the heuristic's cached
 code playing the old rule. Importing this module (``kernel.py`` does, before its first
 function) gives every kc_env file one stamp instead: a hash of all the files with compiled code
-and of the tables they read at compile time (cards, the observation layout). Any change to one
+and of the tables they read at compile time (``TABLES``). Any change to one
 of them recompiles them all; files outside kc_env keep numba's own rule.
 """
 
@@ -21,19 +21,28 @@ import numba
 from numba.core import caching
 
 PACKAGE = Path(__file__).resolve().parent
-TABLES = ("cards.py", "observation.py")
-"""Files without compiled code whose values compiled code freezes as constants."""
+ROOTS = tuple(p for p in (PACKAGE, PACKAGE.parent / "training") if p.is_dir())
+"""Where kc_env's sources lie: the package, and in a clone the training folder that installs as
+``kc_env.training`` (in a wheel it lies inside the package)."""
+TABLES = ("cards.py", "observation.py", "actions.py", "rules.py", "game_info.py")
+"""Files without compiled code whose values compiled code freezes as constants (the cards, the
+observation layout, and ``GAME_INFO`` with what it reads: the action layout, the seats)."""
 
 
 @functools.lru_cache(maxsize=1)
 def sources_stamp() -> bytes:
     """A hash of every kc_env source that compiled code depends on."""
     digest = hashlib.sha256()
-    for path in sorted(PACKAGE.rglob("*.py")):
-        text = path.read_bytes()
-        if b"njit" in text or path.name in TABLES and path.parent == PACKAGE:
-            digest.update(str(path.relative_to(PACKAGE)).encode() + b"\0" + text)
+    for path in compiled_sources():
+        digest.update(str(path.relative_to(PACKAGE.parent)).encode() + b"\0" + path.read_bytes())
     return digest.digest()
+
+
+def compiled_sources() -> list[Path]:
+    """The files ``sources_stamp`` hashes: every source with compiled code, and ``TABLES``."""
+    files = {path for root in ROOTS for path in root.rglob("*.py") if b"njit" in path.read_bytes()}
+    files |= {PACKAGE / name for name in TABLES}
+    return sorted(files)
 
 
 class PackageCacheLocator(caching.InTreeCacheLocator):
@@ -45,7 +54,7 @@ class PackageCacheLocator(caching.InTreeCacheLocator):
 
     @classmethod
     def from_function(cls, py_func, py_file):
-        if not os.path.abspath(py_file).startswith(str(PACKAGE) + os.sep):
+        if not any(os.path.abspath(py_file).startswith(str(root) + os.sep) for root in ROOTS):
             return None
         return super().from_function(py_func, py_file)
 

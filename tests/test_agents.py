@@ -46,13 +46,10 @@ def test_random_agent_refuses_an_empty_mask():
                                    "action_mask": np.zeros(GAME_INFO.num_distinct_actions, np.int8)})
 
 
-# -- greedy and heuristic (kc_env.agents.policies) ---------------------------------------------------
+# -- greedy and heuristic (kc_env.agents.greedy, kc_env.agents.heuristic) ----------------------------
 
 import inspect  # noqa: E402
-import json  # noqa: E402
 import random  # noqa: E402
-import subprocess  # noqa: E402
-import sys  # noqa: E402
 
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
@@ -60,8 +57,8 @@ from positions import position  # noqa: E402
 from rule_fuzz import any_rules as variant_rules  # noqa: E402
 
 from kc_env import PRESETS, Rules, actions, engine, observation  # noqa: E402
-from kc_env.agents import policies  # noqa: E402
 from kc_env.agents.heuristic import HeuristicAgent  # noqa: E402
+from kc_env.agents.heuristic.weights import evaluation_weights  # noqa: E402
 from kc_env.engine import GameState  # noqa: E402
 from kc_env.tournament import play_out  # noqa: E402
 
@@ -258,10 +255,10 @@ FIT_CLOSE_POSITION = """
 def test_fit_close_keeps_a_card_whose_place_nobody_else_can_take(opponent_cards, fit_close, expected):
     """Only QH and QD fit on KS, and QD is in sight: the place is the seat's own. Playing the queen
     there would open it to the unseen JC. ``fit_close`` spares such a card more while another
-    player holds at most ``close`` cards (policies.WEIGHT_NAMES), so the seat keeps it for later."""
+    player holds at most ``close`` cards (WEIGHT_NAMES), so the seat keeps it for later."""
     state = position(FIT_CLOSE_POSITION.format(extra=" 6S" if opponent_cards == 6 else ""))
     assert len(state.hands[1]) == opponent_cards
-    heuristic = HeuristicAgent(weights=policies.evaluation_weights({"fit_close": fit_close}))
+    heuristic = HeuristicAgent(weights=evaluation_weights({"fit_close": fit_close}))
     assert actions.name(heuristic.act(obs_of(state))) == expected
 
 
@@ -325,28 +322,22 @@ def test_heuristic_puts_a_king_into_a_corner():
     assert "play KH->NE" in finish_turn(state, "heuristic")
 
 
-def test_policies_run_without_numba_and_choose_the_same():
-    """With numba hidden the same functions run as plain Python and pick the same actions."""
-    states, expected = [], []
-    state = engine.new_deal(Rules.preset("pagat", jokers=2), 3, seed=4)
-    while not state.is_over and len(states) < 25:
-        ob = obs_of(state)
-        states.append((ob["observation"].tolist(), ob["action_mask"].tolist()))
-        expected.append((int(policies.greedy_action(*_arrays(ob))), int(policies.heuristic_action(*_arrays(ob)))))
-        engine.apply(state, actions.decode(expected[-1][1]))
-    code = (
-        "import sys, json, numpy as np; sys.modules['numba'] = None\n"
-        "from kc_env.agents import policies as P\n"
-        "assert not P.NUMBA\n"
-        "out = []\n"
-        "for o, m in json.load(sys.stdin):\n"
-        "    o, m = np.array(o, np.float32), np.array(m, np.int8)\n"
-        "    out.append([int(P.greedy_action(o, m)), int(P.heuristic_action(o, m))])\n"
-        "print(json.dumps(out))\n"
-    )
-    run = subprocess.run([sys.executable, "-c", code], input=json.dumps(states), capture_output=True, text=True,
-                         check=True)
-    assert [tuple(x) for x in json.loads(run.stdout)] == expected
+def test_compiled_code_is_cached_under_one_stamp_for_every_compiled_source():
+    """The heuristic's cached machine code is stale once the kernel it calls changes: every kc_env
+    file is cached under one stamp, a hash of all the files with compiled code (and the tables
+    they freeze), so an edit to any of them recompiles them all."""
+    import hashlib
+
+    from kc_env import compiled
+    from kc_env.agents.heuristic import search
+
+    locator = compiled.PackageCacheLocator.from_function(search.heuristic_action_w.py_func, inspect.getfile(search))
+    assert locator.get_source_stamp() == compiled.sources_stamp()
+    names = {p.name for p in compiled.compiled_sources()}
+    assert {"kernel.py", "search.py", "evaluation.py", "turns.py", "view.py", "observation.py", "cards.py",
+            "game_info.py"} <= names
+    assert "tournament.py" not in names  # no compiled code reads it
+    assert compiled.PackageCacheLocator.from_function(hashlib.sha256, hashlib.__file__) is None  # not ours
 
 
 def _arrays(ob):
