@@ -78,10 +78,12 @@ def test_the_fit_learns_a_better_move_and_sets_the_priors_weight_from_held_out_d
     from kc_env.training.league import League
     from kc_env.training.train import make_env, make_model
 
-    data = positions
+    from kc_env import GAME_INFO
+
+    data, end_turn = positions, GAME_INFO.end_turn_action
     values = np.where(np.isnan(data.values.astype(np.float32)), np.nan, 0.25).astype(np.float32)
-    end = ~np.isnan(values[:, 496]) & (data.prior != 496)
-    values[end, 496] = 0.75
+    end = ~np.isnan(values[:, end_turn]) & (data.prior != end_turn)
+    values[end, end_turn] = 0.75
     data = improve.Positions(data.obs, data.prior, values.astype(np.float16), data.deal)
     cfg = rollout_config()
     model = make_model(cfg, make_env(cfg, League(cfg.league, seed=0)), tmp_path)
@@ -91,8 +93,8 @@ def test_the_fit_learns_a_better_move_and_sets_the_priors_weight_from_held_out_d
     assert model.policy.action_net.weight.item() == pytest.approx(stats["prior_weight"])
     _, held = improve.split(data, 0.25)
     scores = improve.predicted(model.policy, held)
-    rows = np.flatnonzero(~np.isnan(held.values[:, 496].astype(np.float32)) & (held.prior != 496))
-    assert (scores[rows, 496] > stats["prior_weight"]).mean() > 0.9
+    rows = np.flatnonzero(~np.isnan(held.values[:, end_turn].astype(np.float32)) & (held.prior != end_turn))
+    assert (scores[rows, end_turn] > stats["prior_weight"]).mean() > 0.9
     assert stats["epochs"][-1]["loss"] < stats["epochs"][1]["loss"] and stats["kept_epoch"] > 0
 
 

@@ -21,7 +21,9 @@ ray = pytest.importorskip("ray")
 psutil = pytest.importorskip("psutil")
 pytest.importorskip("ray.rllib")
 
+from kc_env import GAME_INFO  # noqa: E402
 from kc_env.agents import load as load_agent  # noqa: E402
+from kc_env.rewards import win_loss  # noqa: E402
 from kc_env.tournament import run_tournament  # noqa: E402
 from kc_env.training import config as config_mod  # noqa: E402
 from kc_env.training.config import ConfigError, TrainConfig  # noqa: E402
@@ -164,12 +166,12 @@ def test_every_seat_is_rewarded_at_the_end_of_each_deal(players):
         rewards, infos = play_random_deal(env, rng, seed=deal)
         assert sorted(rewards) == [f"player_{i}" for i in range(players)]
         winner = infos["player_0"]["deal"]["winner"]
-        expected = [0.0] * players if winner is None else [1.0 if s == winner else -1 / (players - 1) for s in range(players)]
+        expected = win_loss(() if winner is None else (winner,), players)
         assert [rewards[f"player_{i}"] for i in range(players)] == pytest.approx(expected)
 
 
 def test_blocked_reward_replaces_every_seats_reward_for_a_blocked_deal():
-    env = KingsCornerRLlibEnv({"num_players": 2, "blocked_reward": -1.0, "max_moves": 1000})
+    env = KingsCornerRLlibEnv({"num_players": 2, "blocked_reward": -1.0, "max_moves": GAME_INFO.default_max_moves})
     rng = np.random.default_rng(0)
     blocked = 0
     for deal in range(120):
@@ -235,7 +237,8 @@ def test_masked_module_gives_illegal_actions_no_probability_and_exports_exactly(
     probs = torch_probabilities(module, obs, masks)
     assert np.all(probs[masks == 0] == 0) and np.allclose(probs.sum(axis=1), 1)
     network = network_of(module.get_state(), "relu")
-    assert [w.shape for w, _ in network.hidden] == [(64, 1584), (32, 64)] and network.action[0].shape == (497, 32)
+    assert [w.shape for w, _ in network.hidden] == [(64, GAME_INFO.observation_size), (32, 64)]
+    assert network.action[0].shape == (GAME_INFO.num_distinct_actions, 32)
     assert np.max(np.abs(network.probabilities(obs, masks) - probs)) < 1e-5
 
 

@@ -57,7 +57,7 @@ def outcomes_playing_the_prior(wrapped, obs: np.ndarray) -> np.ndarray:
     ``PriorAction`` appends) until the deal ends."""
     outcome = np.full(len(obs), np.nan)
     while np.isnan(outcome).any():
-        obs, _, dones, infos = wrapped.step(obs[:, 1584].astype(np.int64))
+        obs, _, dones, infos = wrapped.step(obs[:, K.OBS_SIZE].astype(np.int64))
         for i in np.flatnonzero(dones & np.isnan(outcome)):
             deal = infos[i]["deal"]
             outcome[i] = 0.5 if deal["winner"] is None else float(deal["winner"] == deal["learner_seat"])
@@ -73,7 +73,7 @@ def test_the_prior_moves_play_out_is_what_happens_when_everyone_plays_the_prior(
     obs = wrapped.reset()
     games = np.arange(16)
     before = env.game.S.copy(), env.game.hands.copy(), env.game.stock.copy()
-    predicted = move_values(env.game, games, obs[:, 1584].astype(np.int64), "heuristic")
+    predicted = move_values(env.game, games, obs[:, K.OBS_SIZE].astype(np.int64), "heuristic")
     assert all(np.array_equal(a, b) for a, b in zip(before, (env.game.S, env.game.hands, env.game.stock), strict=True))
     outcome = outcomes_playing_the_prior(wrapped, obs)
     assert predicted.tolist() == outcome.tolist()
@@ -90,7 +90,7 @@ def test_a_tuned_priors_play_out_is_what_happens_when_it_plays_on_against_the_le
     env = KingsCornerVecEnv(16, num_players=2, opponents="heuristic", seed=11)
     wrapped = PriorAction(env, "heuristic", weights=tuned)
     obs = wrapped.reset()
-    first = obs[:, 1584].astype(np.int64)
+    first = obs[:, K.OBS_SIZE].astype(np.int64)
     predicted = move_values(env.game, np.arange(16), first, "heuristic", weights=tuned)
     shipped_mover = move_values(env.game, np.arange(16), first, "heuristic")
     shipped = policies.weights_by_name(policies.HEURISTIC_WEIGHTS)  # by name, the shipped heuristic itself
@@ -105,7 +105,7 @@ def test_the_reward_is_zero_for_the_priors_move_and_the_difference_of_play_outs_
     wrapped = RolloutReward(PriorAction(env, "heuristic"), "heuristic")
     obs = wrapped.reset()
     masks = wrapped.action_masks()
-    prior = obs[:, 1584].astype(np.int64)
+    prior = obs[:, K.OBS_SIZE].astype(np.int64)
     other = np.array([next((a for a in np.flatnonzero(m) if a != p), p) for m, p in zip(masks, prior, strict=True)])
     acts = np.where(np.arange(32) % 2 == 0, prior, other)
     expected = (move_values(env.game, np.arange(32), acts, "heuristic")

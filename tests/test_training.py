@@ -17,6 +17,7 @@ pytest.importorskip("numba")
 
 from sb3_contrib import MaskablePPO  # noqa: E402
 
+from kc_env import GAME_INFO  # noqa: E402
 from kc_env.training import config as config_mod  # noqa: E402
 from kc_env.training.export import export, network_of, sample_observations, torch_probabilities  # noqa: E402
 from kc_env.training.train import train  # noqa: E402
@@ -93,7 +94,7 @@ def test_export_matches_torch_and_is_refused_when_tampered(tmp_path):
     obs, masks = sample_observations(cfg.rules_object(), 2, count=64, seed=5)
     gap = np.abs(network.probabilities(obs, masks) - torch_probabilities(model, obs, masks)).max()
     assert gap < 1e-5 and card["export_check"]["max_probability_gap"] < 1e-5
-    assert network_of(model).action[0].shape == (497, 32)
+    assert network_of(model).action[0].shape == (GAME_INFO.num_distinct_actions, 32)
     card["action_layout_version"] = 2
     (folder / "model.json").write_text(json.dumps(card))
     with pytest.raises(ModelError, match="action layout version 2"):
@@ -114,12 +115,13 @@ def test_a_network_with_a_prior_trains_exports_and_plays_like_its_prior(tmp_path
                                                "prior_weight": 20.0, "privileged_critic": True})
     run = train(cfg, tmp_path / "run", progress=False, argv=["test"])
     model = MaskablePPO.load(run.folder / "final.zip", device="cpu")
-    width = 1585 + privileged_size(2)
+    prior_column = GAME_INFO.observation_size  # the observation, the prior's action, the critic's columns
+    width = prior_column + 1 + privileged_size(2)
     assert isinstance(model.policy, PriorPolicy) and model.observation_space.shape == (width,)
     seen = torch.rand(8, width)
-    seen[:, 1584] = 496
+    seen[:, prior_column] = GAME_INFO.end_turn_action
     hidden = seen.clone()
-    hidden[:, 1585:] = torch.rand(8, width - 1585)
+    hidden[:, prior_column + 1:] = torch.rand(8, width - prior_column - 1)
     with torch.no_grad():
         assert torch.equal(model.policy.get_distribution(seen).distribution.probs,
                            model.policy.get_distribution(hidden).distribution.probs), "the actor ignores hidden cards"

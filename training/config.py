@@ -15,6 +15,9 @@ from typing import Any
 
 import yaml
 
+from kc_env.agents.base import COMPILED, RULE_BASED
+from kc_env.game_info import GAME_INFO
+from kc_env.rewards import REWARDS
 from kc_env.rules import Rules, RulesError
 
 
@@ -202,7 +205,7 @@ class TrainConfig:
     """Seeds the network, the games and the league."""
     reward: str = "win_loss"
     """``win_loss`` or ``score`` (kc_env.kings_corner_v0)."""
-    max_moves: int = 1000
+    max_moves: int = GAME_INFO.default_max_moves
     """Truncate a deal after this many moves."""
     blocked_reward: float | None = None
     """The learner's reward for a blocked deal without a winner (None: the env's, 0). A loss
@@ -286,11 +289,11 @@ def validate(config: TrainConfig, where: str = "config") -> TrainConfig:
     except RulesError as exc:
         raise ConfigError(f"{where}: {exc}") from None
     checks = [
-        (config.reward in ("win_loss", "score"), "reward must be win_loss or score"),
+        (config.reward in REWARDS, f"reward must be {' or '.join(REWARDS)}"),
         (config.network.activation in ("tanh", "relu"), "network.activation must be tanh or relu"),
         (all(type(w) is int and w > 0 for w in config.network.hidden + config.network.shared),
          "network.shared and network.hidden must be positive widths"),
-        (config.network.prior in (None, "heuristic", "greedy"), "network.prior must be heuristic, greedy or null"),
+        (config.network.prior in (None, *COMPILED), f"network.prior must be {', '.join(COMPILED)} or null"),
         (not config.rollout_reward or (config.network.prior is not None
                                        and set(config.league.agents) == {config.network.prior}
                                        and config.league.snapshot_weight == 0),
@@ -304,7 +307,7 @@ def validate(config: TrainConfig, where: str = "config") -> TrainConfig:
          "league.agents needs at least one agent with a weight >= 0"),
         (0 <= config.league.snapshot_weight <= 1, "league.snapshot_weight must be in [0, 1]"),
         (bool(config.eval.opponents), "eval.opponents needs at least one agent spec"),
-        (config.pretrain.teacher in (None, "heuristic", "greedy"), "pretrain.teacher must be heuristic, greedy or null"),
+        (config.pretrain.teacher in (None, *COMPILED), f"pretrain.teacher must be {', '.join(COMPILED)} or null"),
         (config.pretrain.method in ("clone", "rollouts"), "pretrain.method must be clone or rollouts"),
         (config.pretrain.method != "rollouts" or (config.network.prior is not None
                                                   and config.pretrain.teacher == config.network.prior
@@ -336,8 +339,9 @@ def _tune_checks(config: TrainConfig) -> list[tuple[bool, str]]:
     return [
         (t.generations > 0, "tune.generations must be 0 (no tuning) or more"),
         (config.network.prior == "heuristic", "tune needs network.prior: heuristic (it tunes that prior's weights)"),
-        (set(config.league.agents) <= {"heuristic", "greedy", "random"},
-         "tune plays the league's built-in agents: league.agents may hold only heuristic, greedy and random"),
+        (set(config.league.agents) <= set(RULE_BASED),
+         f"tune plays the league's built-in agents: league.agents may hold only {', '.join(RULE_BASED[:-1])} "
+         f"and {RULE_BASED[-1]}"),
         (t.objective in ("share", "wins"), "tune.objective must be share or wins"),
         (config.trainer == "sb3", "tune runs before the sb3 trainer only"),
         (t.pairs > 0 and t.deals > 0 and t.sigma > 0 and t.step > 0 and t.holdout_deals >= 0,

@@ -14,6 +14,7 @@ import random
 from pathlib import Path
 from typing import Any
 
+from kc_env.agents import RULE_BASED
 from kc_env.agents import load as load_agent
 from kc_env.agents.policy_model import PolicyAgent
 
@@ -30,7 +31,7 @@ class League:
         self._agents: dict[str, Any] = {}
         specs = list(settings.agents)
         for spec in specs:
-            self._agents[spec] = spec if spec in ("random", "greedy", "heuristic") else load_agent(spec, seed=seed)
+            self._agents[spec] = spec if spec in RULE_BASED else load_agent(spec, seed=seed)
         self._specs, self._weights = specs, [settings.agents[s] for s in specs]
 
     def add_snapshot(self, folder: str | Path) -> None:

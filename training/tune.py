@@ -33,7 +33,9 @@ from typing import Any
 
 import numpy as np
 
+from kc_env.agents.base import RULE_BASED
 from kc_env.agents import policies
+from kc_env.game_info import GAME_INFO
 from kc_env.vector import VecGame
 from kc_env.vector import kernel as K
 from kc_env.vector.opponents import rule_based, weighted_heuristic
@@ -47,10 +49,12 @@ GREEDY, RANDOM = -1, -2
 OBJECTIVES = {"share": "win share", "wins": "win rate"}
 AGENT_ROWS = {"heuristic": 0, "greedy": GREEDY, "random": RANDOM}
 """The league agents the tuning plays against, by their rows (0: the heuristic's own weights)."""
+if set(AGENT_ROWS) != set(RULE_BASED):  # pragma: no cover - a new rule-based agent needs its row here
+    raise ImportError(f"{__name__} plays {sorted(AGENT_ROWS)}, kc_env.agents.RULE_BASED is {RULE_BASED}")
 
 
 def seat_shares(weights: np.ndarray, rules: Any, num_players: int, seeds: np.ndarray, opponents: np.ndarray,
-                max_moves: int = 1000, objective: str = "share", seed: int = 0) -> np.ndarray:
+                max_moves: int = GAME_INFO.default_max_moves, objective: str = "share", seed: int = 0) -> np.ndarray:
     """The win share ``[C, deals, seats]`` of the heuristic with each row of ``weights``
     (``[C, len(WEIGHT_NAMES)]``) in one seat against ``opponents``, on each of the deals
     ``seeds`` from each seat (``objective`` ``wins``: 1 for a deal won, 0 for any other, a

@@ -33,13 +33,13 @@ from torch import nn
 
 from kc_env.actions import NUM_ACTIONS
 from kc_env.agents import policies
+from kc_env.agents.base import RULE_BASED
 from kc_env.agents.policy_model import PolicyNetwork
 from kc_env.observation import OBS_SIZE
 
 OBS_KEY = "observation"
 MASK_KEY = "action_mask"
 ACTIVATIONS = {"tanh": nn.Tanh, "relu": nn.ReLU}
-RULE_BASED = ("random", "greedy", "heuristic")
 
 
 def _mlp(widths: list[int], activation: str) -> nn.Sequential:

@@ -50,6 +50,8 @@ from ray.rllib.utils.metrics import (
     TIMERS,
 )
 
+from kc_env import rewards
+
 from .. import config as config_mod
 from ..config import ConfigError, TrainConfig
 from ..evaluate import evaluate_network
@@ -210,10 +212,11 @@ class DealChecks(RLlibCallback):
 
 
 def deal_reward(seat: int, deal: dict[str, Any], players: int, blocked_reward: float | None) -> float:
-    """The ``win_loss`` reward of ``seat`` for a finished deal (``kings_corner_v0``'s table)."""
+    """The ``win_loss`` reward of ``seat`` for a finished deal (``kc_env.rewards.win_loss``), or
+    ``blocked_reward`` (when set) for a blocked deal nobody won."""
     if deal["winner"] is None:
         return float(blocked_reward) if blocked_reward is not None and deal["blocked"] else 0.0
-    return 1.0 if deal["winner"] == seat else -1.0 / (players - 1)
+    return rewards.win_loss([deal["winner"]], players)[seat]
 
 
 def build_config(cfg: TrainConfig) -> PPOConfig:
