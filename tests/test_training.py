@@ -152,7 +152,7 @@ def test_the_privileged_critic_sees_the_other_hands_and_the_next_stock_cards():
         obs, *_ = wrapped.step(np.array([np.flatnonzero(m)[0] for m in wrapped.action_masks()]))
     for b in range(8):
         state, seat = env.state(b), int(env.learner_seats()[b])
-        columns = obs[b, 1585:].reshape(-1, 54)
+        columns = obs[b, GAME_INFO.observation_size + 1:].reshape(-1, GAME_INFO.num_cards)  # after the prior's action
         for j in (1, 2):
             assert set(np.flatnonzero(columns[j - 1])) == set(state.hands[(seat + j) % 3])
         for k in range(STOCK_AHEAD):

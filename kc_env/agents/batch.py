@@ -16,13 +16,14 @@ from collections.abc import Callable
 
 import numpy as np
 
+from .base import COMPILED
 from .greedy import greedy_actions
 from .heuristic.search import weighted_heuristic
 from .heuristic.weights import HEURISTIC_WEIGHTS, evaluation_weights
 
 BatchPolicy = Callable[[np.ndarray, np.ndarray], np.ndarray]
-RULE_BASED_BATCHED = ("greedy", "heuristic")
-"""The agents that have a batched compiled form here."""
+RULE_BASED_BATCHED = COMPILED
+"""The agents that have a batched compiled form here (``base.COMPILED``, declared once)."""
 _MADE: dict[tuple, BatchPolicy] = {}
 
 
