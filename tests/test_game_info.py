@@ -101,7 +101,7 @@ def test_the_pettingzoo_env_gives_the_rewards_of_the_rewards_module(reward):
         aec = kings_corner_v0.raw_env(rules=rules, num_players=n, reward=reward, max_moves=60 + 40 * k)
         aec.reset(seed=k)
         rng = random.Random(k)
-        for agent in aec.agent_iter():
+        for _ in aec.agent_iter():
             _, _, term, trunc, _ = aec.last()
             if term or trunc:
                 break
