@@ -65,3 +65,10 @@ if PackageCacheLocator not in _LOCATORS._locator_classes:
 
 njit = functools.partial(numba.njit, cache=True)
 """``numba.njit(cache=True)``, the one way kc_env compiles (``@njit`` or ``@njit(inline=...)``)."""
+
+if "NUMBA_THREADING_LAYER" not in os.environ:
+    # The batched agents run in parallel (prange); with GNU OpenMP, numba's usual layer where TBB
+    # is not installed, a process that forks after one such run (kc eval's worker pool, after its
+    # warm-up) has its children abort and waits for them forever. "forksafe" takes TBB, else
+    # Intel OpenMP, else numba's own workqueue; an explicit NUMBA_THREADING_LAYER still wins.
+    numba.config.THREADING_LAYER = "forksafe"
