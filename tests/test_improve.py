@@ -174,7 +174,6 @@ def test_labels_with_nothing_to_learn_leave_the_network_as_it_was(tmp_path, posi
     so the fit keeps the starting network and the config's prior weight (the policy stays the
     prior's), not a margin chosen on noise."""
     import torch
-
     from kc_env.training.league import League
     from kc_env.training.train import make_env, make_model
 

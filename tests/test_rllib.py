@@ -21,10 +21,6 @@ ray = pytest.importorskip("ray")
 psutil = pytest.importorskip("psutil")
 pytest.importorskip("ray.rllib")
 
-from kc_env import GAME_INFO  # noqa: E402
-from kc_env.agents import load as load_agent  # noqa: E402
-from kc_env.rewards import win_loss  # noqa: E402
-from kc_env.tournament import run_tournament  # noqa: E402
 from kc_env.training import config as config_mod  # noqa: E402
 from kc_env.training.config import ConfigError, TrainConfig  # noqa: E402
 from kc_env.training.export import sample_observations  # noqa: E402
@@ -33,6 +29,11 @@ from kc_env.training.rllib.env import KingsCornerRLlibEnv  # noqa: E402
 from kc_env.training.rllib.export import export_checkpoint, load_module, publish  # noqa: E402
 from kc_env.training.rllib.module import MaskedPolicyModule, network_of, torch_probabilities  # noqa: E402
 from kc_env.training.rllib.train import build_config, newest_checkpoint, ray_session, train  # noqa: E402
+
+from kc_env import GAME_INFO  # noqa: E402
+from kc_env.agents import load as load_agent  # noqa: E402
+from kc_env.rewards import win_loss  # noqa: E402
+from kc_env.tournament import run_tournament  # noqa: E402
 
 os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
 pytestmark = pytest.mark.xdist_group("ray")  # one worker runs them all: one Ray, one set of smoke runs
