@@ -25,7 +25,7 @@ class ConfigError(ValueError):
     """A config that cannot be used: names the file, the key and what is allowed."""
 
 
-TRAINERS = ("sb3", "rllib")
+TRAINERS = ("sb3", "rllib", "turn_value")
 """The trainers ``kc train`` can run (``TrainConfig.trainer``)."""
 
 
@@ -74,8 +74,8 @@ class NetworkSettings:
     prior_weight: float = 4.0
     """The prior's logit bonus at the start; PPO learns it on with the rest."""
     heuristic_weights: dict[str, float] = field(default_factory=dict)
-    """The evaluation weights of a ``heuristic`` prior, by name (``policies.WEIGHT_NAMES``); a name
-    left out keeps its shipped value (``policies.HEURISTIC_WEIGHTS``). The prior plays with them
+    """The evaluation weights of a ``heuristic`` prior, by name (``WEIGHT_NAMES``); a name
+    left out keeps its shipped value (``HEURISTIC_WEIGHTS``). The prior plays with them
     everywhere (its action in the observation, rollout rewards, the exported model); ``tune``
     starts its search from them."""
     privileged_critic: bool = False
@@ -143,7 +143,7 @@ class TuneSettings:
     holdout_deals: int = 1000
     """Fresh deals (each from every seat) on which the tuned weights are measured at the end."""
     weights: list[str] = field(default_factory=list)
-    """The weights to tune, by name (``policies.WEIGHT_NAMES``); empty: all of them that start
+    """The weights to tune, by name (``WEIGHT_NAMES``); empty: all of them that start
     above 0 (the search is in log weights, so a weight at 0, such as the shipped ``fit_close``,
     stays there unless named)."""
     objective: str = "share"
@@ -190,6 +190,31 @@ class RLlibSettings:
 
 
 @dataclass
+class TurnValueSettings:
+    """The turn-value trainer (``trainer: turn_value``, ``training/turn_value_train.py``): a value
+    of end-of-turn positions learned by self-play, each iteration a fresh batch of deals played
+    by the last network (the heuristic's choice before the first), then a fit warm-started from
+    it. ``num_players``, ``rules``, ``max_moves``, ``seed`` and ``eval`` mean what they mean for
+    the other trainers; the rest of the config is not read."""
+
+    iterations: int = 3
+    """Rounds of play, then fit."""
+    games: int = 20_000
+    """Deals played per iteration; half are self-play (every seat learns), half one learner
+    against the heuristic."""
+    epsilon: float = 0.2
+    """Share of the learners' turns that pick a random candidate instead of the best."""
+    candidates: int = 8
+    """End-of-turn positions compared per decision (the heuristic's best ones)."""
+    hidden: list[int] = field(default_factory=lambda: [256, 128])
+    """Widths of the value network's hidden layers (relu)."""
+    epochs: int = 3
+    """Passes over each iteration's records."""
+    learning_rate: float = 1.0e-3
+    """Adam's step size."""
+
+
+@dataclass
 class TrainConfig:
     """Everything a training run needs; saved resolved beside the run (``config.yaml``)."""
 
@@ -232,6 +257,7 @@ class TrainConfig:
     tune: TuneSettings = field(default_factory=TuneSettings)
     eval: EvalSettings = field(default_factory=EvalSettings)
     rllib: RLlibSettings = field(default_factory=RLlibSettings)
+    turn_value: TurnValueSettings = field(default_factory=TurnValueSettings)
 
     def rules_object(self) -> Rules:
         """The ``Rules`` this config trains under."""
@@ -322,6 +348,7 @@ def validate(config: TrainConfig, where: str = "config") -> TrainConfig:
         *_weight_checks(config),
         (config.trainer in TRAINERS, f"trainer must be one of {', '.join(TRAINERS)}, not {config.trainer!r}"),
         *_rllib_checks(config.rllib),
+        *_turn_value_checks(config.turn_value),
     ]
     for ok, message in checks:
         if not ok:
@@ -333,7 +360,7 @@ def _tune_checks(config: TrainConfig) -> list[tuple[bool, str]]:
     t = config.tune
     if t.generations == 0:
         return [(True, "")]
-    from kc_env.agents.policies import WEIGHT_NAMES
+    from kc_env.agents.heuristic.weights import WEIGHT_NAMES
 
     unknown = [n for n in t.weights if n not in WEIGHT_NAMES]
     return [
@@ -358,8 +385,8 @@ def _weight_checks(config: TrainConfig) -> list[tuple[bool, str]]:
                "pretrain.teacher plays the shipped heuristic, so it cannot teach the tuned prior "
                "(network.heuristic_weights or tune)")]
     if not (weights or config.tune.generations):
-        return checks  # the shipped weights (and no need to import the compiled policies)
-    from kc_env.agents.policies import WEIGHT_NAMES, evaluation_weights
+        return checks  # the shipped weights (and no need to import the heuristic)
+    from kc_env.agents.heuristic.weights import WEIGHT_NAMES, evaluation_weights
 
     try:
         start = evaluation_weights(weights)  # the shipped weights when none are set (tuning them)
@@ -375,6 +402,17 @@ def _weight_checks(config: TrainConfig) -> list[tuple[bool, str]]:
         *checks,
         (config.network.prior == "heuristic", "network.heuristic_weights needs network.prior: heuristic"),
         (config.trainer == "sb3", "network.heuristic_weights is read by the sb3 trainer only"),
+    ]
+
+
+def _turn_value_checks(t: TurnValueSettings) -> list[tuple[bool, str]]:
+    return [
+        (t.iterations > 0 and t.games > 0 and t.epochs > 0, "turn_value.iterations, games and epochs must be positive"),
+        (0 <= t.epsilon <= 1, "turn_value.epsilon must be in [0, 1]"),
+        (2 <= t.candidates <= 64, "turn_value.candidates must be 2 to 64"),
+        (bool(t.hidden) and all(type(w) is int and 0 < w <= 4096 for w in t.hidden),
+         "turn_value.hidden must be positive widths up to 4096"),
+        (t.learning_rate > 0, "turn_value.learning_rate must be positive"),
     ]
 
 

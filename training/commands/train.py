@@ -30,8 +30,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--resume", action="store_true", help="continue the run in --run from its newest checkpoint")
     parser.add_argument("--overwrite", action="store_true", help="delete an earlier run in --run and start afresh")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    parser.add_argument("--trainer", choices=("sb3", "rllib"),
-                        help="override the config's trainer: sb3 (one machine) or rllib (Ray RLlib, many cores and machines)")
+    parser.add_argument("--trainer", choices=("sb3", "rllib", "turn_value"),
+                        help="override the config's trainer: sb3 (one machine), rllib (Ray RLlib, many cores and "
+                             "machines) or turn_value (a learned value of whole turns)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -64,11 +65,17 @@ def run(args: argparse.Namespace) -> int:
         cfg = config_mod.load(args.config, args.variant, overrides)
         if cfg.trainer == "rllib":
             train = _rllib_train(UserError)
+        if cfg.trainer == "turn_value":
+            from ..turn_value_train import train
         result = train(cfg, folder, resume=args.resume, progress=not args.no_progress, argv=["kc", *sys.argv[1:]])
     except (config_mod.ConfigError, FileExistsError, FileNotFoundError) as exc:
         raise UserError(str(exc)) from None
     if cfg.trainer == "rllib":
         print(f"run folder: {result.folder}   export: kc export {result.folder} models/NAME")
+        return 0
+    if cfg.trainer == "turn_value":
+        print(f"run folder: {result.folder}   model: {result.folder / 'model'}   "
+              f"learning curve: {result.folder / 'learning_curve.png'}")
         return 0
     print(f"run folder: {result.folder}")
     print(f"model: {result.folder / 'final.zip'}   learning curve: {result.folder / 'learning_curve.png'}")

@@ -1,0 +1,259 @@
+"""A learned value of whole turns: the agent scores the positions where it may end its turn and
+plays towards the best (TD-Gammon's afterstates, at the level of a turn).
+
+At each decision the heuristic's search lists its ``candidates`` best distinct end-of-turn
+positions (``heuristic.search.turn_candidates``: a line of moves to each, "end now" among them
+when it is good); each is turned into the seat's observation there (``turns.afterstate``), then
+into ``FEATURES`` numbers (``features``: the hand, every pile's top, length and what still fits
+on it, the others' hand sizes, the stock, the heuristic's own evaluation, the rules), and a small
+network (``value``) gives the win share it expects from there. The agent plays the first move of
+the best line; a line that goes out always wins. It re-plans at every decision, from what it
+sees then.
+
+A model is a folder: ``model.json`` (``format: kc_env-turn-value``, the layer sizes, the
+candidates, what it was trained on) and ``weights.npz`` (plain float32 arrays ``w0, b0, w1, b1,
+...``, read with ``allow_pickle=False``). numpy and the compiled search only: no torch.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..compiled import njit
+from ..vector import kernel as K
+from . import turns, view
+from .base import Agent, legal_actions
+from .greedy import mask as mask_of
+from .greedy import vector
+from .heuristic.evaluation import C_PEN, C_SIZE, WIN_VALUE, evaluate, fitting_unseen, read_context
+from .heuristic.search import turn_candidates
+from .heuristic.weights import HEURISTIC_WEIGHTS
+
+FORMAT = "kc_env-turn-value"
+FORMAT_VERSION = 1
+FEATURES_VERSION = 1
+CARD_FILE, WEIGHTS_FILE = "model.json", "weights.npz"
+PILE_FEATURES = 20
+_OTHERS_AT = 54 + 2 + 8 * PILE_FEATURES
+FEATURES = _OTHERS_AT + 5 + 3 + 2 + 5 + (K.OBS_SIZE - K.RULES_START)
+"""Numbers describing one end-of-turn position (layout ``FEATURES_VERSION``)."""
+MAX_FILE_BYTES = 16 * 2**20
+
+
+@njit
+def features(obs, out):
+    """The features of the position in ``obs`` (the seat's observation where its turn would end)
+    into ``out`` (float32 of ``FEATURES``)."""
+    piles, pinfo, hands, stock, S, R, mt = turns.alloc(1, False)
+    turns.load(obs, piles, pinfo, hands, stock, S, R, 1)
+    ctx = np.zeros(C_SIZE, dtype=np.float64)
+    read_context(obs, R, ctx)
+    out[:] = 0.0
+    hand = hands[0, 0]
+    penalty = 0.0
+    for c in range(54):
+        if (hand >> c) & 1:
+            out[c] = 1.0
+            penalty += ctx[C_PEN + c]
+    out[54] = K.popcount(hand) / 13.0
+    out[55] = penalty / 5.0
+    for p in range(8):
+        f = 56 + p * PILE_FEATURES
+        n = pinfo[0, p, K.LEN]
+        out[f] = n / 13.0
+        if n == 0:
+            out[f + 1] = 1.0
+        else:
+            out[f + 2 + pinfo[0, p, K.TOP_RANK] - 1] = 1.0
+            colour = pinfo[0, p, K.TOP_COLOUR]
+            out[f + 15 + (2 if colour < 0 else colour)] = 1.0
+        out[f + 18] = max(fitting_unseen(piles, pinfo, R, 0, p, ctx), 0) / 4.0
+        out[f + 19] = K.popcount(hand & pinfo[0, p, K.ACC]) / 4.0
+    f = _OTHERS_AT
+    for j in range(5):
+        out[f + j] = obs[view.OBS_OTHERS + j] * 54.0 / 13.0
+    out[f + 5] = obs[view.OBS_STOCK] * 54.0 / 40.0
+    out[f + 6] = obs[view.OBS_IDLE]
+    out[f + 7] = 1.0 if obs[view.OBS_PLAYED] > 0.5 or obs[view.OBS_MOVED] > 0.5 else 0.0
+    if hand == 0:
+        out[f + 8] = 1.0
+    else:
+        out[f + 9] = evaluate(piles, pinfo, hands, S, R, HEURISTIC_WEIGHTS, 0, ctx) / 10.0
+    f += 10
+    for j in range(5):
+        out[f + j] = obs[view.OBS_NUM_PLAYERS + j]
+    f += 5
+    out[f:] = obs[K.RULES_START:]
+
+
+@njit
+def value(x, layers_w, layers_b):
+    """The network's win share for each row of ``x`` ([n, FEATURES]): relu layers, then a
+    sigmoid."""
+    h = np.ascontiguousarray(x)
+    last = len(layers_w) - 1
+    for i in range(last + 1):
+        h = np.ascontiguousarray(h @ layers_w[i].T) + layers_b[i]
+        if i < last:
+            h = h * (h > 0)
+    return 1.0 / (1.0 + np.exp(-h[:, 0]))
+
+
+@njit
+def candidate_features(obs, mask, k, top_line, top_len, feats):
+    """The heuristic's ``k`` best end-of-turn lines from ``obs`` (into ``top_line``, ``top_len``)
+    and the features of where each ends (into ``feats``). Returns (how many are valid, the
+    heuristic's own action, which of them goes out or -1)."""
+    top_v = np.zeros(k, dtype=np.float64)
+    own = turn_candidates(obs, mask, HEURISTIC_WEIGHTS.copy(), top_v, top_line, top_len)
+    piles, pinfo, hands, stock, S, R, mt = turns.alloc(turns.MAX_DEPTH + 1, view.clears_piles(obs))
+    turns.load(obs, piles, pinfo, hands, stock, S, R, turns.MAX_DEPTH + 1)
+    after = np.zeros(K.OBS_SIZE, dtype=np.float32)
+    valid = 0
+    wins = -1
+    for i in range(k):
+        if top_v[i] <= -1.0e17:
+            break
+        valid += 1
+        turns.replay(piles, pinfo, hands, stock, S, R, mt, top_line[i], top_len[i])
+        turns.afterstate(obs, piles, pinfo, hands, S, R, top_len[i], after)
+        features(after, feats[i])
+        if top_v[i] >= WIN_VALUE - 1.0 and wins < 0:
+            wins = i
+    return valid, own, wins
+
+
+class TurnValueAgent(Agent):
+    """Plays towards the end-of-turn position its value network rates best (module docstring)."""
+
+    def __init__(self, folder: str | Path, seed: int | None = None, spec: str | None = None) -> None:
+        """``seed`` is accepted for the common interface: the agent is deterministic."""
+        self.folder = Path(folder)
+        self.card, self.layers = load(self.folder)
+        self.spec = spec or str(folder)
+        self.candidates = int(self.card["candidates"])
+        self._w = tuple(np.ascontiguousarray(w, dtype=np.float32) for w, _ in self.layers)
+        self._b = tuple(np.ascontiguousarray(b, dtype=np.float32) for _, b in self.layers)
+
+    def values(self, obs: Mapping[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+        """The candidates' lines, their lengths, the network's values and the heuristic's action."""
+        k = self.candidates
+        lines = np.zeros((k, turns.MAX_DEPTH), dtype=np.int64)
+        lengths = np.zeros(k, dtype=np.int64)
+        feats = np.zeros((k, FEATURES), dtype=np.float32)
+        valid, own, wins = candidate_features(vector(obs), mask_of(obs), k, lines, lengths, feats)
+        vals = value(feats[:valid], self._w, self._b) if valid else np.zeros(0, np.float32)
+        if wins >= 0:
+            vals[wins] = np.inf
+        return lines[:valid], lengths[:valid], vals, int(own)
+
+    def act(self, obs: Mapping[str, np.ndarray]) -> int:
+        legal_actions(obs)  # refuses a mask with no legal action
+        lines, lengths, vals, own = self.values(obs)
+        if len(vals) < 2:
+            return own
+        best = int(np.argmax(vals))
+        return int(lines[best, 0]) if lengths[best] else K.END_TURN_ACTION
+
+    def act_batch(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """One action per row (the vector env's batched opponents)."""
+        return np.array([self.act({"observation": o, "action_mask": m}) for o, m in zip(obs, masks, strict=True)],
+                        dtype=np.int64)
+
+
+def is_turn_value_folder(folder: str | Path) -> bool:
+    """Whether ``folder`` holds a turn-value model (its card names the format)."""
+    path = Path(folder) / CARD_FILE
+    try:
+        return path.is_file() and path.stat().st_size < MAX_FILE_BYTES and \
+            json.loads(path.read_text()).get("format") == FORMAT
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+def save(folder: str | Path, layers: list[tuple[np.ndarray, np.ndarray]], card: Mapping[str, Any]) -> Path:
+    """Write a turn-value model: ``layers`` as (weight [out, in], bias [out]) pairs, and its card."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    arrays = {}
+    for i, (w, b) in enumerate(layers):
+        arrays[f"w{i}"], arrays[f"b{i}"] = np.asarray(w, np.float32), np.asarray(b, np.float32)
+    np.savez(folder / WEIGHTS_FILE, **arrays)
+    full = {"format": FORMAT, "format_version": FORMAT_VERSION, "features_version": FEATURES_VERSION,
+            "features": FEATURES, "layers": [int(w.shape[0]) for w, _ in layers], **card}
+    (folder / CARD_FILE).write_text(json.dumps(full, indent=2) + "\n")
+    return folder
+
+
+class ModelError(ValueError):
+    """A turn-value model folder that cannot be used, saying why."""
+
+
+def load(folder: str | Path) -> tuple[dict[str, Any], list[tuple[np.ndarray, np.ndarray]]]:
+    """The card and layers of a turn-value model, checked: format, feature layout, every array's
+    shape and dtype (before its data is read), no pickles, files under ``MAX_FILE_BYTES``."""
+    folder = Path(folder)
+    card_path, weights_path = folder / CARD_FILE, folder / WEIGHTS_FILE
+    for path in (card_path, weights_path):
+        if not path.is_file():
+            raise ModelError(f"{folder}: no {path.name} (a turn-value model holds {CARD_FILE} and {WEIGHTS_FILE})")
+        if path.stat().st_size > MAX_FILE_BYTES:
+            raise ModelError(f"{path}: larger than {MAX_FILE_BYTES // 2**20} MB, not a kc_env model")
+    try:
+        card = json.loads(card_path.read_text())
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ModelError(f"{card_path}: not valid JSON ({exc})") from None
+    if not isinstance(card, dict) or card.get("format") != FORMAT:
+        raise ModelError(f"{card_path}: not a turn-value model card (format should be {FORMAT!r})")
+    if card.get("format_version") != FORMAT_VERSION or card.get("features_version") != FEATURES_VERSION:
+        raise ModelError(f"{card_path}: format {card.get('format_version')!r} / features "
+                         f"{card.get('features_version')!r}; this kc_env reads {FORMAT_VERSION} / {FEATURES_VERSION}")
+    sizes = card.get("layers")
+    k = card.get("candidates")
+    if not (isinstance(sizes, list) and sizes and all(isinstance(s, int) and 0 < s <= 4096 for s in sizes)
+            and sizes[-1] == 1):
+        raise ModelError(f"{card_path}: 'layers' must list the layer sizes, ending in 1")
+    if isinstance(k, bool) or not isinstance(k, int) or not 2 <= k <= 64:
+        raise ModelError(f"{card_path}: 'candidates' must be an integer from 2 to 64, not {k!r}")
+    shapes, fan_in = {}, FEATURES
+    for i, size in enumerate(sizes):
+        shapes[f"w{i}"], shapes[f"b{i}"] = (size, fan_in), (size,)
+        fan_in = size
+    arrays = _read_arrays(weights_path, shapes)
+    return card, [(arrays[f"w{i}"], arrays[f"b{i}"]) for i in range(len(sizes))]
+
+
+def _read_arrays(path: Path, shapes: Mapping[str, tuple[int, ...]]) -> dict[str, np.ndarray]:
+    """The float32 arrays ``shapes`` names from an ``.npz``, each header checked before reading."""
+    import zipfile
+
+    from numpy.lib import format as npy
+
+    out = {}
+    try:
+        with zipfile.ZipFile(path) as archive:
+            for name, shape in shapes.items():
+                try:
+                    member = archive.open(f"{name}.npy")
+                except KeyError:
+                    raise ModelError(f"{path}: no array {name!r}") from None
+                with member:
+                    version = npy.read_magic(member)
+                    if version not in ((1, 0), (2, 0)):
+                        raise ModelError(f"{path}: array {name} has .npy format {version}, not 1.0 or 2.0")
+                    read_header = npy.read_array_header_1_0 if version == (1, 0) else npy.read_array_header_2_0
+                    got_shape, fortran, dtype = read_header(member)
+                    if got_shape != shape or dtype != np.dtype("<f4") or fortran:
+                        raise ModelError(f"{path}: array {name} is {dtype} {got_shape}, expected float32 {shape}")
+                    data = member.read(int(np.prod(shape)) * 4)
+                    out[name] = np.frombuffer(data, dtype="<f4").reshape(shape).copy()
+    except (zipfile.BadZipFile, OSError, ValueError) as exc:
+        if isinstance(exc, ModelError):
+            raise
+        raise ModelError(f"{path}: corrupt weights file ({exc})") from None
+    return out

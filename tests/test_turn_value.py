@@ -1,0 +1,130 @@
+"""The turn-value agent (``kc_env.agents.turn_value``) and its trainer
+(``kc_env.training.turn_value``, ``trainer: turn_value``)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from positions import position
+
+from kc_env import actions, agents, engine, observation
+from kc_env.agents import turn_value as tv
+from kc_env.tournament import play_out
+
+
+def random_model(folder, hidden=(8,), candidates=4, seed=0):
+    rng = np.random.default_rng(seed)
+    sizes = [tv.FEATURES, *hidden, 1]
+    layers = [(rng.normal(0, 0.1, (sizes[i + 1], sizes[i])).astype(np.float32), np.zeros(sizes[i + 1], np.float32))
+              for i in range(len(sizes) - 1)]
+    return tv.save(folder, layers, {"candidates": candidates})
+
+
+def obs_of(state):
+    return {"observation": observation.encode(state, state.current_player), "action_mask": actions.legal_mask(state)}
+
+
+def test_features_describe_the_hand_and_the_piles():
+    state = position("""
+        N: 5C
+        E: 9H
+        S: 2D
+        W: -
+        NE: KC
+        hand 0: KH 4C 8D
+        hand 1: 2C 3C 4D 6S 7S
+        stock: 9D 10D AS AH 2H QS
+    """)
+    f = np.zeros(tv.FEATURES, np.float32)
+    tv.features(observation.encode(state, 0), f)
+    assert sorted(np.flatnonzero(f[:54]).tolist()) == sorted(state.hands[0])
+    west, north = 56 + 3 * tv.PILE_FEATURES, 56
+    assert f[west + 1] == 1.0 and f[west] == 0.0  # W is empty
+    assert f[north + 2 + 5 - 1] == 1.0 and f[north + 15 + 0] == 1.0  # N's top is a black 5
+    assert f[north + 19] == 0.0  # nothing in hand fits a black 5 (the 4C is black too)
+    legal = set(np.flatnonzero(actions.legal_mask(state)).tolist())
+    for p in range(8):
+        fits = sum(actions.encode(engine.PlayCard(c, p)) in legal for c in state.hands[0])
+        assert f[56 + p * tv.PILE_FEATURES + 19] == pytest.approx(fits / 4), p
+
+
+def test_a_saved_model_loads_by_folder_and_plays_legal_moves(tmp_path):
+    folder = random_model(tmp_path / "tv")
+    agent = agents.load(str(folder))
+    assert isinstance(agent, tv.TurnValueAgent)
+    for seed in range(3):
+        state = engine.new_deal("standard", 2, seed=seed)
+        play_out(state, [agent, agents.load("heuristic")])  # raises on an illegal action
+        assert state.is_over
+
+
+def test_it_takes_a_line_that_goes_out():
+    state = position("""
+        N: 5C
+        E: 9H
+        S: 2D
+        W: JC
+        hand 0: 4D 8S
+        hand 1: 2C 3C 4H 6S 7S
+        stock: 9D 10D AS AH 2H QS
+    """)
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        agent = tv.TurnValueAgent(random_model(tmp, seed=3))
+        while state.current_player == 0 and not state.is_over:
+            engine.apply(state, actions.decode(agent.act(obs_of(state))))
+    assert state.is_over and state.winner == 0
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda card, arrays: card.update(format="other"), "not a turn-value model card"),
+    (lambda card, arrays: card.update(features_version=99), "features"),
+    (lambda card, arrays: card.update(candidates=1), "'candidates' must be an integer from 2 to 64"),
+    (lambda card, arrays: card.update(layers=[8, 2]), "'layers' must list the layer sizes, ending in 1"),
+    (lambda card, arrays: arrays.update(w0=np.zeros((8, 3), np.float32)), "array w0 is float32 \\(8, 3\\)"),
+    (lambda card, arrays: arrays.update(b0=np.zeros(8, np.float64)), "array b0 is float64"),
+    (lambda card, arrays: arrays.pop("w1"), "no array 'w1'"),
+])
+def test_a_bad_model_folder_is_refused_saying_why(tmp_path, change, message):
+    folder = random_model(tmp_path / "tv")
+    card = json.loads((folder / tv.CARD_FILE).read_text())
+    with np.load(folder / tv.WEIGHTS_FILE) as data:
+        arrays = {k: data[k] for k in data.files}
+    change(card, arrays)
+    (folder / tv.CARD_FILE).write_text(json.dumps(card))
+    np.savez(folder / tv.WEIGHTS_FILE, **arrays)
+    with pytest.raises(tv.ModelError, match=message):
+        tv.load(folder)
+
+
+def test_weights_holding_a_pickle_are_refused_unread(tmp_path):
+    folder = random_model(tmp_path / "tv")
+    np.savez(folder / tv.WEIGHTS_FILE, w0=np.array([object()], dtype=object), b0=np.zeros(8, np.float32),
+             w1=np.zeros((1, 8), np.float32), b1=np.zeros(1, np.float32))
+    with pytest.raises(tv.ModelError, match="array w0 is object"):
+        tv.load(folder)
+
+
+def test_the_trainer_runs_resumes_and_leaves_a_model(tmp_path):
+    pytest.importorskip("torch")
+    from kc_env.training import config as config_mod
+    from kc_env.training.turn_value_train import train
+
+    cfg = config_mod.load(config_mod.find("turn-value-2p"), "smoke")
+    cfg.turn_value.iterations = 1
+    run = tmp_path / "run"
+    train(cfg, run, log=lambda _: None)
+    first = json.loads((run / "progress.json").read_text())
+    assert first["done"] == 1 and [p["iteration"] for p in first["curve"]] == [0, 1]
+    cfg.turn_value.iterations = 2
+    result = train(cfg, run, resume=True, log=lambda _: None)
+    assert [p["iteration"] for p in result.curve] == [0, 1, 2]
+    assert set(result.curve[-1]) >= {"heuristic", "greedy", "random"}
+    agent = agents.load(str(run / "model"))
+    state = engine.new_deal("standard", 2, seed=1)
+    play_out(state, [agent, agents.load("random")])
+    with pytest.raises(FileExistsError, match="holds a run already"):
+        train(cfg, run, log=lambda _: None)

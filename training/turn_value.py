@@ -1,0 +1,305 @@
+"""Learning the value of whole turns (``kc_env.agents.turn_value``) by self-play, batched in
+compiled code.
+
+``play_games`` plays whole deals on the vector kernel, every game on its own core-share: the
+seats in ``learners`` choose a whole turn at a time among the heuristic's candidate end-of-turn
+positions (the network's best, or the heuristic's best without a network; a random candidate
+with probability ``epsilon``), the other seats play the heuristic move by move. For every turn a
+learner chose it records the features of the position it chose to end in; when the deal ends,
+each record's target is what the deal was worth to its seat (1 a win, 0 a loss, 1 / players a
+deal nobody won): Monte-Carlo returns of afterstates, as TD-Gammon's first runs and DouZero.
+
+``fit`` trains the network (torch) on those records, ``export`` writes the model folder.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import prange
+
+from kc_env.agents import turns
+from kc_env.agents.greedy import greedy_action
+from kc_env.agents.heuristic.search import heuristic_action_w
+from kc_env.agents.heuristic.weights import HEURISTIC_WEIGHTS
+from kc_env.agents.playouts import seat_share
+from kc_env.agents.turn_value import FEATURES, candidate_features, value
+from kc_env.compiled import njit
+from kc_env.vector import kernel as K
+
+OPPONENTS = ("heuristic", "greedy", "random")
+"""What the seats that do not learn may play, by code (``play_games``' ``others``)."""
+
+
+@njit(parallel=True)
+def play_games(seeds, dealers, num_players, rules_row, rules_vec, learners, others, k, epsilon, use_net, layers_w,
+               layers_b, max_records, explore_seed, feats_out, seat_out, count_out, share_out):
+    """Play deal ``i`` with ``seeds[i]`` and ``dealers[i]`` for each ``i`` (see the module docstring).
+
+    ``learners[i]``: bit ``s`` set when seat ``s`` is a learner in game ``i``; the other seats
+    play ``OPPONENTS[others[i]]`` (the heuristic, greedy or random). Writes the records
+    of game ``i`` to ``feats_out[i, :count_out[i]]`` (seat in ``seat_out``), and every seat's
+    share of the deal to ``share_out[i]``."""
+    w = HEURISTIC_WEIGHTS.copy()
+    for i in prange(seeds.shape[0]):
+        piles, pinfo, hands, stock, S, R, mt = turns.alloc(1, True)
+        R[0, :] = rules_row
+        scratch = np.zeros(K.NUM_ACTIONS, dtype=np.int64)
+        K.deal(piles, pinfo, hands, stock, S, R, mt, 0, seeds[i], dealers[i], num_players, scratch)
+        rng = np.zeros(1, dtype=np.uint64)
+        rng[0] = np.uint64(explore_seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(i)
+        ob = np.zeros(K.OBS_SIZE, dtype=np.float32)
+        mask = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
+        lines = np.zeros((k, turns.MAX_DEPTH), dtype=np.int64)
+        lengths = np.zeros(k, dtype=np.int64)
+        feats = np.zeros((k, FEATURES), dtype=np.float32)
+        n = 0
+        while not (S[0, K.OVER] or S[0, K.TRUNC]):
+            seat = S[0, K.CUR]
+            K.encode(piles, pinfo, hands, S, 0, seat, rules_vec, ob)
+            K.write_mask(piles, pinfo, hands, S, R, 0, mask, scratch)
+            if not (learners[i] >> seat) & 1:
+                if others[i] == 0:
+                    a = heuristic_action_w(ob, mask, w)
+                elif others[i] == 1:
+                    a = greedy_action(ob, mask)
+                else:
+                    n_legal = K.legal_actions(piles, pinfo, hands, S, R, 0, scratch)
+                    a = scratch[K.randbelow(rng, 0, n_legal)]
+                K.apply_action(piles, pinfo, hands, stock, S, R, mt, 0, a, scratch)
+                continue
+            valid, own, wins = candidate_features(ob, mask, k, lines, lengths, feats)
+            choice = 0
+            if wins >= 0:
+                choice = wins
+            elif valid > 1:
+                if K.randbelow(rng, 0, 1 << 30) < epsilon * (1 << 30):
+                    choice = K.randbelow(rng, 0, valid)
+                elif use_net:
+                    choice = np.argmax(value(feats[:valid], layers_w, layers_b))
+            if n < max_records:
+                feats_out[i, n] = feats[choice]
+                seat_out[i, n] = seat
+                n += 1
+            for j in range(lengths[choice]):
+                K.apply_action(piles, pinfo, hands, stock, S, R, mt, 0, lines[choice, j], scratch)
+            if not (S[0, K.OVER] or S[0, K.TRUNC]):
+                K.apply_action(piles, pinfo, hands, stock, S, R, mt, 0, K.END_TURN_ACTION, scratch)
+        count_out[i] = n
+        for s in range(num_players):
+            share_out[i, s] = seat_share(S, 0, s)
+
+
+def rules_arrays(rules, max_moves: int) -> tuple[np.ndarray, np.ndarray]:
+    """The kernel's rules row and the observation's rules block for ``rules``."""
+    from kc_env import observation
+    from kc_env.vector import rules_row
+
+    return rules_row(rules, max_moves), np.ascontiguousarray(observation.rules_vector(rules), dtype=np.float32)
+
+
+def no_net() -> tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...]]:
+    """Layers standing for 'no network' (``use_net`` 0): numba needs arrays of the right types."""
+    return (np.zeros((1, FEATURES), np.float32),), (np.zeros(1, np.float32),)
+
+
+def generate(rules, num_players: int, seeds: np.ndarray, learners: np.ndarray, *, k: int = 8, epsilon: float = 0.0,
+             layers=None, max_moves: int = 1000, explore_seed: int = 0, max_records: int = 80, others=None):
+    """Play the deals ``seeds`` (dealer ``seed % players``); returns (features [N, FEATURES],
+    targets [N], game index [N], shares [games, players]). ``others``: the code (``OPPONENTS``)
+    of what the other seats play in each game (default the heuristic)."""
+    seeds = np.asarray(seeds, dtype=np.int64)
+    rrow, rvec = rules_arrays(rules, max_moves)
+    ws, bs = no_net() if layers is None else (tuple(np.ascontiguousarray(w, np.float32) for w, _ in layers),
+                                              tuple(np.ascontiguousarray(b, np.float32) for _, b in layers))
+    g = len(seeds)
+    feats = np.zeros((g, max_records, FEATURES), np.float32)
+    seat = np.zeros((g, max_records), np.int64)
+    count = np.zeros(g, np.int64)
+    shares = np.zeros((g, num_players), np.float64)
+    others = np.zeros(g, np.int64) if others is None else np.broadcast_to(np.asarray(others, np.int64), (g,)).copy()
+    play_games(seeds, seeds % num_players, num_players, rrow, rvec, np.asarray(learners, np.int64), others, k,
+               float(epsilon), layers is not None, ws, bs, max_records, explore_seed, feats, seat, count, shares)
+    keep = np.arange(max_records)[None, :] < count[:, None]
+    game = np.broadcast_to(np.arange(g)[:, None], keep.shape)[keep]
+    targets = shares[game, seat[keep]].astype(np.float32)
+    return feats[keep], targets, game, shares
+
+
+def fit(x: np.ndarray, y: np.ndarray, *, hidden=(256, 128), epochs: int = 4, batch: int = 4096, lr: float = 1e-3,
+        weight_decay: float = 1e-5, seed: int = 0, start=None, log=print):
+    """Fit the value network to (features, target) pairs with binary cross-entropy; returns its
+    layers as numpy (weight [out, in], bias [out]) pairs. ``start`` continues from such layers."""
+    import torch
+
+    torch.manual_seed(seed)
+    sizes = [x.shape[1], *hidden, 1]
+    mods = []
+    for i in range(len(sizes) - 1):
+        mods.append(torch.nn.Linear(sizes[i], sizes[i + 1]))
+        if i < len(sizes) - 2:
+            mods.append(torch.nn.ReLU())
+    net = torch.nn.Sequential(*mods)
+    linears = [m for m in net if isinstance(m, torch.nn.Linear)]
+    if start is not None:
+        with torch.no_grad():
+            for lin, (w, b) in zip(linears, start, strict=True):
+                lin.weight.copy_(torch.from_numpy(np.asarray(w)))
+                lin.bias.copy_(torch.from_numpy(np.asarray(b)))
+    opt = torch.optim.Adam(net.parameters(), lr=lr, weight_decay=weight_decay)
+    xt, yt = torch.from_numpy(x), torch.from_numpy(y)
+    loss_fn = torch.nn.BCEWithLogitsLoss()
+    gen = torch.Generator().manual_seed(seed)
+    for epoch in range(epochs):
+        order = torch.randperm(len(xt), generator=gen)
+        total = 0.0
+        for at in range(0, len(xt), batch):
+            idx = order[at:at + batch]
+            opt.zero_grad()
+            loss = loss_fn(net(xt[idx]).squeeze(1), yt[idx])
+            loss.backward()
+            opt.step()
+            total += loss.item() * len(idx)
+        log(f"epoch {epoch + 1}/{epochs}: loss {total / len(xt):.4f}")
+    return [(lin.weight.detach().numpy().copy(), lin.bias.detach().numpy().copy()) for lin in linears]
+
+
+def bce(layers, x: np.ndarray, y: np.ndarray) -> float:
+    """The network's binary cross-entropy on (x, y): the figure held-out records are judged by."""
+    ws = tuple(np.ascontiguousarray(w, np.float32) for w, _ in layers)
+    bs = tuple(np.ascontiguousarray(b, np.float32) for _, b in layers)
+    p = np.clip(value(np.ascontiguousarray(x), ws, bs), 1e-6, 1 - 1e-6)
+    return float(-(y * np.log(p) + (1 - y) * np.log(1 - p)).mean())
+
+
+def duel(rules, num_players: int, seeds: np.ndarray, layers, k: int = 8, against: str = "heuristic",
+         max_moves: int = 1000) -> tuple[float, float]:
+    """The learner's win share (and its 95% half-width) in one seat against ``against`` (one of
+    ``OPPONENTS``) in the others, every deal played once with the learner in each seat
+    (duplicate deals)."""
+    seeds = np.asarray(seeds, np.int64)
+    all_seeds = np.repeat(seeds, num_players)
+    learner = np.tile(np.arange(num_players), len(seeds))
+    _, _, _, shares = generate(rules, num_players, all_seeds, 1 << learner, k=k, layers=layers, max_moves=max_moves,
+                               others=OPPONENTS.index(against))
+    won = shares[np.arange(len(all_seeds)), learner].reshape(len(seeds), num_players).mean(axis=1)
+    return float(won.mean()), float(1.96 * won.std() / np.sqrt(len(won)))
+
+
+def view_features(obs: np.ndarray) -> np.ndarray:
+    """The features of one observation (for tests and diagnostics)."""
+    from kc_env.agents.turn_value import features
+
+    out = np.zeros(FEATURES, np.float32)
+    features(np.ascontiguousarray(obs, np.float32), out)
+    return out
+
+
+__all__ = ["play_games", "generate", "fit", "bce", "duel", "view_features"]
+
+
+def turn_starts(rules, num_players: int, seeds: np.ndarray, per_deal: int = 2, seed: int = 0):
+    """Observations and masks at the start of ``per_deal`` random turns of each deal, the deals
+    played by the heuristic in every seat (held-out positions for ``ranking_check``)."""
+    from kc_env.agents.batch import rule_based
+    from kc_env.vector import VecGame
+
+    rng = np.random.default_rng(seed)
+    heuristic = rule_based("heuristic")
+    g = VecGame(len(seeds))
+    idx = np.arange(len(seeds))
+    g.deal(idx, rules, num_players, seeds=[int(s) for s in seeds], dealers=[int(s) % num_players for s in seeds])
+    picks = {b: set(rng.integers(0, 40, size=per_deal).tolist()) for b in range(len(seeds))}
+    turn = np.zeros(len(seeds), np.int64)
+    obs_out, mask_out = [], []
+    live = idx
+    while live.size:
+        seats = g.S[live, K.CUR]
+        obs, masks = g.observe(live, seats), g.legal_masks(live)
+        starting = (g.S[live, K.PLAYED] == 0) & (g.S[live, K.MOVED] == 0)
+        for i in np.flatnonzero(starting).tolist():
+            b = int(live[i])
+            if turn[b] in picks[b] and masks[i].sum() > 1:
+                obs_out.append(obs[i])
+                mask_out.append(masks[i])
+            turn[b] += 1
+        g.step(live, heuristic(obs, masks))
+        live = live[(g.S[live, K.OVER] == 0) & (g.S[live, K.TRUNC] == 0)]
+    return np.array(obs_out), np.array(mask_out)
+
+
+def ranking_check(layers, obs: np.ndarray, masks: np.ndarray, *, k: int = 8, redeals: int = 64, seed: int = 0) -> dict:
+    """Does the network rank the candidate turns as their play-outs do? For each position: the
+    heuristic's ``k`` candidates, each valued by ``redeals`` play-outs on the same re-deals
+    (``playouts.line_values``); reports the mean play-out value of the network's pick and of
+    the heuristic's pick (its first candidate), of the best candidate, and how often the network
+    picks the best where the best beats the heuristic's by more than 0.05."""
+    from kc_env.agents.playouts import line_values
+
+    ws, bs = (tuple(np.ascontiguousarray(w, np.float32) for w, _ in layers),
+              tuple(np.ascontiguousarray(b, np.float32) for _, b in layers))
+    net_v, heur_v, best_v, clear, clear_hit = [], [], [], 0, 0
+    for i, (ob, m) in enumerate(zip(obs, masks, strict=True)):
+        lines = np.zeros((k, turns.MAX_DEPTH), np.int64)
+        lengths = np.zeros(k, np.int64)
+        feats = np.zeros((k, FEATURES), np.float32)
+        valid, _, wins = candidate_features(ob.astype(np.float32), m.astype(np.int8), k, lines, lengths, feats)
+        if valid < 2 or wins >= 0:
+            continue
+        played = line_values(ob.astype(np.float32), lines[:valid], lengths[:valid], redeals, HEURISTIC_WEIGHTS.copy(),
+                             seed + i, 1000)
+        pick = int(np.argmax(value(feats[:valid], ws, bs)))
+        net_v.append(played[pick])
+        heur_v.append(played[0])
+        best_v.append(played.max())
+        if played.max() > played[0] + 0.05:
+            clear += 1
+            clear_hit += int(played[pick] >= played.max() - 1e-9)
+    net_v, heur_v, best_v = map(np.array, (net_v, heur_v, best_v))
+    diff = net_v - heur_v
+    return {"positions": len(net_v), "network_pick": round(float(net_v.mean()), 4),
+            "heuristic_pick": round(float(heur_v.mean()), 4), "best": round(float(best_v.mean()), 4),
+            "gain": round(float(diff.mean()), 4), "gain_half_width": round(float(1.96 * diff.std() / np.sqrt(len(diff))), 4),
+            "clear_cases": clear, "best_picked_in_clear_cases": clear_hit}
+
+
+def fit_ranking(x: np.ndarray, y: np.ndarray, decision: np.ndarray, *, hidden=(256, 128), steps: int = 2000,
+                lr: float = 1e-3, weight_decay: float = 1e-4, seed: int = 0, start=None, log=print):
+    """Fit the network to play-out values of candidate turns, judged within each decision: the
+    loss is the squared error of each candidate's score less its decision's mean score, against
+    its play-out value less its decision's mean value. The luck of the deal, shared by every
+    candidate of a decision, drops out; what is left is which turn is better. Full batch (a
+    few tens of thousands of candidates); returns the layers as numpy pairs."""
+    import torch
+
+    torch.manual_seed(seed)
+    sizes = [x.shape[1], *hidden, 1]
+    mods = []
+    for i in range(len(sizes) - 1):
+        mods.append(torch.nn.Linear(sizes[i], sizes[i + 1]))
+        if i < len(sizes) - 2:
+            mods.append(torch.nn.ReLU())
+    net = torch.nn.Sequential(*mods)
+    linears = [m for m in net if isinstance(m, torch.nn.Linear)]
+    if start is not None:
+        with torch.no_grad():
+            for lin, (w, b) in zip(linears, start, strict=True):
+                lin.weight.copy_(torch.from_numpy(np.asarray(w)))
+                lin.bias.copy_(torch.from_numpy(np.asarray(b)))
+    _, group = np.unique(decision, return_inverse=True)
+    g = torch.from_numpy(group.astype(np.int64))
+    count = torch.zeros(int(group.max()) + 1).index_add_(0, g, torch.ones(len(g)))
+    yt = torch.from_numpy(y.astype(np.float32))
+    y_centred = yt - (torch.zeros(len(count)).index_add_(0, g, yt) / count)[g]
+    xt = torch.from_numpy(x)
+    opt = torch.optim.Adam(net.parameters(), lr=lr, weight_decay=weight_decay)
+    for step in range(steps):
+        opt.zero_grad()
+        s = net(xt).squeeze(1)
+        s_centred = s - (torch.zeros(len(count)).index_add_(0, g, s) / count)[g]
+        loss = ((s_centred - y_centred) ** 2).mean()
+        loss.backward()
+        opt.step()
+        if (step + 1) % max(1, steps // 5) == 0:
+            log(f"step {step + 1}/{steps}: loss {loss.item():.5f} (predicting no difference: "
+                f"{(y_centred ** 2).mean().item():.5f})")
+    return [(lin.weight.detach().numpy().copy(), lin.bias.detach().numpy().copy()) for lin in linears]
