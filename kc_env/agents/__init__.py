@@ -4,9 +4,11 @@ Specs are strings; ``SPECS`` maps each known spec to the class that builds it (c
 ``seed=``). To add a rule-based agent, write its class in its own module, add it to ``SPECS``
 and its spec to ``base.RULE_BASED`` (the one list of their names, which every other module reads).
 ``heuristic:name=value,...`` is the heuristic with some evaluation weights set
-(``heuristic.spec_weights``). Any other spec that names a folder is loaded as an exported model
-(``policy_model``); else a bare name such as ``ppo-standard-2p`` names a model shipped in the
-package (``kc_env.models``, the repository's ``models/``).
+(``heuristic.spec_weights``); ``search`` and ``search:name=value,...`` are the search agent
+(``search_agent``; not in ``SPECS``, which holds the cheap rule-based agents). Any other spec
+that names a folder is loaded as an exported model (``policy_model``); else a bare name such as
+``ppo-standard-2p`` names a model shipped in the package (``kc_env.models``, the repository's
+``models/``).
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from .greedy import GreedyAgent
 from .heuristic import WEIGHTED, HeuristicAgent
 from .policy_model import ModelError, PolicyAgent, model_folder, shipped_models
 from .random_agent import RandomAgent
+from .search_agent import PREFIX as SEARCH_OPTIONS
+from .search_agent import SEARCH, SearchAgent
 
 SPECS: dict[str, Callable[..., Agent]] = {cls.spec: cls for cls in (HeuristicAgent, GreedyAgent, RandomAgent)}
 """Every known agent spec and what builds it: ``SPECS[spec](seed=seed)``; its keys are
@@ -37,12 +41,15 @@ def load(spec: str | Agent, seed: int | None = None) -> Agent:
         return SPECS[spec](seed=seed)
     if isinstance(spec, str) and spec.startswith(WEIGHTED):
         return HeuristicAgent.from_spec(spec, seed=seed)
+    if isinstance(spec, str) and (spec == SEARCH or spec.startswith(SEARCH_OPTIONS)):
+        return SearchAgent.from_spec(spec, seed=seed)
     if isinstance(spec, str) and (folder := model_folder(spec)) is not None:
         return PolicyAgent(folder, seed=seed, spec=spec)
     raise ValueError(f"unknown agent spec {spec!r}; known specs: {', '.join(sorted(SPECS))}, "
                      "heuristic:name=value,... (the heuristic with evaluation weights set), "
+                     "search or search:redeals=16,candidates=4,margin=0.0 (the heuristic's turns valued by play-outs), "
                      f"or the folder of an exported model, or a shipped one: {', '.join(shipped_models())}")
 
 
 __all__ = ["PolicyAgent", "ModelError", "Agent", "RandomAgent", "GreedyAgent", "HeuristicAgent", "SPECS", "RULE_BASED",
-           "COMPILED", "load", "legal_actions"]
+           "COMPILED", "load", "legal_actions", "SearchAgent"]

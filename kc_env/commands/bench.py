@@ -1,7 +1,7 @@
 """``kc bench``: throughput of every layer, each the median of several timed runs (min and max).
 
-Every benchmark but ``heuristic`` plays uniformly random legal actions and builds the observation
-and mask at every step where the layer does (the engine rows build none):
+Every benchmark but ``heuristic`` and ``search`` plays uniformly random legal actions and builds
+the observation and mask at every step where the layer does (the engine rows build none):
 
 | name | what is timed | unit |
 |---|---|---|
@@ -11,6 +11,7 @@ and mask at every step where the layer does (the engine rows build none):
 | ``single`` | ``KingsCorner-v0`` (random opponents inside ``step``) | learner steps/s |
 | ``vector_B`` | ``KingsCornerVecEnv(B)``, random opponents, observations + masks | learner steps/s |
 | ``heuristic`` | the ``heuristic`` agent's ``act`` at every decision, itself in every seat (engine, observation, mask untimed) | decisions/s |
+| ``search`` | the ``search`` agent's ``act`` at its decisions (seat 0, the heuristic in the other seats; plans followed and single-candidate decisions included) | ms/decision |
 | ``ppo_single`` | sb3-contrib ``MaskablePPO.collect_rollouts`` on ``KingsCorner-v0`` in a ``DummyVecEnv`` | frames/s |
 | ``ppo_vector`` | the same policy network (same weights) collecting on ``KingsCornerVecEnv`` | frames/s |
 
@@ -36,10 +37,11 @@ import numpy as np
 
 from .common import UserError, add_rules_argument
 
-HELP = "throughput of the engine, the envs, the vector env at batch 1..1024, the heuristic and PPO rollouts"
-NAMES = ("engine", "compiled", "aec", "single", "vector", "heuristic", "ppo")
+HELP = ("throughput of the engine, the envs, the vector env at batch 1..1024, the heuristic, the search agent "
+        "and PPO rollouts")
+NAMES = ("engine", "compiled", "aec", "single", "vector", "heuristic", "search", "ppo")
 UNITS = {"engine": "moves/s", "compiled": "moves/s", "aec": "steps/s", "single": "steps/s", "vector": "steps/s",
-         "heuristic": "decisions/s", "ppo": "frames/s"}
+         "heuristic": "decisions/s", "search": "ms/decision", "ppo": "frames/s"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -179,6 +181,44 @@ def heuristic_loop(rules, n: int, seconds: float, seed: int = 0) -> tuple[int, f
     return clock["decisions"], clock["spent"]
 
 
+def search_loop(rules, n: int, seed: int = 0, spec: str = "search") -> Callable[[float], tuple[float, int]]:
+    """The ``search`` agent in seat 0 of deals against the heuristic (the reference engine), one
+    deal after another across runs. Only its ``act`` calls are timed; a run stops at the first of
+    its decisions after ``seconds``. Returns (milliseconds, decisions), so that ``measure``'s rate
+    is milliseconds per decision (one search costs about a deal's play-out per candidate and
+    re-deal, so a few decisions are a run)."""
+    from .. import actions, agents, engine, observation
+    from ..match import DEFAULT_MAX_MOVES
+
+    search, heuristic = agents.load(spec, seed=seed), agents.load("heuristic")
+
+    def decisions():
+        deal = 0
+        while True:
+            state = engine.new_deal(rules, n, seed=seed + deal, dealer=deal % n)
+            search.reset(seed=seed + deal)
+            deal += 1
+            while not state.is_over and state.move_count < DEFAULT_MAX_MOVES:
+                seat = state.current_player
+                obs = {"observation": observation.encode(state, seat), "action_mask": actions.legal_mask(state)}
+                start = time.perf_counter()
+                action = (search if seat == 0 else heuristic).act(obs)
+                if seat == 0:
+                    yield time.perf_counter() - start
+                engine.apply(state, actions.decode(action))
+
+    timings = decisions()
+
+    def loop(seconds: float) -> tuple[float, int]:
+        spent, count = 0.0, 0
+        while spent < seconds:
+            spent += next(timings)
+            count += 1
+        return spent * 1000.0, count
+
+    return loop
+
+
 # -- timing ----------------------------------------------------------------------------------
 
 def measure(loop: Callable[[float], int | tuple[int, float]], runs: int, seconds: float) -> dict[str, Any]:
@@ -270,6 +310,8 @@ def run(args: argparse.Namespace) -> int:
             loops.append((f"vector_{b}", lambda s, b=b: vector_loop(rules, n, s, args.seed, b)))
     if "heuristic" in only:
         loops.append(("heuristic", lambda s: heuristic_loop(rules, n, s, args.seed)))
+    if "search" in only:
+        loops.append(("search", search_loop(rules, n, args.seed)))
     for name, loop in loops:
         try:
             results[name] = measure(loop, runs, seconds)

@@ -20,7 +20,7 @@ HELP = "tournament between agents: win rates with 95% intervals, penalty points,
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("agents", nargs="+", metavar="AGENT",
-                        help="agent specs: random, greedy, heuristic, or an exported model's folder")
+                        help="agent specs: random, greedy, heuristic, search, or an exported model's folder")
     add_rules_argument(parser)
     parser.add_argument("-n", "--players", type=int, default=2, help="players at the table, 2 to 6 (default 2)")
     parser.add_argument("--deals", type=int, default=1000,

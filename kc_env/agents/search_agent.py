@@ -1,0 +1,185 @@
+"""``search``: the heuristic with search at play time, SPARTA's way (keep the blueprint's move
+unless search beats it by a margin), over whole turns.
+
+At a decision the heuristic's own search lists its ``candidates`` best distinct positions where
+the turn may end, with the moves to each (``heuristic.search.turn_candidates``; its first one is
+the heuristic's choice). With one candidate the agent plays the heuristic's move. Otherwise every
+candidate is played out on the same ``redeals`` re-deals of the cards the seat cannot see, every
+seat then playing the heuristic to the end of the deal (``playouts.line_values``, all cores),
+and the agent plays the best line if its win share beats the heuristic's line by more than
+``margin``, else the heuristic's move.
+
+It plans the whole turn: the chosen line's later moves (then ``end turn``, unless the seat has
+gone out) are kept under the observation expected before each (``turns.afterstate``), and played
+when the next observation is exactly that one; any other observation is searched afresh. A kept
+heuristic line is followed only while the heuristic still plays its next move, so with a very
+large margin the agent plays exactly the heuristic's moves. Deterministic given its seed and the
+observations: the play-outs are seeded from the agent's seed and a hash of the observation.
+
+``search:name=value,...`` sets the options (``OPTIONS``), e.g.
+``search:redeals=16,candidates=4,margin=0.02``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+
+import numpy as np
+
+from ..match import DEFAULT_MAX_MOVES
+from .base import Agent, legal_actions
+from .greedy import batch_arrays, mask, vector
+from .heuristic.weights import HEURISTIC_WEIGHTS
+
+SEARCH = "search"
+"""The spec of the search agent with its default options."""
+PREFIX = SEARCH + ":"
+"""The prefix of a search spec with options."""
+OPTIONS: dict[str, tuple[type, float]] = {"redeals": (int, 16), "candidates": (int, 4), "margin": (float, 0.0)}
+"""Each option's type and default: re-deals a candidate is played out on, candidate turns
+valued, and how much (win share) a line must beat the heuristic's by to be played."""
+EMPTY = -1.0e17
+"""``turn_candidates`` marks an empty slot with a value of -1e18."""
+MAX_PLANS = 4096
+"""Kept plan steps (one per expected observation) before the oldest are dropped: ``act_batch``
+keeps them for every game of a batch."""
+
+
+def spec_options(spec: str) -> dict[str, float]:
+    """The options of a ``search`` or ``search:name=value,...`` spec, every one filled in;
+    raises ``ValueError`` with one line naming the fault."""
+    out: dict[str, float] = {name: kind(default) for name, (kind, default) in OPTIONS.items()}
+    if spec == SEARCH:
+        return out
+    given: set[str] = set()
+    for part in spec.removeprefix(PREFIX).split(","):
+        name, equals, value = (s.strip() for s in part.partition("="))
+        if not (name and equals and value):
+            raise ValueError(f"agent spec {spec!r}: {part!r} is not name=value "
+                             f"(e.g. search:redeals=16,candidates=4,margin=0.02)")
+        if name not in OPTIONS:
+            raise ValueError(f"agent spec {spec!r}: unknown option {name!r}; known: {', '.join(OPTIONS)}")
+        if name in given:
+            raise ValueError(f"agent spec {spec!r}: the option {name} is given twice")
+        given.add(name)
+        kind = OPTIONS[name][0]
+        try:
+            out[name] = kind(value)
+        except ValueError:
+            raise ValueError(f"agent spec {spec!r}: {name} must be {'a whole number' if kind is int else 'a number'}, "
+                             f"not {value!r}") from None
+    return out
+
+
+class SearchAgent(Agent):
+    """The heuristic's candidate turns valued by play-outs on re-deals (see the module docstring)."""
+
+    spec = SEARCH
+
+    def __init__(self, seed: int | None = None, redeals: int = 16, candidates: int = 4, margin: float = 0.0,
+                 max_moves: int = DEFAULT_MAX_MOVES) -> None:
+        if isinstance(redeals, bool) or not isinstance(redeals, (int, np.integer)) or redeals < 1:
+            raise ValueError(f"search: redeals must be a whole number of at least 1, not {redeals!r}")
+        if isinstance(candidates, bool) or not isinstance(candidates, (int, np.integer)) or candidates < 1:
+            raise ValueError(f"search: candidates must be a whole number of at least 1, not {candidates!r}")
+        if np.isnan(margin) or margin < 0:
+            raise ValueError(f"search: margin must be a number of at least 0, not {margin!r}")
+        if max_moves < 1:
+            raise ValueError(f"search: max_moves must be at least 1, not {max_moves!r}")
+        from ..vector import kernel
+        from . import playouts, turns  # compiled on first use, not when kc_env.agents is imported
+        from .heuristic import search
+
+        self._search, self._playouts, self._turns, self._K = search, playouts, turns, kernel
+        self.redeals, self.candidates, self.margin, self.max_moves = int(redeals), int(candidates), float(margin), int(max_moves)
+        self.weights = HEURISTIC_WEIGHTS.copy()
+        self._seed = 0
+        self._plans: dict[bytes, tuple[int, bool]] = {}
+        self.stats = {"decisions": 0, "searches": 0, "followed": 0}
+        """Decisions made, those valued by play-outs and those that played a kept plan's move."""
+        self.reset(seed)
+
+    @classmethod
+    def from_spec(cls, spec: str, seed: int | None = None) -> SearchAgent:
+        """The agent of a ``search`` or ``search:name=value,...`` spec (``spec`` is kept as its name)."""
+        options = spec_options(spec)
+        try:
+            agent = cls(seed=seed, **options)
+        except ValueError as exc:
+            raise ValueError(f"agent spec {spec!r}: {str(exc).removeprefix('search: ')}") from None
+        agent.spec = spec
+        return agent
+
+    def reset(self, seed: int | None = None) -> None:
+        """Forget every plan; ``seed`` (when given) reseeds the play-outs."""
+        if seed is not None:
+            self._seed = int(seed) & (2**62 - 1)
+        self._plans.clear()
+
+    def act(self, obs: Mapping[str, np.ndarray]) -> int:
+        """The action for this observation (a kept plan's next move, or a fresh search)."""
+        legal_actions(obs)  # refuses a mask with no legal action
+        return self._decide(vector(obs)[:self._K.OBS_SIZE], mask(obs))
+
+    def act_batch(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """The actions for a batch of observation vectors and masks, row by row (the play-outs of
+        each row run on all cores); plans are kept per expected observation, so each game of a
+        batch follows its own."""
+        obs, masks = batch_arrays(obs, masks)
+        return np.array([self._decide(o, m) for o, m in zip(obs, masks, strict=True)], dtype=np.int64)
+
+    # -- one decision ----------------------------------------------------------------------------
+
+    def _decide(self, ob: np.ndarray, mk: np.ndarray) -> int:
+        self.stats["decisions"] += 1
+        digest = hashlib.blake2b(ob.tobytes(), digest_size=16).digest()
+        plan = self._plans.pop(digest, None)
+        if plan is not None:
+            action, blueprint = plan
+            if mk[action] and (not blueprint or self._heuristic(ob, mk) == action):
+                self.stats["followed"] += 1
+                return action
+        K = self._K
+        top_v = np.zeros(self.candidates, dtype=np.float64)
+        top_line = np.zeros((self.candidates, self._turns.MAX_DEPTH), dtype=np.int64)
+        top_len = np.zeros(self.candidates, dtype=np.int64)
+        heuristic = int(self._search.turn_candidates(ob, mk, self.weights, top_v, top_line, top_len))
+        valid = int(np.count_nonzero(top_v > EMPTY))
+        first = int(top_line[0, 0]) if top_len[0] else K.END_TURN_ACTION
+        if valid <= 1 or first != heuristic:  # one candidate, or the heuristic fell back on greedy
+            return heuristic
+        seed = (self._seed ^ int.from_bytes(digest[:8], "little")) & (2**62 - 1)
+        values = self._playouts.line_values(ob, top_line[:valid], top_len[:valid], self.redeals, self.weights,
+                                            seed, self.max_moves)
+        self.stats["searches"] += 1
+        best = int(np.argmax(values))  # the first of equals: the heuristic's line wins a tie
+        chosen = best if values[best] > values[0] + self.margin else 0
+        self._keep_plan(ob, top_line[chosen], int(top_len[chosen]), blueprint=chosen == 0)
+        return int(top_line[chosen, 0]) if top_len[chosen] else K.END_TURN_ACTION
+
+    def _heuristic(self, ob: np.ndarray, mk: np.ndarray) -> int:
+        return int(self._search.heuristic_action_w(ob, mk, self.weights))
+
+    def _keep_plan(self, ob: np.ndarray, line: np.ndarray, length: int, blueprint: bool) -> None:
+        """Keep, for the observation expected after each move of ``line[:length]``, the move that
+        follows it there (``end turn`` after the last, unless the seat has gone out)."""
+        if length == 0:
+            return
+        turns, K = self._turns, self._K
+        if len(self._plans) + length > MAX_PLANS:
+            for key in list(self._plans)[:len(self._plans) // 2]:  # the oldest half
+                del self._plans[key]
+        tab = turns.Table.alloc(length + 1)
+        turns.load(ob, tab.piles, tab.pinfo, tab.hands, tab.stock, tab.S, tab.R, length + 1)
+        turns.replay(*tab.arrays(), line, length)
+        expected = np.zeros(K.OBS_SIZE, dtype=np.float32)
+        for d in range(1, length + 1):
+            if d == length and (tab.S[d, K.OVER] or tab.hands[d, 0] == 0):
+                break  # gone out: the deal is over
+            turns.afterstate(ob, tab.piles, tab.pinfo, tab.hands, tab.S, tab.R, d, expected)
+            key = hashlib.blake2b(expected.tobytes(), digest_size=16).digest()
+            self._plans[key] = (int(line[d]) if d < length else K.END_TURN_ACTION, blueprint)
+
+
+__all__ = ["SearchAgent", "SEARCH", "PREFIX", "OPTIONS", "spec_options"]

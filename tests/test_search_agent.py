@@ -1,0 +1,245 @@
+"""The search agent (``kc_env.agents.search_agent``) and the compiled pieces it stands on: the
+heuristic's candidate turns (``heuristic.search.turn_candidates``) and the re-deals of the
+play-outs (``agents.playouts.redeal``).
+
+The agents here play out few re-deals (``redeals=2``): the tests check what the agent does, not
+how well it plays (``docs/experiments.md`` has its win shares).
+"""
+
+from __future__ import annotations
+
+import random
+import types
+
+import numpy as np
+import pytest
+
+pytest.importorskip("numba")
+
+from rule_fuzz import random_rules  # noqa: E402
+
+from kc_env import Rules, actions, agents, engine, observation  # noqa: E402
+from kc_env.agents import playouts, turns  # noqa: E402
+from kc_env.agents.heuristic.search import turn_candidates  # noqa: E402
+from kc_env.agents.heuristic.weights import HEURISTIC_WEIGHTS  # noqa: E402
+from kc_env.agents.search_agent import SearchAgent  # noqa: E402
+from kc_env.tournament import play_out  # noqa: E402
+from kc_env.vector import kernel as K  # noqa: E402
+
+QUICK = "search:redeals=2,candidates=3"
+
+
+def heuristic_positions(count: int, seed: int, rules: Rules | None = None) -> list[tuple[engine.GameState, dict]]:
+    """``count`` positions of heuristic play (random rules and 2 to 4 players unless ``rules``),
+    each with the observation of the seat to act."""
+    rng = random.Random(seed)
+    heuristic = agents.load("heuristic")
+    out = []
+    while len(out) < count:
+        n = rng.randint(2, 4)
+        state = engine.new_deal(rules or random_rules(rng, num_players=n), n, seed=rng.randrange(10**9))
+        for _ in range(rng.randrange(60)):
+            if state.is_over:
+                break
+            engine.apply(state, actions.decode(heuristic.act(_obs(state))))
+        if not state.is_over:
+            out.append((state, _obs(state)))
+    return out
+
+
+def _obs(state: engine.GameState) -> dict:
+    return {"observation": observation.encode(state, state.current_player), "action_mask": actions.legal_mask(state)}
+
+
+def _candidates(obs: dict, k: int = 4) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    top_v = np.zeros(k)
+    top_line = np.zeros((k, turns.MAX_DEPTH), dtype=np.int64)
+    top_len = np.zeros(k, dtype=np.int64)
+    best = turn_candidates(obs["observation"], obs["action_mask"], HEURISTIC_WEIGHTS.copy(), top_v, top_line, top_len)
+    return top_v, top_line, top_len, int(best)
+
+
+# -- the spec --------------------------------------------------------------------------------
+
+def test_the_spec_loads_with_its_options():
+    agent = agents.load("search", seed=3)
+    assert isinstance(agent, SearchAgent) and agent.spec == "search"
+    assert (agent.redeals, agent.candidates, agent.margin) == (16, 4, 0.0)
+    agent = agents.load("search:redeals=8, candidates=2,margin=0.02")
+    assert (agent.redeals, agent.candidates, agent.margin) == (8, 2, 0.02)
+    assert agent.spec == "search:redeals=8, candidates=2,margin=0.02"
+    assert agents.load("search:margin=inf").margin == float("inf")
+
+
+@pytest.mark.parametrize(("spec", "message"), [
+    ("search:depth=3", "unknown option 'depth'; known: redeals, candidates, margin"),
+    ("search:redeals=1.5", "redeals must be a whole number, not '1.5'"),
+    ("search:redeals=many", "redeals must be a whole number, not 'many'"),
+    ("search:redeals=0", "redeals must be a whole number of at least 1"),
+    ("search:candidates=0", "candidates must be a whole number of at least 1"),
+    ("search:margin=-0.1", "margin must be a number of at least 0"),
+    ("search:margin=nan", "margin must be a number of at least 0"),
+    ("search:margin=big", "margin must be a number, not 'big'"),
+    ("search:redeals", "'redeals' is not name=value"),
+    ("search:", "'' is not name=value"),
+    ("search:redeals=4,redeals=8", "the option redeals is given twice"),
+])
+def test_a_bad_spec_is_refused_in_one_line(spec, message):
+    with pytest.raises(ValueError, match="agent spec") as info:
+        agents.load(spec)
+    assert message in str(info.value) and "\n" not in str(info.value)
+
+
+def test_a_name_like_search_is_not_the_search_agent():
+    with pytest.raises(ValueError, match="unknown agent spec 'searcher'.*search:redeals=16"):
+        agents.load("searcher")
+
+
+# -- the compiled pieces ---------------------------------------------------------------------
+
+def test_turn_candidates_are_legal_in_the_engine_and_the_first_is_the_heuristics():
+    heuristic = agents.load("heuristic")
+    lines = 0
+    for state, obs in heuristic_positions(25, seed=17):
+        top_v, top_line, top_len, best = _candidates(obs)
+        assert best == heuristic.act(obs)
+        assert (int(top_line[0, 0]) if top_len[0] else K.END_TURN_ACTION) == best
+        valid = top_v > -1e17
+        assert valid[0] and np.all(np.diff(top_v[valid]) <= 0), "best first, empty slots last"
+        for i in np.flatnonzero(valid):
+            walk = state.copy()
+            for a in top_line[i, :top_len[i]]:
+                assert actions.legal_mask(walk)[a] == 1, f"line {i} move {actions.name(int(a))} is illegal"
+                engine.apply(walk, actions.decode(int(a)))
+            assert walk.current_player == state.current_player or walk.is_over, "a line stays in the turn"
+            lines += 1
+    assert lines > 50
+
+
+def test_a_redeal_keeps_the_seats_view_and_every_card_once():
+    rows = 3
+    shuffled = 0
+    for _, obs in heuristic_positions(20, seed=5):
+        vec = obs["observation"]
+        arrays = turns.alloc(rows, True)
+        piles, pinfo, hands, stock, S, R, mt = arrays
+        rng = np.arange(1, rows + 1, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+        out = np.zeros(K.OBS_SIZE, dtype=np.float32)
+        for b in range(rows):
+            playouts.redeal(vec, *arrays, b, rng, 1000)
+            K.encode(piles, pinfo, hands, S, b, 0, vec[K.RULES_START:], out)
+            differs = np.flatnonzero(out != vec)
+            scores = range(K.O_SCORES, K.O_SCORES + 6)
+            assert all(i in scores for i in differs), f"the seat's view changed at {differs.tolist()}"
+            cards = [c for s in range(S[b, K.NP]) for c in range(54) if int(hands[b, s]) >> c & 1]
+            cards += [int(c) for p in range(8) for c in piles[b, p, :pinfo[b, p, K.LEN]]]
+            cards += [int(c) for c in stock[b, :S[b, K.SLEN]]]
+            assert sorted(cards) == list(range(52 + R[b, K.R_JOKERS])), "every card of the deck exactly once"
+        shuffled += int(hands[0, 1] != hands[1, 1] or not np.array_equal(stock[0], stock[1]))
+    assert shuffled >= 15, "different generators deal the unseen cards differently"
+
+
+# -- the agent -------------------------------------------------------------------------------
+
+class Spy:
+    """Wraps an agent and keeps every (observation, action) it gives."""
+
+    def __init__(self, agent):
+        self.agent, self.seen = agent, []
+
+    def act(self, obs):
+        action = self.agent.act(obs)
+        self.seen.append((obs, action))
+        return action
+
+
+def test_it_plays_only_legal_moves_against_the_heuristic():
+    search = agents.load(QUICK, seed=1)
+    heuristic = agents.load("heuristic")
+    tables = [(Rules.preset("standard"), 2, [search, heuristic]), (Rules.preset("standard"), 2, [heuristic, search]),
+              (random_rules(random.Random(4), num_players=3), 3, [heuristic, search, heuristic])]
+    for deal, (rules, n, seats) in enumerate(tables):
+        search.reset(seed=deal)
+        play_out(engine.new_deal(rules, n, seed=900 + deal), seats)  # raises on an illegal action
+    assert search.stats["searches"] > 0 and search.stats["followed"] > 0
+
+
+def test_with_a_very_large_margin_it_plays_the_heuristics_moves():
+    search = Spy(agents.load("search:redeals=2,margin=1000", seed=2))
+    heuristic = agents.load("heuristic")
+    for deal in range(2):
+        play_out(engine.new_deal("standard", 2, seed=40 + deal), [search, heuristic])
+    assert search.agent.stats["searches"] > 0
+    assert all(action == heuristic.act(obs) for obs, action in search.seen)
+
+
+def test_it_follows_its_plan_through_the_turn():
+    """Play-outs that always favour the longest candidate but the heuristic's: the agent plays
+    that line to its end, then ends its turn, with one search for the whole turn."""
+    agent = agents.load("search", seed=0)
+    searched = []
+
+    def line_values(obs, lines, lengths, redeals, w, seed, max_moves):
+        values = np.zeros(len(lines))
+        values[1:] = 1 + lengths[1:] + np.arange(1, len(lines)) * 1e-3
+        best = int(np.argmax(values))
+        searched.append(lines[best, :lengths[best]].tolist())
+        return values
+
+    agent._playouts = types.SimpleNamespace(line_values=line_values)
+    heuristic = agents.load("heuristic")
+    turns_planned = 0
+    for seed in (12, 13):
+        state = engine.new_deal("standard", 2, seed=seed)
+        plan: list[int] = []
+        while not state.is_over and state.move_count < 400:
+            obs = _obs(state)
+            if state.current_player == 1:
+                action = heuristic.act(obs)
+            else:
+                before = len(searched)
+                action = agent.act(obs)
+                if plan:
+                    assert len(searched) == before, "no search while a plan is under way"
+                    assert action == plan.pop(0)
+                elif len(searched) > before:
+                    line = searched[-1] or [K.END_TURN_ACTION]  # none: end the turn now
+                    assert action == line[0]
+                    plan = line[1:] + [K.END_TURN_ACTION] if line[0] != K.END_TURN_ACTION else []
+                    turns_planned += len(line) > 1
+            engine.apply(state, actions.decode(action))
+            if state.current_player != 0 and not state.is_over:
+                assert not plan, "the turn ended before the plan did"
+    assert turns_planned >= 3 and agent.stats["followed"] > 0
+
+
+def test_the_same_seed_and_observations_give_the_same_moves_and_act_batch_plays_as_act():
+    positions = [obs for _, obs in heuristic_positions(4, seed=8, rules=Rules.preset("standard"))]
+    one, other = agents.load(QUICK, seed=5), agents.load(QUICK, seed=5)
+    moves = [one.act(obs) for obs in positions]
+    assert moves == [other.act(obs) for obs in positions]
+    batch = agents.load(QUICK, seed=5).act_batch(np.stack([o["observation"] for o in positions]),
+                                                 np.stack([o["action_mask"] for o in positions]))
+    assert batch.tolist() == moves
+
+
+def test_it_is_a_vector_env_opponent():
+    pytest.importorskip("stable_baselines3")
+    from kc_env.vector import KingsCornerVecEnv
+
+    env = KingsCornerVecEnv(2, opponents=QUICK, seed=3)
+    env.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(12):
+        masks = env.action_masks()
+        env.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
+
+
+def test_kc_bench_gives_its_cost_a_decision(capsys):
+    import json
+
+    from kc_env.cli import main
+
+    assert main(["bench", "--runs", "2", "--seconds", "0.05", "--only", "search", "--json"]) == 0
+    row = json.loads(capsys.readouterr().out)["results"]["search"]
+    assert len(row["runs"]) == 2 and 0 < row["min"] <= row["median"] <= row["max"]
