@@ -6,9 +6,9 @@ and its spec to ``base.RULE_BASED`` (the one list of their names, which every ot
 ``heuristic:name=value,...`` is the heuristic with some evaluation weights set
 (``heuristic.spec_weights``); ``search`` and ``search:name=value,...`` are the search agent
 (``search_agent``; not in ``SPECS``, which holds the cheap rule-based agents). Any other spec
-that names a folder is loaded as an exported model (``policy_model``); else a bare name such as
-``ppo-standard-2p`` names a model shipped in the package (``kc_env.models``, the repository's
-``models/``).
+that names a folder is loaded as an exported model (``policy_model``, or ``turn_value`` for a
+turn-value model); else a bare name such as ``ppo-standard-2p`` names a model shipped in the
+package (``kc_env.models``, the repository's ``models/``).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from .greedy import GreedyAgent
 from .heuristic import WEIGHTED, HeuristicAgent
 from .policy_model import ModelError, PolicyAgent, model_folder, shipped_models
 from .random_agent import RandomAgent
+from .turn_value import TurnValueAgent, is_turn_value_folder
 from .search_agent import PREFIX as SEARCH_OPTIONS
 from .search_agent import SEARCH, SearchAgent
 
@@ -44,6 +45,8 @@ def load(spec: str | Agent, seed: int | None = None) -> Agent:
     if isinstance(spec, str) and (spec == SEARCH or spec.startswith(SEARCH_OPTIONS)):
         return SearchAgent.from_spec(spec, seed=seed)
     if isinstance(spec, str) and (folder := model_folder(spec)) is not None:
+        if is_turn_value_folder(folder):
+            return TurnValueAgent(folder, seed=seed, spec=spec)
         return PolicyAgent(folder, seed=seed, spec=spec)
     raise ValueError(f"unknown agent spec {spec!r}; known specs: {', '.join(sorted(SPECS))}, "
                      "heuristic:name=value,... (the heuristic with evaluation weights set), "
@@ -52,4 +55,4 @@ def load(spec: str | Agent, seed: int | None = None) -> Agent:
 
 
 __all__ = ["PolicyAgent", "ModelError", "Agent", "RandomAgent", "GreedyAgent", "HeuristicAgent", "SPECS", "RULE_BASED",
-           "COMPILED", "load", "legal_actions", "SearchAgent"]
+           "COMPILED", "load", "legal_actions", "SearchAgent", "TurnValueAgent"]

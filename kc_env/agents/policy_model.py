@@ -77,9 +77,9 @@ class PolicyNetwork:
         if self.prior is not None:
             if masks is None:
                 raise ValueError(f"this network adds the {self.prior} agent's choice: logits() needs the action masks")
-            from . import policies  # compiled on first use, not when kc_env.agents is imported
+            from .batch import actions  # compiled on first use, not when kc_env.agents is imported
 
-            chosen = policies.actions(self.prior, obs, masks, self.heuristic_weights)
+            chosen = actions(self.prior, obs, masks, self.heuristic_weights)
             rows = np.atleast_2d(logits)
             rows[np.arange(len(rows)), chosen] += np.float32(self.prior_weight)
         return logits
@@ -162,10 +162,10 @@ def read_card(folder: str | Path) -> dict[str, Any]:
     if tuned is not None:
         if prior != "heuristic":
             raise ModelError(f"{path}: network heuristic_weights need the heuristic as the network's prior")
-        from . import policies  # compiled on first use, not when kc_env.agents is imported
+        from .heuristic.weights import evaluation_weights
 
         try:
-            policies.evaluation_weights(tuned)
+            evaluation_weights(tuned)
         except ValueError as exc:
             raise ModelError(f"{path}: network {exc}") from None
     return card

@@ -101,7 +101,7 @@ def read_context(obs, R, ctx):
 
 
 @njit
-def _fitting_unseen(piles, pinfo, R, d, p, ctx):
+def fitting_unseen(piles, pinfo, R, d, p, ctx):
     """How many unseen cards may be played onto pile ``p`` (-1 for an empty pile): 0 is a dead
     end, e.g. a red 8 once both black 7s are in sight."""
     if pinfo[d, p, K.LEN] == 0:
@@ -248,7 +248,7 @@ def evaluate(piles, pinfo, hands, S, R, w, d, ctx):
                 empty_corners += 1
     fitting = np.zeros(8, dtype=np.int64)
     for p in range(8):
-        fitting[p] = _fitting_unseen(piles, pinfo, R, d, p, ctx)
+        fitting[p] = fitting_unseen(piles, pinfo, R, d, p, ctx)
     openings = _openings(piles, pinfo, S, R, d, empty_corner)
     unseen = max(ctx[C_UNSEEN], 1.0)
     kings = ctx[C_UNSEEN_KINGS]
