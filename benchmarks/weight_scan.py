@@ -3,7 +3,7 @@
     python benchmarks/weight_scan.py --deals 3000 --seed 31 fit=1.5 fit=1.5,card=0.9
 
 Each argument after the options is a candidate: weights scaled by a factor, ``name=factor``, or
-set to a value, ``name:=value``, joined by commas (names of ``policies.WEIGHT_NAMES``; a weight
+set to a value, ``name:=value``, joined by commas (names of ``WEIGHT_NAMES``; a weight
 left out keeps its shipped value). The shipped weights are always the first row. Every
 candidate plays the same ``--deals`` deals from each seat (2 players, standard rules unless
 ``--rules``) against each opponent of ``--against`` (``heuristic``: the shipped weights;
@@ -23,27 +23,27 @@ import json
 import time
 
 import numpy as np
-
-from kc_env.agents import policies
 from kc_env.training.tune import AGENT_ROWS, interval, seat_shares
+
+from kc_env.agents.heuristic import weights as heuristic_weights
 
 
 def candidate(spec: str) -> np.ndarray:
     """``name=factor,name:=value``: the shipped weights with those scaled (``=``) or set (``:=``,
     e.g. for ``fit_close``, which the shipped weights leave at 0)."""
-    weights = policies.HEURISTIC_WEIGHTS.copy()
+    weights = heuristic_weights.HEURISTIC_WEIGHTS.copy()
     for part in spec.split(","):
         name, _, number = part.partition("=")
         setting = name.endswith(":")
         name = name.removesuffix(":")
-        if name not in policies.WEIGHT_NAMES:
+        if name not in heuristic_weights.WEIGHT_NAMES:
             raise SystemExit(f"weight_scan: unknown weight {name!r} in {spec!r} "
-                             f"(known: {', '.join(policies.WEIGHT_NAMES)})")
+                             f"(known: {', '.join(heuristic_weights.WEIGHT_NAMES)})")
         try:
             value = float(number)
         except ValueError:
             raise SystemExit(f"weight_scan: {part!r} in {spec!r} is not name=factor or name:=value") from None
-        i = policies.WEIGHT_NAMES.index(name)
+        i = heuristic_weights.WEIGHT_NAMES.index(name)
         weights[i] = value if setting else weights[i] * value
     return weights
 
@@ -63,7 +63,7 @@ def main(argv: list[str] | None = None) -> dict:
     if unknown:
         raise SystemExit(f"weight_scan: unknown opponent {unknown[0]!r} (known: {', '.join(AGENT_ROWS)})")
     names = ["shipped", *args.candidates]
-    table = np.array([policies.HEURISTIC_WEIGHTS, *(candidate(c) for c in args.candidates)])
+    table = np.array([heuristic_weights.HEURISTIC_WEIGHTS, *(candidate(c) for c in args.candidates)])
     seeds = np.random.default_rng(args.seed).integers(0, 2**62, size=args.deals)
     results: dict = {"deals": args.deals, "seed": args.seed, "players": args.players, "rules": args.rules, "rows": {}}
     start = time.time()

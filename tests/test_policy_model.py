@@ -109,7 +109,7 @@ def test_shapes_that_do_not_chain_are_refused(tmp_path):
 def test_a_network_with_the_heuristic_as_prior_plays_its_moves_when_the_prior_dominates(tmp_path):
     """Residual policy: the prior agent's choice gets ``prior_weight`` on its logit; a weight far
     above the layers' logits makes the model play exactly the heuristic's moves."""
-    from kc_env.agents.policies import heuristic_action
+    from kc_env.agents.heuristic.search import heuristic_action
 
     net = tiny_network()
     folder = save(tmp_path / "p", PolicyNetwork(net.hidden, net.action, "tanh", "heuristic", 50.0), {})
@@ -139,7 +139,8 @@ def test_an_unknown_prior_or_a_bad_prior_weight_is_refused(tmp_path):
 def test_a_heuristic_prior_plays_with_the_evaluation_weights_its_model_carries(tmp_path):
     """A model whose training tuned its heuristic prior (``training/tune.py``) carries those
     weights in ``model.json``; its moves are the heuristic's with them, not the shipped ones."""
-    from kc_env.agents.policies import evaluation_weights, heuristic_action, heuristic_action_w
+    from kc_env.agents.heuristic.search import heuristic_action, heuristic_action_w
+    from kc_env.agents.heuristic.weights import evaluation_weights
 
     tuned = {"card": 0.05, "opp": 9.0}
     net = tiny_network()

@@ -15,12 +15,12 @@ import pytest
 pytest.importorskip("sb3_contrib")
 pytest.importorskip("numba")
 
-from sb3_contrib import MaskablePPO  # noqa: E402
-
-from kc_env import GAME_INFO  # noqa: E402
 from kc_env.training import config as config_mod  # noqa: E402
 from kc_env.training.export import export, network_of, sample_observations, torch_probabilities  # noqa: E402
 from kc_env.training.train import train  # noqa: E402
+from sb3_contrib import MaskablePPO  # noqa: E402
+
+from kc_env import GAME_INFO  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG = ROOT / "configs" / "default.yaml"
@@ -106,10 +106,10 @@ def test_a_network_with_a_prior_trains_exports_and_plays_like_its_prior(tmp_path
     adds a learned weight to its logit; the export computes the same with numpy (within 1e-5).
     ``network.privileged_critic``: the critic also reads the hidden cards, the actor never does."""
     import torch
-
-    from kc_env.agents.policies import heuristic_action
     from kc_env.training.policy import PriorPolicy
     from kc_env.training.wrappers import privileged_size
+
+    from kc_env.agents.heuristic.search import heuristic_action
 
     cfg = smoke(total_timesteps=2048, network={"shared": [32], "hidden": [16], "prior": "heuristic",
                                                "prior_weight": 20.0, "privileged_critic": True})
@@ -142,8 +142,9 @@ def test_a_network_with_a_prior_trains_exports_and_plays_like_its_prior(tmp_path
 
 
 def test_the_privileged_critic_sees_the_other_hands_and_the_next_stock_cards():
-    from kc_env.vector import KingsCornerVecEnv
     from kc_env.training.wrappers import STOCK_AHEAD, PriorAction
+
+    from kc_env.vector import KingsCornerVecEnv
 
     env = KingsCornerVecEnv(8, num_players=3, opponents="heuristic", seed=3)
     wrapped = PriorAction(env, "heuristic", privileged=True)
@@ -162,8 +163,9 @@ def test_the_privileged_critic_sees_the_other_hands_and_the_next_stock_cards():
 def test_blocked_reward_prices_only_blocked_deals_without_a_winner():
     """A blocked deal with no winner costs the learner ``blocked_reward``; wins, losses, a
     fewest-cards winner of a blocked deal and live steps keep the env's reward."""
-    from kc_env.vector import KingsCornerVecEnv
     from kc_env.training.wrappers import BlockedReward
+
+    from kc_env.vector import KingsCornerVecEnv
 
     venv = KingsCornerVecEnv(5, seed=0)
     deals = [{"blocked": True, "winner": None}, {"blocked": True, "winner": 1},
@@ -179,9 +181,10 @@ def test_blocked_reward_prices_only_blocked_deals_without_a_winner():
 def test_kickstart_clones_the_teacher():
     """Behaviour cloning on the heuristic's moves: legal demonstrations, returns within the
     reward's range, and a policy that agrees with the teacher far more than chance."""
-    from kc_env.vector import KingsCornerVecEnv
     from kc_env.training.policy import policy_kwargs
     from kc_env.training.pretrain import collect, fit
+
+    from kc_env.vector import KingsCornerVecEnv
 
     env = KingsCornerVecEnv(32, seed=3)
     demos = collect(env, "heuristic", 3000, gamma=0.99)

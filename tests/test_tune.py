@@ -11,12 +11,13 @@ import pytest
 pytest.importorskip("sb3_contrib")
 pytest.importorskip("numba")
 
-from kc_env.agents import policies  # noqa: E402
 from kc_env.training import config as config_mod  # noqa: E402
 from kc_env.training import tune as tune_mod  # noqa: E402
 
+from kc_env.agents.heuristic import weights as heuristic_weights  # noqa: E402
+
 ROOT = Path(__file__).resolve().parent.parent
-DEFAULT = policies.HEURISTIC_WEIGHTS
+DEFAULT = heuristic_weights.HEURISTIC_WEIGHTS
 
 
 def tuned_config(**overrides):
@@ -33,7 +34,7 @@ def against(agent: str, deals: int, num_players: int = 2) -> np.ndarray:
 def weights(**scaled) -> np.ndarray:
     w = DEFAULT.copy()
     for name, factor in scaled.items():
-        w[policies.WEIGHT_NAMES.index(name)] *= factor
+        w[heuristic_weights.WEIGHT_NAMES.index(name)] *= factor
     return w
 
 
@@ -87,7 +88,7 @@ def test_tuning_moves_only_the_named_weights_and_a_killed_run_goes_on_where_it_s
     state = json.loads((tmp_path / "whole" / "tune.json").read_text())
     assert len(state["generations"]) == 2 and state["holdout"]["weights"] == whole
     assert state["holdout"]["deals"] == 6 and state["holdout"]["interval"][0] <= state["holdout"]["share"]
-    moved = [n for n in policies.WEIGHT_NAMES if whole[n] != pytest.approx(DEFAULT[policies.WEIGHT_NAMES.index(n)])]
+    moved = [n for n in heuristic_weights.WEIGHT_NAMES if whole[n] != pytest.approx(DEFAULT[heuristic_weights.WEIGHT_NAMES.index(n)])]
     assert moved and set(moved) <= {"card", "opp"}
     # the same run killed after its first generation resumes with the second
     (tmp_path / "killed").mkdir()
@@ -99,17 +100,18 @@ def test_tuning_moves_only_the_named_weights_and_a_killed_run_goes_on_where_it_s
 def test_tuning_every_weight_leaves_a_weight_at_zero_there(tmp_path):
     """The search is in log weights: with ``tune.weights`` empty it tunes the weights above 0, and
     ``fit_close`` (0 in the shipped weights) stays 0 rather than turning into nan or -inf."""
-    assert DEFAULT[policies.WEIGHT_NAMES.index("fit_close")] == 0.0
+    assert DEFAULT[heuristic_weights.WEIGHT_NAMES.index("fit_close")] == 0.0
     cfg = tuned_config(tune={"generations": 1, "pairs": 2, "deals": 4, "holdout_deals": 0, "weights": []})
     tuned = tune_mod.tune(cfg, tmp_path, log=lambda _: None)
     assert tuned["fit_close"] == 0.0 and all(np.isfinite(v) for v in tuned.values())
-    assert tuned["card"] != pytest.approx(DEFAULT[policies.WEIGHT_NAMES.index("card")])
+    assert tuned["card"] != pytest.approx(DEFAULT[heuristic_weights.WEIGHT_NAMES.index("card")])
 
 
 def test_kc_train_tunes_the_prior_then_trains_and_exports_a_model_that_carries_the_weights(tmp_path):
-    from kc_env.agents.policy_model import load_network
     from kc_env.training.export import export
     from kc_env.training.train import train
+
+    from kc_env.agents.policy_model import load_network
 
     cfg = tuned_config(total_timesteps=512, eval={"every": 0, "deals": 4})
     run = train(cfg, tmp_path / "run", progress=False, argv=["test"])
@@ -143,9 +145,8 @@ def test_a_tuning_config_that_cannot_work_is_refused():
 
 
 def test_weights_set_in_the_config_are_the_priors_without_tuning_and_tuning_starts_from_them(tmp_path):
-    from sb3_contrib import MaskablePPO
-
     from kc_env.training.train import train
+    from sb3_contrib import MaskablePPO
 
     chosen = {"fit": 0.375, "card": 0.9}
     cfg = tuned_config(network={"shared": [32], "hidden": [16], "prior": "heuristic", "prior_weight": 3.0,
@@ -153,7 +154,7 @@ def test_weights_set_in_the_config_are_the_priors_without_tuning_and_tuning_star
                        tune={"generations": 0}, total_timesteps=256, eval={"every": 0, "deals": 2})
     run = train(cfg, tmp_path / "run", progress=False, argv=["test"])
     carried = MaskablePPO.load(run.folder / "final.zip", device="cpu").policy.heuristic_weights
-    assert carried == policies.weights_by_name(weights(fit=1.5, card=0.9))
+    assert carried == heuristic_weights.weights_by_name(weights(fit=1.5, card=0.9))
     assert not (run.folder / "tune.json").exists()
     # with tuning on, the search starts from those weights, not the shipped ones
     tuning = tuned_config(network={"shared": [32], "hidden": [16], "prior": "heuristic", "prior_weight": 3.0,
@@ -198,9 +199,9 @@ def test_the_weight_scan_compares_candidates_with_the_shipped_weights_on_the_sam
         scan.main(["--deals", "1", "--against", "champion", "fit=2"])
     # a weight the shipped heuristic leaves at 0 is set rather than scaled
     set_close = scan.candidate("fit_close:=0.375,close:=4,fit=2")
-    assert set_close[policies.WEIGHT_NAMES.index("fit_close")] == 0.375
-    assert set_close[policies.WEIGHT_NAMES.index("close")] == 4.0
-    assert set_close[policies.WEIGHT_NAMES.index("fit")] == 2 * DEFAULT[policies.WEIGHT_NAMES.index("fit")]
+    assert set_close[heuristic_weights.WEIGHT_NAMES.index("fit_close")] == 0.375
+    assert set_close[heuristic_weights.WEIGHT_NAMES.index("close")] == 4.0
+    assert set_close[heuristic_weights.WEIGHT_NAMES.index("fit")] == 2 * DEFAULT[heuristic_weights.WEIGHT_NAMES.index("fit")]
     with pytest.raises(SystemExit, match="is not name=factor or name:=value"):
         scan.candidate("fit_close:=much")
 

@@ -4,9 +4,6 @@ imports without numba. (Equality with the reference engine: ``test_vector_diff.p
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import numpy as np
 import pytest
 
@@ -136,13 +133,3 @@ def test_set_opponents_after_a_deal_and_forgetting_unused_policies():
 def test_bad_arguments_are_refused(kwargs, message):
     with pytest.raises(ValueError, match=message):
         KingsCornerVecEnv(**kwargs)
-
-
-def test_kc_env_imports_without_numba():
-    code = (
-        "import sys; sys.modules['numba'] = None\n"
-        "import kc_env, kc_env.kings_corner_v0, kc_env.gym_env, kc_env.observation, kc_env.actions\n"
-        "try:\n    import kc_env.vector\nexcept ImportError as exc:\n    print(exc)\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert "kc_env.vector needs numba" in out

@@ -19,7 +19,7 @@ import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
 
-from kc_env.agents import policies, policy_model
+from kc_env.agents import batch, policy_model
 from kc_env.agents.policy_model import PolicyNetwork
 
 TOLERANCE = 1e-5
@@ -52,7 +52,7 @@ def torch_probabilities(model: MaskablePPO, obs: np.ndarray, masks: np.ndarray) 
     prior = getattr(model.policy, "prior", None)
     if prior is not None:  # the observation the policy trained on carries the prior's action
         hidden = np.zeros((len(obs), model.policy.privileged), dtype=np.float32)  # only the critic reads these
-        chosen = policies.actions(prior, obs, masks, getattr(model.policy, "heuristic_weights", None))
+        chosen = batch.actions(prior, obs, masks, getattr(model.policy, "heuristic_weights", None))
         obs = np.concatenate([obs, chosen[:, None], hidden], axis=1)
     with torch.no_grad():
         tensor = torch.as_tensor(obs, dtype=torch.float32)

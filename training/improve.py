@@ -35,8 +35,8 @@ from typing import Any
 import numpy as np
 import torch
 
+from kc_env.agents.batch import rule_based
 from kc_env.vector import KingsCornerVecEnv, VecGame
-from kc_env.vector.opponents import rule_based
 
 from .rollouts import move_values
 

@@ -17,7 +17,7 @@ import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
 
-from kc_env.vector.opponents import rule_based
+from kc_env.agents.batch import rule_based
 
 
 @dataclass

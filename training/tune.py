@@ -1,8 +1,8 @@
 """Tuning the heuristic prior's evaluation weights against the league (``tune:`` in a config).
 
 The heuristic searches the rest of its turn and scores every position where it may end the turn
-with ``policies.evaluate``: a weighted sum of what the seat holds and what the position offers
-the others (``policies.WEIGHT_NAMES``). Its shipped weights were tuned by hand against
+with ``kc_env.agents.heuristic.evaluation.evaluate``: a weighted sum of what the seat holds and what the position offers
+the others (``WEIGHT_NAMES``). Its shipped weights were tuned by hand against
 ``greedy``. Before the network trains, this stage fits those weights for the table the learner
 will meet, the league's rule-based agents, by an evolution strategy (Salimans et al. 2017):
 
@@ -34,11 +34,11 @@ from typing import Any
 import numpy as np
 
 from kc_env.agents.base import RULE_BASED
-from kc_env.agents import policies
+from kc_env.agents.batch import rule_based, weighted_heuristic
+from kc_env.agents.heuristic import weights as heuristic_weights
 from kc_env.game_info import GAME_INFO
 from kc_env.vector import VecGame
 from kc_env.vector import kernel as K
-from kc_env.vector.opponents import rule_based, weighted_heuristic
 
 from .config import TrainConfig
 from .rollouts import play_out, shares
@@ -64,7 +64,7 @@ def seat_shares(weights: np.ndarray, rules: Any, num_players: int, seeds: np.nda
     every candidate; a ``random`` seat draws from a SplitMix64 stream seeded by ``seed`` and its
     deal and seat, so every candidate meets the same random opponent's stream."""
     weights = np.atleast_2d(np.asarray(weights, dtype=np.float64))
-    table = np.vstack([policies.HEURISTIC_WEIGHTS[None, :], weights])
+    table = np.vstack([heuristic_weights.HEURISTIC_WEIGHTS[None, :], weights])
     n_cand, n_deals = len(weights), len(seeds)
     cand, deal, seat = (a.ravel() for a in np.meshgrid(np.arange(n_cand), np.arange(n_deals), np.arange(num_players),
                                                          indexing="ij"))
@@ -126,7 +126,7 @@ def interval(values: np.ndarray) -> tuple[float, float]:
 def start_weights(cfg: TrainConfig) -> dict[str, float]:
     """The prior's evaluation weights before any tuning: the shipped ones, with those the config
     names in ``network.heuristic_weights``."""
-    return policies.weights_by_name(policies.evaluation_weights(cfg.network.heuristic_weights))
+    return heuristic_weights.weights_by_name(heuristic_weights.evaluation_weights(cfg.network.heuristic_weights))
 
 
 def tune(cfg: TrainConfig, folder: Path, log: Callable[[str], None] = print) -> dict[str, float]:
@@ -136,12 +136,12 @@ def tune(cfg: TrainConfig, folder: Path, log: Callable[[str], None] = print) -> 
     path = folder / TUNE_FILE
     state: dict[str, Any] = json.loads(path.read_text()) if path.is_file() else {
         "start": start_weights(cfg), "generations": []}
-    start = policies.evaluation_weights(state["start"])
-    names = list(t.weights) or [n for n, v in zip(policies.WEIGHT_NAMES, start, strict=True) if v > 0]
-    tuned = np.array([policies.WEIGHT_NAMES.index(n) for n in names], dtype=np.int64)
+    start = heuristic_weights.evaluation_weights(state["start"])
+    names = list(t.weights) or [n for n, v in zip(heuristic_weights.WEIGHT_NAMES, start, strict=True) if v > 0]
+    tuned = np.array([heuristic_weights.WEIGHT_NAMES.index(n) for n in names], dtype=np.int64)
     rules = cfg.rules_object()
     last = state["generations"][-1]["weights"] if state["generations"] else state["start"]
-    weights = policies.evaluation_weights(last)
+    weights = heuristic_weights.evaluation_weights(last)
     theta = np.log(weights[tuned])  # the search is in the log of the tuned weights; the rest stay
     for g in range(len(state["generations"]), t.generations):
         rng = np.random.default_rng([cfg.seed, 20261130, g])
@@ -156,11 +156,11 @@ def tune(cfg: TrainConfig, folder: Path, log: Callable[[str], None] = print) -> 
         theta += t.step * ((r[:t.pairs] - r[t.pairs:]) @ eps) / t.pairs
         weights[tuned] = np.exp(theta)
         state["generations"].append({"generation": g, "mean_share": float(won.mean()), "best_share": float(won.max()),
-                                     "weights": policies.weights_by_name(weights)})
+                                     "weights": heuristic_weights.weights_by_name(weights)})
         _write(path, state)
         log(f"tune: generation {g + 1}/{t.generations}: candidates' mean {OBJECTIVES[t.objective]} {won.mean():.3f} "
             f"(best {won.max():.3f}); " + ", ".join(f"{n} {weights[i]:.3g}" for n, i in zip(names, tuned, strict=True)))
-    final = policies.weights_by_name(weights)
+    final = heuristic_weights.weights_by_name(weights)
     if t.holdout_deals and state.get("holdout", {}).get("weights") != final:
         rng = np.random.default_rng([cfg.seed, 20261130, -1 % 2**32])
         seeds = rng.integers(0, 2**62, size=t.holdout_deals)

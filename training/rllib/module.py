@@ -11,7 +11,7 @@ the shapes are the same, ``network_of`` copies the weights into a ``PolicyNetwor
 
 ``RuleBasedModule`` plays ``greedy``, ``heuristic`` or ``random`` inside RLlib: it has no
 weights and is never trained; it computes its actions (``Columns.ACTIONS``) with the same
-numba functions as the vector env's batched opponents (``kc_env.agents.policies``), from the
+numba functions as the vector env's batched opponents (``kc_env.agents.batch``), from the
 seat's observation and mask only. Opponents as modules, rather than inside an env wrapper, keep
 RLlib's env the plain PettingZoo env with every seat an agent, let one ``policy_mapping_fn``
 choose per episode who plays which seat (learner, rule-based agent or frozen snapshot), and let
@@ -32,7 +32,7 @@ from ray.rllib.utils.torch_utils import FLOAT_MIN
 from torch import nn
 
 from kc_env.actions import NUM_ACTIONS
-from kc_env.agents import policies
+from kc_env.agents import batch
 from kc_env.agents.base import RULE_BASED
 from kc_env.agents.policy_model import PolicyNetwork
 from kc_env.observation import OBS_SIZE
@@ -106,7 +106,7 @@ class RuleBasedModule(RLModule):
         """One legal action per row of a batch, as the agent would play it."""
         if self.agent == "random":
             return np.array([self._rng.choice(np.flatnonzero(m)) for m in masks], dtype=np.int64)
-        return policies.actions(self.agent, obs, masks)
+        return batch.actions(self.agent, obs, masks)
 
     def _forward(self, batch: dict[str, Any], **kwargs) -> dict[str, Any]:
         obs = batch[Columns.OBS]
