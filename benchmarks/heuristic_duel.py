@@ -31,7 +31,6 @@ from kc_env import engine
 from kc_env.agents.batch import rule_based
 from kc_env.commands.common import parse_rules
 from kc_env.vector import VecGame
-from kc_env.vector import kernel as K
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -83,11 +82,11 @@ def main(argv: list[str] | None = None) -> dict:
         chunk = games[at:at + args.batch]
         g = VecGame(len(chunk))
         idx = np.arange(len(chunk))
-        g.deal(idx, rules, n, seeds=[args.seed + d for d, _ in chunk], dealers=[d % n for d, _ in chunk])
-        g.R[:, K.R_MAX_MOVES] = 1000
+        g.deal(idx, rules, n, seeds=[args.seed + d for d, _ in chunk], dealers=[d % n for d, _ in chunk],
+               max_moves=1000)
         live = idx
         while live.size:
-            seats = g.S[live, K.CUR]
+            seats = g.to_act(live)
             obs, masks = g.observe(live, seats), g.legal_masks(live)
             a_old, a_new = old(obs, masks), new(obs, masks)
             choice = masks.sum(axis=1) > 1
@@ -99,9 +98,9 @@ def main(argv: list[str] | None = None) -> dict:
                               "new": int(a_new[i])})
             mine = np.array([chunk[b][1] for b in live]) == seats
             g.step(live, np.where(mine, a_new, a_old))
-            over = (g.S[live, K.OVER] != 0) | (g.S[live, K.TRUNC] != 0)
+            over = g.over(live)
             for b in live[over].tolist():
-                winner = int(g.S[b, K.WINNER]) if not g.S[b, K.TRUNC] else -1
+                winner = g.winners(b)
                 shares.append(1.0 / n if winner < 0 else float(winner == chunk[b][1]))
             live = live[~over]
     s = np.array(shares)

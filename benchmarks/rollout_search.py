@@ -24,11 +24,10 @@ import json
 import time
 
 import numpy as np
+from kc_env.training.rollouts import move_values
 
+from kc_env.agents.batch import rule_based
 from kc_env.vector import VecGame
-from kc_env.vector import kernel as K
-from kc_env.vector.opponents import rule_based
-from kc_env.training.rollouts import end_cut_off, move_values
 
 
 def main(argv: list[str] | None = None) -> dict:
@@ -60,8 +59,9 @@ def main(argv: list[str] | None = None) -> dict:
     while any(s is not None for s in slot):
         live = np.array([b for b in range(args.batch) if slot[b] is not None], dtype=np.int64)
         masks = games.legal_masks(live)
-        moves = heuristic(games.observe(live, games.S[live, K.CUR]), masks)
-        mine = np.array([slot[b][1] == games.S[b, K.CUR] for b in live]) & (masks.sum(axis=1) > 1)
+        seats = games.to_act(live)
+        moves = heuristic(games.observe(live, seats), masks)
+        mine = (np.array([slot[b][1] for b in live]) == seats) & (masks.sum(axis=1) > 1)
         at = np.flatnonzero(mine)
         if at.size:
             rows, acts = np.nonzero(masks[at])
@@ -75,10 +75,10 @@ def main(argv: list[str] | None = None) -> dict:
             decisions += at.size
             deviations += int(better.sum())
         games.step(live, moves)
-        end_cut_off(games, live)
+        games.end_cut_off(live)
         for b in live.tolist():
-            if games.S[b, K.OVER]:
-                winner = int(games.S[b, K.WINNER])
+            if games.over(b):
+                winner = games.winners(b)
                 shares.append(1.0 / n if winner < 0 else float(winner == slot[b][1]))
                 deal(b)
     s = np.array(shares)

@@ -8,12 +8,13 @@ import pytest
 pytest.importorskip("sb3_contrib")
 pytest.importorskip("numba")
 
-from kc_env.vector import KingsCornerVecEnv, VecGame  # noqa: E402
-from kc_env.vector import kernel as K  # noqa: E402
-from kc_env.vector.opponents import rule_based  # noqa: E402
 from kc_env.training import config as config_mod  # noqa: E402
 from kc_env.training.rollouts import RolloutReward, copy_games, move_values, play_out  # noqa: E402
 from kc_env.training.wrappers import PriorAction  # noqa: E402
+
+from kc_env.agents.batch import rule_based  # noqa: E402
+from kc_env.vector import KingsCornerVecEnv, VecGame  # noqa: E402
+from kc_env.vector import kernel as K  # noqa: E402
 
 
 def test_a_copied_game_plays_on_exactly_like_the_original():
@@ -84,7 +85,7 @@ def test_a_tuned_priors_play_out_is_what_happens_when_it_plays_on_against_the_le
     moved play the tuned prior and every other seat the shipped heuristic, as the league's
     ``heuristic`` opponents do: the value of the tuned prior's move is the learner's real outcome
     when it goes on playing the tuned prior's moves."""
-    from kc_env.agents import policies
+    from kc_env.agents.heuristic.weights import HEURISTIC_WEIGHTS, weights_by_name
 
     tuned = {"fit": 1.0, "opp": 6.0, "card": 0.5}
     env = KingsCornerVecEnv(16, num_players=2, opponents="heuristic", seed=11)
@@ -93,7 +94,7 @@ def test_a_tuned_priors_play_out_is_what_happens_when_it_plays_on_against_the_le
     first = obs[:, K.OBS_SIZE].astype(np.int64)
     predicted = move_values(env.game, np.arange(16), first, "heuristic", weights=tuned)
     shipped_mover = move_values(env.game, np.arange(16), first, "heuristic")
-    shipped = policies.weights_by_name(policies.HEURISTIC_WEIGHTS)  # by name, the shipped heuristic itself
+    shipped = weights_by_name(HEURISTIC_WEIGHTS)  # by name, the shipped heuristic itself
     assert move_values(env.game, np.arange(16), first, "heuristic", weights=shipped).tolist() == shipped_mover.tolist()
     outcome = outcomes_playing_the_prior(wrapped, obs)
     assert predicted.tolist() == outcome.tolist()

@@ -32,45 +32,31 @@ import numpy as np
 from numba import njit
 from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
 
-from kc_env.agents import policies
+from kc_env.agents.batch import rule_based, weighted_heuristic
+from kc_env.agents.heuristic.weights import HEURISTIC_WEIGHTS, evaluation_weights
 from kc_env.vector import KingsCornerVecEnv, VecGame
 from kc_env.vector import kernel as K
-from kc_env.vector.opponents import rule_based, weighted_heuristic
-
-GAME_ARRAYS = ("piles", "pinfo", "hands", "stock", "S", "R", "rules_vecs", "mt")
-"""The arrays that make one game of a ``VecGame``: copying a row of each copies the deal."""
 
 
 def copy_games(src: VecGame, src_idx: np.ndarray, dst: VecGame, dst_idx: np.ndarray) -> None:
     """Copy games ``src_idx`` of ``src`` into games ``dst_idx`` of ``dst`` (random state and
-    rules included)."""
-    for name in GAME_ARRAYS:
-        getattr(dst, name)[dst_idx] = getattr(src, name)[src_idx]
-    for s, d in zip(np.asarray(src_idx).tolist(), np.asarray(dst_idx).tolist(), strict=True):
-        dst.rules[d], dst.seeds[d] = src.rules[s], src.seeds[s]
+    rules included): ``VecGame.copy_to``."""
+    src.copy_to(src_idx, dst, dst_idx)
 
 
 def play_out(game: VecGame, idx: np.ndarray, policy, seated: bool = False) -> np.ndarray:
     """Let ``policy(obs, masks)`` play every seat of games ``idx`` until each deal ends; returns
     each game's winner (-1: nobody). With ``seated``, the policy is asked
     ``policy(obs, masks, games, seats)``, so it can play each game's seats differently. A deal
-    cut off after ``max_moves`` ends as a blocked deal (``end_cut_off``)."""
+    cut off after ``max_moves`` ends as a blocked deal (``VecGame.end_cut_off``)."""
     active = idx
     while active.size:
-        seats = game.S[active, K.CUR]
+        seats = game.to_act(active)
         obs, masks = game.observe(active, seats), game.legal_masks(active)
         game.step(active, policy(obs, masks, active, seats) if seated else policy(obs, masks))
-        end_cut_off(game, active)
-        active = active[game.S[active, K.OVER] == 0]
-    return game.S[idx, K.WINNER].copy()
-
-
-def end_cut_off(game: VecGame, idx: np.ndarray) -> None:
-    """End each deal of games ``idx`` that was cut off after ``max_moves`` as a blocked deal
-    (RULES.md 4.8, as ``match.truncate`` ends one in the engine): no winner, or under
-    ``blocked: fewest_cards`` the one seat with the fewest cards."""
-    for b in idx[(game.S[idx, K.TRUNC] != 0) & (game.S[idx, K.OVER] == 0)].tolist():
-        K.finish_blocked(game.hands, game.S, game.R, b)
+        game.end_cut_off(active)
+        active = active[~game.over(active)]
+    return game.winners(idx)
 
 
 def shares(winners: np.ndarray, seats: np.ndarray, num_players) -> np.ndarray:
@@ -135,21 +121,21 @@ def move_values(game: VecGame, games: np.ndarray, moves: np.ndarray, prior: str,
     if scratch is None or scratch.size < rows.size:
         scratch = VecGame(max(rows.size, 1))
     copy_games(game, np.repeat(games, k), scratch, rows)
-    seats = scratch.S[rows, K.CUR].copy()
+    seats = scratch.to_act(rows)
     if redeals:
         draw = (np.repeat(keys.astype(np.uint64) * np.uint64(1_000_003), k)
                 + np.tile(np.arange(k, dtype=np.uint64), len(games)))
         redeal_unseen(scratch.hands, scratch.stock, scratch.S, rows, draw.astype(np.int64))
     scratch.step(rows, np.repeat(moves, k))
     if prior == "heuristic" and weights is not None:
-        table = np.vstack([policies.HEURISTIC_WEIGHTS, policies.evaluation_weights(weights)])
+        table = np.vstack([HEURISTIC_WEIGHTS, evaluation_weights(weights)])
         heuristic, mover = weighted_heuristic(table), np.full(scratch.size, -1, dtype=np.int64)
         mover[rows] = seats
         winners = play_out(scratch, rows, lambda obs, masks, at, who: heuristic(
             obs, masks, rows=(who == mover[at]).astype(np.int64)), seated=True)
     else:
         winners = play_out(scratch, rows, rule_based(prior, weights))
-    return shares(winners, seats, scratch.S[rows, K.NP]).reshape(-1, k).mean(axis=1)
+    return shares(winners, seats, scratch.num_players(rows)).reshape(-1, k).mean(axis=1)
 
 
 

@@ -13,9 +13,8 @@ import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
 
+from kc_env.agents.batch import rule_based
 from kc_env.vector import KingsCornerVecEnv
-from kc_env.vector import kernel as K
-from kc_env.vector.opponents import rule_based
 
 
 class BlockedReward(VecEnvWrapper):
@@ -90,10 +89,10 @@ def privileged_features(env: KingsCornerVecEnv) -> np.ndarray:
     the 54 card ids. The actor never reads these columns; the exported policy does not have them."""
     game, n = env.game, env.num_players
     rows = np.arange(env.num_envs)
-    learner = game.S[:, K.LEARNER]
+    learner = env.learner_seats()
     bits = np.arange(54, dtype=np.int64)
     hands = [((game.hands[rows, (learner + j) % n][:, None] >> bits) & 1) for j in range(1, n)]
-    length = game.S[:, K.SLEN]
+    length = game.stock_sizes(rows)
     ahead = []
     for k in range(STOCK_AHEAD):
         pos = length - 1 - k

@@ -14,6 +14,7 @@ game.load(1, engine.new_deal("pagat", 3, seed=8))  # or copy an engine state in
 masks = game.legal_masks([0])               # int8 [1, 497], as actions.legal_mask
 obs = game.observe([0], [game.to_act(0)])   # float32 [1, 1584], as observation.encode
 game.step([0], [496])                       # end turn, as engine.apply(state, END_TURN)
+game.to_act([0, 1]), game.over([0, 1]), game.winners([0, 1])  # int64 / bool arrays, one per game
 game.to_state(0)                            # back to an engine GameState (hands sorted)
 ```
 """
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -80,8 +82,9 @@ def _state_row(state: GameState) -> list[int]:
             + state.stock + [0] * (54 - len(state.stock)) + [jv[0][0], jv[1][0], jv[0][1], jv[1][1]])
 
 
-def _load_rows(idx: np.ndarray, rows: np.ndarray, piles, pinfo, hands, stock, S) -> None:
+def _load_rows(idx: np.ndarray, rows: np.ndarray, g: K.Games) -> None:
     """Write flattened states (``_state_row``) into the arrays (plain numpy, vectorised)."""
+    piles, pinfo, hands, stock, S = g.piles, g.pinfo, g.hands, g.stock, g.S
     S[idx, :] = 0
     cols = [K.DEALER, K.CUR, K.DRAWN, K.PLAYED, K.MOVED, K.IDLE, K.OVER, K.WINNER, K.BLOCKED, K.MOVES, K.NP]
     S[idx[:, None], np.array(cols)] = rows[:, :11]
@@ -95,20 +98,28 @@ def _load_rows(idx: np.ndarray, rows: np.ndarray, piles, pinfo, hands, stock, S)
 
 class VecGame:
     """``size`` games in the kernel's arrays, every seat played from outside (see the module
-    docstring). Indices are game numbers ``0..size-1``; batched calls take a list of them."""
+    docstring). Indices are game numbers ``0..size-1``; batched calls take a list of them.
+
+    ``state`` is the kernel's ``Games`` (``piles``, ``pinfo``, ``hands``, ``stock``, ``S``, ``R``,
+    ``mt``: layout in ``kernel.py``), readable as attributes too (``game.hands`` is
+    ``game.state.hands``); ``rules_vecs[b]`` is the rules section of game ``b``'s observations.
+    Code outside the kernel reads the state through the methods below (``to_act``, ``over``,
+    ``winners``...), not through the kernel's columns."""
 
     def __init__(self, size: int) -> None:
         self.size = size
-        self.piles = np.zeros((size, 8, K.PILE_CAP), dtype=np.int8)
-        self.pinfo = np.zeros((size, 8, K.PINFO), dtype=np.int64)
-        self.hands = np.zeros((size, K.MAX_SEATS), dtype=np.int64)
-        self.stock = np.zeros((size, K.STOCK_CAP), dtype=np.int8)
-        self.S = np.zeros((size, K.NUM_S), dtype=np.int64)
-        self.R = np.zeros((size, K.NUM_R), dtype=np.int64)
+        self.state = K.alloc_games(size)
         self.rules_vecs = np.zeros((size, K.RULES_SIZE), dtype=np.float32)
-        self.mt = np.zeros((size, K.MT_N + 1), dtype=np.int64)  # each deal's random.Random state
         self.rules: list[Rules | None] = [None] * size
         self.seeds: list[int | None] = [None] * size
+
+    piles = property(lambda self: self.state.piles, doc="``state.piles``: each pile's cards, bottom first")
+    pinfo = property(lambda self: self.state.pinfo, doc="``state.pinfo``: each pile's length, top value, accepts")
+    hands = property(lambda self: self.state.hands, doc="``state.hands``: each seat's hand, a bitmask of card ids")
+    stock = property(lambda self: self.state.stock, doc="``state.stock``: the stock, its top last")
+    S = property(lambda self: self.state.S, doc="``state.S``: the scalars of each game (``kernel.CUR``...)")
+    R = property(lambda self: self.state.R, doc="``state.R``: the rules row of each game (``rules_row``)")
+    mt = property(lambda self: self.state.mt, doc="``state.mt``: each deal's ``random.Random`` state")
 
     def set_rules(self, idx: Sequence[int], rules: Rules | str | None, max_moves: int = DEFAULT_MAX_MOVES,
                   reward: str = "win_loss") -> None:
@@ -134,8 +145,7 @@ class VecGame:
         self.set_rules(idx, rules, max_moves, reward)
         idx = np.asarray(idx, dtype=np.int64)
         K.deal_batch(idx, np.asarray(seeds, dtype=np.int64), np.asarray(dealers, dtype=np.int64),
-                     np.full(len(idx), num_players, dtype=np.int64), self.piles, self.pinfo, self.hands,
-                     self.stock, self.S, self.R, self.mt)
+                     np.full(len(idx), num_players, dtype=np.int64), self.state)
         for b, s in zip(idx.tolist(), seeds, strict=True):
             self.seeds[b] = s
 
@@ -151,21 +161,56 @@ class VecGame:
         """``load`` for several games at once."""
         idx = np.asarray(idx, dtype=np.int64)
         rows = np.array([_state_row(s) for s in states], dtype=np.int64).reshape(-1, _ROW)
-        _load_rows(idx, rows, self.piles, self.pinfo, self.hands, self.stock, self.S)
+        _load_rows(idx, rows, self.state)
         for b, state in zip(idx.tolist(), states, strict=True):
             self.set_rules([b], state.rules, max_moves, reward)
             version, words, _ = state.rng.getstate()
             self.mt[b] = words
             self.seeds[b] = state.seed
-        K.refresh_batch(idx, self.piles, self.pinfo, self.S, self.R)
+        K.refresh_batch(idx, self.state)
 
     # -- reading ---------------------------------------------------------------------------
+    # ``to_act`` ... ``stock_sizes`` take one game ``b`` (and give a Python int or bool) or a list
+    # or array of games (and give an array, a copy), as numpy indexing does.
 
-    def to_act(self, b: int) -> int:
-        """The seat to act in game ``b``."""
-        return int(self.S[b, K.CUR])
+    def _scalars(self, idx: int | Sequence[int], col: int) -> np.ndarray:
+        if isinstance(idx, (int, np.integer)):
+            return self.state.S[idx, col]
+        return self.state.S[np.asarray(idx, dtype=np.int64), col]
+
+    def to_act(self, idx: int | Sequence[int]) -> int | np.ndarray:
+        """The seat to act in each game (int64)."""
+        return _out(self._scalars(idx, K.CUR))
+
+    def over(self, idx: int | Sequence[int]) -> bool | np.ndarray:
+        """Whether each game takes no more moves: its deal ended, or it was cut off after
+        ``max_moves`` moves (``cut_off``)."""
+        return _out((self._scalars(idx, K.OVER) != 0) | (self._scalars(idx, K.TRUNC) != 0))
+
+    def cut_off(self, idx: int | Sequence[int]) -> bool | np.ndarray:
+        """Whether each game was cut off after ``max_moves`` moves with its deal not over (until
+        ``end_cut_off`` ends it)."""
+        return _out((self._scalars(idx, K.TRUNC) != 0) & (self._scalars(idx, K.OVER) == 0))
+
+    def winners(self, idx: int | Sequence[int]) -> int | np.ndarray:
+        """The winner of each game's deal, -1 if nobody won or the deal is not over (int64)."""
+        return _out(np.where(self._scalars(idx, K.OVER) != 0, self._scalars(idx, K.WINNER), -1))
+
+    def turn_started(self, idx: int | Sequence[int]) -> bool | np.ndarray:
+        """Whether the seat to act in each game is at the start of its turn: it has played no
+        card and moved no pile yet (it may have drawn)."""
+        return _out((self._scalars(idx, K.PLAYED) == 0) & (self._scalars(idx, K.MOVED) == 0))
+
+    def num_players(self, idx: int | Sequence[int]) -> int | np.ndarray:
+        """The number of players of each game (int64)."""
+        return _out(self._scalars(idx, K.NP))
+
+    def stock_sizes(self, idx: int | Sequence[int]) -> int | np.ndarray:
+        """The number of cards in each game's stock (int64; its top is ``stock[b, size - 1]``)."""
+        return _out(self._scalars(idx, K.SLEN))
 
     def is_over(self, b: int) -> bool:
+        """Whether game ``b``'s deal ended (a win or a blocked deal; not when only cut off)."""
         return bool(self.S[b, K.OVER])
 
     def truncated(self, b: int) -> bool:
@@ -173,6 +218,7 @@ class VecGame:
         return bool(self.S[b, K.TRUNC])
 
     def winner(self, b: int) -> int | None:
+        """The winner of game ``b``'s deal, None if nobody won or it is not over."""
         w = int(self.S[b, K.WINNER])
         return None if w < 0 or not self.S[b, K.OVER] else w
 
@@ -180,15 +226,14 @@ class VecGame:
         """int8 ``[len(idx), 497]``: the legal mask of the player to act in each game."""
         idx = np.asarray(idx, dtype=np.int64)
         out = np.zeros((len(idx), K.NUM_ACTIONS), dtype=np.int8)
-        K.legal_batch(idx, self.piles, self.pinfo, self.hands, self.S, self.R, out)
+        K.legal_batch(idx, self.state, out)
         return out
 
     def observe(self, idx: Sequence[int], seats: Sequence[int]) -> np.ndarray:
         """float32 ``[len(idx), 1584]``: the observation of ``seats[i]`` in game ``idx[i]``."""
         idx = np.asarray(idx, dtype=np.int64)
         out = np.empty((len(idx), K.OBS_SIZE), dtype=np.float32)
-        K.encode_batch(idx, np.asarray(seats, dtype=np.int64), self.piles, self.pinfo, self.hands,
-                       self.S, self.rules_vecs, out)
+        K.encode_batch(idx, np.asarray(seats, dtype=np.int64), self.state, self.rules_vecs, out)
         return out
 
     def rewards(self, b: int) -> list[float]:
@@ -201,8 +246,23 @@ class VecGame:
         """Play ``acts[i]`` for the player to act in game ``idx[i]``. The actions must be legal
         (check ``legal_masks``): the kernel does not check them."""
         idx = np.asarray(idx, dtype=np.int64)
-        K.apply_batch(idx, np.asarray(acts, dtype=np.int64), self.piles, self.pinfo, self.hands,
-                      self.stock, self.S, self.R, self.mt)
+        K.apply_batch(idx, np.asarray(acts, dtype=np.int64), self.state)
+
+    def end_cut_off(self, idx: Sequence[int]) -> None:
+        """End each deal of games ``idx`` that was cut off after ``max_moves`` as a blocked deal
+        (RULES.md 4.8, as ``match.truncate`` ends one in the engine): no winner, or under
+        ``blocked: fewest_cards`` the one seat with the fewest cards."""
+        K.end_cut_off_batch(np.asarray(idx, dtype=np.int64), self.state)
+
+    def copy_to(self, idx: Sequence[int], dst: VecGame, dst_idx: Sequence[int]) -> None:
+        """Copy games ``idx`` into games ``dst_idx`` of ``dst`` (which may be this ``VecGame``):
+        the whole deal, its random generator and rules included."""
+        idx, dst_idx = np.asarray(idx, dtype=np.int64), np.asarray(dst_idx, dtype=np.int64)
+        for src_array, dst_array in zip(self.state, dst.state, strict=True):
+            dst_array[dst_idx] = src_array[idx]
+        dst.rules_vecs[dst_idx] = self.rules_vecs[idx]
+        for s, d in zip(idx.tolist(), dst_idx.tolist(), strict=True):
+            dst.rules[d], dst.seeds[d] = self.rules[s], self.seeds[s]
 
     def play_random(self, idx: Sequence[int], seed: int, max_steps: int = DEFAULT_MAX_MOVES) -> int:
         """Every seat picks uniformly among its legal actions (a SplitMix64 stream per game from
@@ -210,8 +270,7 @@ class VecGame:
         idx = np.asarray(idx, dtype=np.int64)
         rng = np.zeros(self.size, dtype=np.uint64)
         rng[idx] = np.uint64(seed % 2**64) + idx.astype(np.uint64)
-        return int(K.play_random(idx, self.piles, self.pinfo, self.hands, self.stock, self.S, self.R,
-                                 self.mt, rng, max_steps))
+        return int(K.play_random(idx, self.state, rng, max_steps))
 
     def to_state(self, b: int) -> GameState:
         """Game ``b`` as an engine ``GameState`` (hands sorted by card id; the engine keeps them in
@@ -235,6 +294,11 @@ class VecGame:
             joker_value=jv, seed=self.seeds[b], rng=rng)
         engine._refresh_all(state)
         return state
+
+
+def _out(values: np.ndarray) -> Any:
+    """A Python scalar for one game, else the array."""
+    return values.item() if values.ndim == 0 else values
 
 
 __all__ = ["VecGame", "rules_row"]

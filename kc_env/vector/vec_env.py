@@ -26,7 +26,7 @@ reward is the learner's. The same rules, action layout (``Discrete(497)``) and o
   learner. A deal that would end before the learner's first action is dealt again.
 - ``opponents``: one spec per other seat (``opponents[j]`` sits ``j + 1`` seats to the learner's
   left), or one spec for all. ``"random"`` is played inside the compiled loop; ``"greedy"`` and
-  ``"heuristic"`` are the numba rule-based policies of ``kc_env.agents.policies``, batched over
+  ``"heuristic"`` are the compiled rule-based agents of ``kc_env.agents.batch``, batched over
   every game that waits for them; an object with ``act_batch(obs, masks) -> actions`` is called
   the same way, batched; any other ``kc_env.agents`` spec or ``Agent`` is asked row by row (slow,
   but any agent works). ``set_opponents(games, opponents)`` changes them per game.
@@ -36,6 +36,10 @@ reward is the learner's. The same rules, action layout (``Discrete(497)``) and o
   ``IllegalMove``.
 - Seeds: ``seed`` (or ``VecEnv.seed(s)``, applied at the next ``reset``) seeds game ``i`` with
   ``seed + i``; each game's deals, dealers, learner seats and random opponents follow from it.
+- For tools (``kc_env.training``): ``env.game`` is the ``VecGame`` holding the games (read it with
+  its methods, ``to_act``, ``over``, ``winners``, ``stock_sizes``...; copy a deal out with
+  ``copy_to``), ``learner_seats()`` each game's learner and ``state(b)`` game ``b`` as an engine
+  state.
 
 Requires numba (the ``fast`` extra) and stable-baselines3 (the ``train`` extra): this class *is*
 an SB3 ``VecEnv``, because SB3 and sb3-contrib test ``isinstance(env, VecEnv)`` to decide whether
@@ -118,6 +122,10 @@ class KingsCornerVecEnv(VecEnv):
         self._opp_obs = np.zeros((B, K.OBS_SIZE), dtype=np.float32)
         self._opp_mask = np.zeros((B, K.NUM_ACTIONS), dtype=np.int8)
         self._deal_seed = np.zeros(B, dtype=np.int64)
+        self._bufs = K.EnvBuffers(  # the kernel's view of the buffers above (the same arrays)
+            rng=self._rng, opp_kind=self._opp_kind, kinds=self._game_kinds, log=self._log,
+            rules_vecs=self.game.rules_vecs, obs=self._obs, masks=self._masks, rewards=self._rewards,
+            status=self._status, opp_obs=self._opp_obs, opp_mask=self._opp_mask, deal_seeds=self._deal_seed)
         self._all = np.arange(B, dtype=np.int64)
         self._actions: np.ndarray | None = None
         self._started = False
@@ -209,13 +217,9 @@ class KingsCornerVecEnv(VecEnv):
     def _new_episodes(self, idx: np.ndarray) -> None:
         """Deal the next episode of games ``idx`` and play until each learner is to act; a deal
         that ends before the learner's first action is dealt again (``KingsCorner-v0``'s rule)."""
-        g = self.game
         pending = idx
         for _ in range(MAX_REDEALS):
-            K.new_episodes(pending, g.piles, g.pinfo, g.hands, g.stock, g.S, g.R, g.mt, self._rng,
-                           self._opp_kind, self._log, g.rules_vecs, self._obs, self._masks, self._status,
-                           self._opp_obs, self._opp_mask, self._deal_seed, self._fixed_seat,
-                           self._fixed_dealer, self._game_kinds, MAX_REDEALS)
+            K.new_episodes(pending, self.game.state, self._bufs, self._fixed_seat, self._fixed_dealer, MAX_REDEALS)
             self._settle(pending)
             pending = pending[self._status[pending] == K.DONE]
             if not pending.size:
@@ -224,10 +228,7 @@ class KingsCornerVecEnv(VecEnv):
 
     def _advance(self, idx: np.ndarray, modes: np.ndarray, acts: np.ndarray) -> None:
         """Run the kernel on games ``idx`` until each is READY, DONE or ILLEGAL."""
-        g = self.game
-        K.env_advance(idx, modes, acts, g.piles, g.pinfo, g.hands, g.stock, g.S, g.R, g.mt, self._rng,
-                      self._opp_kind, self._log, g.rules_vecs, self._obs, self._masks, self._rewards,
-                      self._status, self._opp_obs, self._opp_mask)
+        K.env_advance(idx, modes, acts, self.game.state, self._bufs)
         self._settle(idx)
 
     def _settle(self, idx: np.ndarray) -> None:
@@ -236,15 +237,12 @@ class KingsCornerVecEnv(VecEnv):
             waiting = idx[self._status[idx] == K.NEED_OPP]
             if not waiting.size:
                 return
-            g = self.game
             K.env_advance(waiting, np.full(len(waiting), K.MODE_OPP, dtype=np.int64),
-                          self._opponent_actions(waiting), g.piles, g.pinfo, g.hands, g.stock, g.S, g.R,
-                          g.mt, self._rng, self._opp_kind, self._log, g.rules_vecs, self._obs, self._masks,
-                          self._rewards, self._status, self._opp_obs, self._opp_mask)
+                          self._opponent_actions(waiting), self.game.state, self._bufs)
 
     def _opponent_actions(self, idx: np.ndarray) -> np.ndarray:
         """The actions of the outside opponents to act in games ``idx``, batched per policy."""
-        kinds = self._opp_kind[idx, self.game.S[idx, K.CUR]]
+        kinds = self._opp_kind[idx, self.game.to_act(idx)]
         out = np.zeros(len(idx), dtype=np.int64)
         for k in np.unique(kinds).tolist():
             rows = kinds == k
@@ -254,7 +252,7 @@ class KingsCornerVecEnv(VecEnv):
 
     def _end_info(self, b: int) -> dict[str, Any]:
         S = self.game.S[b]
-        truncated = bool(S[K.TRUNC]) and not S[K.OVER]
+        truncated = bool(S[K.TRUNC]) and not S[K.OVER]  # game.cut_off(b), without its overhead
         reward = float(self._rewards[b])
         deal = {"seed": int(self._deal_seed[b]), "dealer": int(S[K.DEALER]), "learner_seat": int(S[K.LEARNER]),
                 "winner": self.game.winner(b), "blocked": bool(S[K.BLOCKED]), "truncated": truncated}
@@ -347,7 +345,7 @@ def _batch_policy(spec: Any, rules: Rules, num_players: int) -> BatchPolicy:
     """A function ``(obs [k, 1584] float32, masks [k, 497] int8) -> actions [k]`` for ``spec``
     (with a warning when it is an exported model trained for another table)."""
     if isinstance(spec, str) and spec in COMPILED:
-        from .opponents import rule_based
+        from ..agents.batch import rule_based
 
         return rule_based(spec)
     agent = spec if hasattr(spec, "act_batch") else agents_mod.load(spec)
