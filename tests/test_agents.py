@@ -11,7 +11,9 @@ from kc_env import kings_corner_v0 as kc
 
 def test_unknown_spec_names_the_known_ones():
     with pytest.raises(ValueError, match=r"known specs: greedy, heuristic, random, heuristic:name=value,\.\.\. "
-                                         r"\(the heuristic with evaluation weights set\), or the folder of an exported model"):
+                                         r"\(the heuristic with evaluation weights set\), search or search:redeals=16,"
+                                         r"candidates=4,margin=0\.0 \(the heuristic's turns valued by play-outs\), or "
+                                         r"the folder of an exported model, or a shipped one: ppo-standard-2p"):
         agents.load("grandmaster")
 
 

@@ -108,6 +108,7 @@ def test_weights_holding_a_pickle_are_refused_unread(tmp_path):
         tv.load(folder)
 
 
+@pytest.mark.slow  # about 100 s: compiling the self-play loop for a new network shape
 def test_the_trainer_runs_resumes_and_leaves_a_model(tmp_path):
     pytest.importorskip("torch")
     from kc_env.training import config as config_mod
@@ -128,3 +129,18 @@ def test_the_trainer_runs_resumes_and_leaves_a_model(tmp_path):
     play_out(state, [agent, agents.load("random")])
     with pytest.raises(FileExistsError, match="holds a run already"):
         train(cfg, run, log=lambda _: None)
+
+
+@pytest.mark.parametrize("key, value, message", [
+    ("epsilon", 1.5, "turn_value.epsilon must be in"),
+    ("candidates", 1, "turn_value.candidates must be 2 to 64"),
+    ("hidden", [0], "turn_value.hidden must be positive widths"),
+    ("games", 0, "turn_value.iterations, games and epochs must be positive"),
+    ("learning_rate", -1.0, "turn_value.learning_rate must be positive"),
+])
+def test_the_trainer_config_is_checked_up_front(key, value, message):
+    pytest.importorskip("torch")
+    from kc_env.training import config as config_mod
+
+    with pytest.raises(config_mod.ConfigError, match=message):
+        config_mod.load(config_mod.find("turn-value-2p"), None, {f"turn_value.{key}": value})
