@@ -20,9 +20,9 @@ from .greedy import GreedyAgent
 from .heuristic import WEIGHTED, HeuristicAgent
 from .policy_model import ModelError, PolicyAgent, model_folder, shipped_models
 from .random_agent import RandomAgent
-from .turn_value import TurnValueAgent, is_turn_value_folder
 from .search_agent import PREFIX as SEARCH_OPTIONS
 from .search_agent import SEARCH, SearchAgent
+from .turn_value import TurnValueAgent, is_turn_value_folder
 
 SPECS: dict[str, Callable[..., Agent]] = {cls.spec: cls for cls in (HeuristicAgent, GreedyAgent, RandomAgent)}
 """Every known agent spec and what builds it: ``SPECS[spec](seed=seed)``; its keys are
