@@ -125,14 +125,13 @@ def generate(rules, num_players: int, seeds: np.ndarray, learners: np.ndarray, *
     return feats[keep], targets, game, shares
 
 
-def fit(x: np.ndarray, y: np.ndarray, *, hidden=(256, 128), epochs: int = 4, batch: int = 4096, lr: float = 1e-3,
-        weight_decay: float = 1e-5, seed: int = 0, start=None, log=print):
-    """Fit the value network to (features, target) pairs with binary cross-entropy; returns its
-    layers as numpy (weight [out, in], bias [out]) pairs. ``start`` continues from such layers."""
+def _network(inputs: int, hidden, seed: int, start):
+    """The value network (relu MLP to one output) as torch modules, and its linear layers;
+    ``start``: numpy (weight, bias) pairs to begin from."""
     import torch
 
     torch.manual_seed(seed)
-    sizes = [x.shape[1], *hidden, 1]
+    sizes = [inputs, *hidden, 1]
     mods = []
     for i in range(len(sizes) - 1):
         mods.append(torch.nn.Linear(sizes[i], sizes[i + 1]))
@@ -145,6 +144,20 @@ def fit(x: np.ndarray, y: np.ndarray, *, hidden=(256, 128), epochs: int = 4, bat
             for lin, (w, b) in zip(linears, start, strict=True):
                 lin.weight.copy_(torch.from_numpy(np.asarray(w)))
                 lin.bias.copy_(torch.from_numpy(np.asarray(b)))
+    return net, linears
+
+
+def _numpy_layers(linears):
+    return [(lin.weight.detach().numpy().copy(), lin.bias.detach().numpy().copy()) for lin in linears]
+
+
+def fit(x: np.ndarray, y: np.ndarray, *, hidden=(256, 128), epochs: int = 4, batch: int = 4096, lr: float = 1e-3,
+        weight_decay: float = 1e-5, seed: int = 0, start=None, log=print):
+    """Fit the value network to (features, target) pairs with binary cross-entropy; returns its
+    layers as numpy (weight [out, in], bias [out]) pairs. ``start`` continues from such layers."""
+    import torch
+
+    net, linears = _network(x.shape[1], hidden, seed, start)
     opt = torch.optim.Adam(net.parameters(), lr=lr, weight_decay=weight_decay)
     xt, yt = torch.from_numpy(x), torch.from_numpy(y)
     loss_fn = torch.nn.BCEWithLogitsLoss()
@@ -160,7 +173,7 @@ def fit(x: np.ndarray, y: np.ndarray, *, hidden=(256, 128), epochs: int = 4, bat
             opt.step()
             total += loss.item() * len(idx)
         log(f"epoch {epoch + 1}/{epochs}: loss {total / len(xt):.4f}")
-    return [(lin.weight.detach().numpy().copy(), lin.bias.detach().numpy().copy()) for lin in linears]
+    return _numpy_layers(linears)
 
 
 def bce(layers, x: np.ndarray, y: np.ndarray) -> float:
@@ -271,20 +284,7 @@ def fit_ranking(x: np.ndarray, y: np.ndarray, decision: np.ndarray, *, hidden=(2
     few tens of thousands of candidates); returns the layers as numpy pairs."""
     import torch
 
-    torch.manual_seed(seed)
-    sizes = [x.shape[1], *hidden, 1]
-    mods = []
-    for i in range(len(sizes) - 1):
-        mods.append(torch.nn.Linear(sizes[i], sizes[i + 1]))
-        if i < len(sizes) - 2:
-            mods.append(torch.nn.ReLU())
-    net = torch.nn.Sequential(*mods)
-    linears = [m for m in net if isinstance(m, torch.nn.Linear)]
-    if start is not None:
-        with torch.no_grad():
-            for lin, (w, b) in zip(linears, start, strict=True):
-                lin.weight.copy_(torch.from_numpy(np.asarray(w)))
-                lin.bias.copy_(torch.from_numpy(np.asarray(b)))
+    net, linears = _network(x.shape[1], hidden, seed, start)
     _, group = np.unique(decision, return_inverse=True)
     g = torch.from_numpy(group.astype(np.int64))
     count = torch.zeros(int(group.max()) + 1).index_add_(0, g, torch.ones(len(g)))
@@ -302,4 +302,4 @@ def fit_ranking(x: np.ndarray, y: np.ndarray, decision: np.ndarray, *, hidden=(2
         if (step + 1) % max(1, steps // 5) == 0:
             log(f"step {step + 1}/{steps}: loss {loss.item():.5f} (predicting no difference: "
                 f"{(y_centred ** 2).mean().item():.5f})")
-    return [(lin.weight.detach().numpy().copy(), lin.bias.detach().numpy().copy()) for lin in linears]
+    return _numpy_layers(linears)
