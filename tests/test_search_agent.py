@@ -153,6 +153,7 @@ class Spy:
         return action
 
 
+@pytest.mark.slow  # about 90 s of play-outs on 2 cores
 def test_it_plays_only_legal_moves_against_the_heuristic():
     search = agents.load(QUICK, seed=1)
     heuristic = agents.load("heuristic")
@@ -213,6 +214,7 @@ def test_it_follows_its_plan_through_the_turn():
     assert turns_planned >= 3 and agent.stats["followed"] > 0
 
 
+@pytest.mark.slow  # about 35 s of play-outs
 def test_the_same_seed_and_observations_give_the_same_moves_and_act_batch_plays_as_act():
     positions = [obs for _, obs in heuristic_positions(4, seed=8, rules=Rules.preset("standard"))]
     one, other = agents.load(QUICK, seed=5), agents.load(QUICK, seed=5)

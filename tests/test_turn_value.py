@@ -50,6 +50,7 @@ def test_features_describe_the_hand_and_the_piles():
         assert f[56 + p * tv.PILE_FEATURES + 19] == pytest.approx(fits / 4), p
 
 
+@pytest.mark.slow  # three whole deals; test_it_takes_a_line_that_goes_out plays the agent by default
 def test_a_saved_model_loads_by_folder_and_plays_legal_moves(tmp_path):
     folder = random_model(tmp_path / "tv")
     agent = agents.load(str(folder))
