@@ -198,16 +198,7 @@ def duel(rules, num_players: int, seeds: np.ndarray, layers, k: int = 8, against
     return float(won.mean()), float(1.96 * won.std() / np.sqrt(len(won)))
 
 
-def view_features(obs: np.ndarray) -> np.ndarray:
-    """The features of one observation (for tests and diagnostics)."""
-    from kc_env.agents.turn_value import features
-
-    out = np.zeros(FEATURES, np.float32)
-    features(np.ascontiguousarray(obs, np.float32), out)
-    return out
-
-
-__all__ = ["play_games", "generate", "fit", "bce", "duel", "view_features"]
+__all__ = ["play_games", "generate", "fit", "bce", "duel"]
 
 
 def turn_starts(rules, num_players: int, seeds: np.ndarray, per_deal: int = 2, seed: int = 0):
