@@ -198,7 +198,7 @@ def duel(rules, num_players: int, seeds: np.ndarray, layers, k: int = 8, against
     return float(won.mean()), float(1.96 * won.std() / np.sqrt(len(won)))
 
 
-__all__ = ["play_games", "generate", "fit", "bce", "duel"]
+__all__ = ["play_games", "generate", "fit", "fit_ranking", "bce", "duel", "turn_starts", "ranking_check"]
 
 
 def turn_starts(rules, num_players: int, seeds: np.ndarray, per_deal: int = 2, seed: int = 0):
