@@ -39,8 +39,6 @@ PREFIX = SEARCH + ":"
 OPTIONS: dict[str, tuple[type, float]] = {"redeals": (int, 16), "candidates": (int, 4), "margin": (float, 0.0)}
 """Each option's type and default: re-deals a candidate is played out on, candidate turns
 valued, and how much (win share) a line must beat the heuristic's by to be played."""
-EMPTY = -1.0e17
-"""``turn_candidates`` marks an empty slot with a value of -1e18."""
 MAX_PLANS = 4096
 """Kept plan steps (one per expected observation) before the oldest are dropped: ``act_batch``
 keeps them for every game of a batch."""
@@ -145,7 +143,7 @@ class SearchAgent(Agent):
         top_line = np.zeros((self.candidates, self._turns.MAX_DEPTH), dtype=np.int64)
         top_len = np.zeros(self.candidates, dtype=np.int64)
         heuristic = int(self._search.turn_candidates(ob, mk, self.weights, top_v, top_line, top_len))
-        valid = int(np.count_nonzero(top_v > EMPTY))
+        valid = int(np.count_nonzero(top_v > self._search.NO_CANDIDATE))
         first = int(top_line[0, 0]) if top_len[0] else K.END_TURN_ACTION
         if valid <= 1 or first != heuristic:  # one candidate, or the heuristic fell back on greedy
             return heuristic

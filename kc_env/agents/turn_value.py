@@ -31,7 +31,7 @@ from .base import Agent, legal_actions
 from .greedy import mask as mask_of
 from .greedy import vector
 from .heuristic.evaluation import C_PEN, C_SIZE, WIN_VALUE, evaluate, fitting_unseen, read_context
-from .heuristic.search import turn_candidates
+from .heuristic.search import NO_CANDIDATE, turn_candidates
 from .heuristic.weights import HEURISTIC_WEIGHTS
 
 FORMAT = "kc_env-turn-value"
@@ -117,7 +117,7 @@ def candidate_features(obs, mask, k, top_line, top_len, feats):
     valid = 0
     wins = -1
     for i in range(k):
-        if top_v[i] <= -1.0e17:
+        if top_v[i] <= NO_CANDIDATE:
             break
         valid += 1
         turns.replay(piles, pinfo, hands, stock, S, R, mt, top_line[i], top_len[i])

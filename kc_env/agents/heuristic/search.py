@@ -33,6 +33,8 @@ MAX_NODES = 400
 """Positions the heuristic's search visits per decision before it scores the rest unexpanded."""
 DEPTH_COST = 1.0e-6
 PENDING_KEY = turns.FLAG_KEYS[2]
+NO_CANDIDATE = -1.0e18
+"""The value ``turn_candidates`` leaves in a slot it found no position for."""
 ROWS = MAX_DEPTH + 2  # the filters try a move one row below the deepest position searched
 
 
@@ -124,10 +126,10 @@ def heuristic_action_w(obs, mask, w):
 @njit
 def turn_candidates(obs, mask, w, top_v, top_line, top_len):
     """The heuristic's search, keeping the ``len(top_v)`` best distinct positions where it may end
-    its turn: their values in ``top_v`` (best first; -1e18 for a slot left empty), the moves to
-    each in ``top_line[i, :top_len[i]]`` (none: end the turn now). Returns the heuristic's own
-    action (the first move of ``top_line[0]`` unless no move beat the fallback)."""
-    top_v[:] = -1.0e18
+    its turn: their values in ``top_v`` (best first; ``NO_CANDIDATE`` for a slot left empty), the
+    moves to each in ``top_line[i, :top_len[i]]`` (none: end the turn now). Returns the
+    heuristic's own action (the first move of ``top_line[0]`` unless no move beat the fallback)."""
+    top_v[:] = NO_CANDIDATE
     top_len[:] = 0
     best = _best_first_move(obs, mask, w, top_v, top_line, top_len)
     order = np.argsort(-top_v, kind="mergesort")
