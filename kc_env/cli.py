@@ -55,7 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
     for name, module_name in commands().items():
         module = importlib.import_module(module_name)
         # argparse %-formats a subcommand's help (not its description): "95% intervals" must not break kc --help
-        p = sub.add_parser(name, help=module.HELP.replace("%", "%%"), description=module.HELP)
+        p = sub.add_parser(name, help=module.HELP.replace("%", "%%"), description=getattr(module, "DESCRIPTION", module.HELP))
         module.add_arguments(p)
     return parser
 

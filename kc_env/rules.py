@@ -95,7 +95,7 @@ class Rules:
     @classmethod
     def preset(cls, name: str = "standard", **overrides: Any) -> Rules:
         """The named rule set of RULES.md 6, with any fields overridden."""
-        if name not in PRESETS:
+        if not isinstance(name, str) or name not in PRESETS:
             raise RulesError(f"unknown preset {name!r}; allowed: {', '.join(PRESETS)}")
         return cls.from_dict({**PRESETS[name], **overrides})
 
@@ -106,7 +106,7 @@ class Rules:
             raise RulesError(f"rules must be a mapping of variant names to values, not {type(data).__name__}")
         data = dict(data)
         base = data.pop("preset", "standard")
-        if base not in PRESETS:
+        if not isinstance(base, str) or base not in PRESETS:
             raise RulesError(f"unknown preset {base!r}; allowed: {', '.join(PRESETS)}")
         known = {f.name for f in dataclasses.fields(cls)}
         for key in data:
@@ -120,9 +120,11 @@ class Rules:
         import yaml
 
         try:
-            data = yaml.safe_load(Path(path).read_text())
-        except yaml.YAMLError as exc:
-            raise RulesError(f"{path}: not valid YAML: {exc}") from None
+            data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise RulesError(f"{path}: cannot read ({exc.strerror or exc})") from None
+        except (yaml.YAMLError, UnicodeDecodeError, RecursionError) as exc:
+            raise RulesError(f"{path}: not valid YAML: {' '.join(str(exc).split())[:200]}") from None
         try:
             return cls.from_dict(data or {})
         except RulesError as exc:

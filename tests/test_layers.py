@@ -27,6 +27,7 @@ ORDER = ["cards", "rules", "engine", "match / encoding", "agents", "envs / vecto
 
 LAYERS = {
     "kc_env.cards": "cards",
+    "kc_env.files": "cards",  # write_atomic: imports nothing of kc_env
     "kc_env.rules": "rules",
     "kc_env.engine": "engine",
     "kc_env.invariants": "engine",  # the engine's own consistency checks

@@ -15,6 +15,7 @@ import pytest
 pytest.importorskip("sb3_contrib")
 pytest.importorskip("numba")
 
+from kc_env.training import checkpoint as checkpoint_mod  # noqa: E402
 from kc_env.training import config as config_mod  # noqa: E402
 from kc_env.training.export import export, network_of, sample_observations, torch_probabilities  # noqa: E402
 from kc_env.training.train import train  # noqa: E402
@@ -67,14 +68,14 @@ def test_a_killed_run_resumes_from_its_last_checkpoint(tmp_path):
            "--no-progress", "--set", "total_timesteps=12288"]
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.time() + 240
-    while time.time() < deadline and not list((folder / "checkpoints").glob("step_*.zip")):
+    while time.time() < deadline and not list((folder / "checkpoints").glob("step_*.pt")):
         assert proc.poll() is None, proc.stderr.read().decode()
         time.sleep(0.2)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
-    first = sorted((folder / "checkpoints").glob("step_*.zip"))
-    assert first and not (folder / "final.zip").exists(), "killed before the end"
-    steps_at_kill = MaskablePPO.load(first[-1], device="cpu").num_timesteps
+    first = sorted((folder / "checkpoints").glob("step_*.pt"))
+    assert first and not (folder / "final.pt").exists(), "killed before the end"
+    steps_at_kill = checkpoint_mod.read(first[-1])["num_timesteps"]
     assert 0 < steps_at_kill < 12288
     result = subprocess.run(cmd + ["--resume"], cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stderr

@@ -9,6 +9,7 @@ kind is an error that names the key and lists what is allowed.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ from typing import Any
 import yaml
 
 from kc_env.agents.base import COMPILED, RULE_BASED
+from kc_env.files import write_atomic
 from kc_env.game_info import GAME_INFO
 from kc_env.rewards import REWARDS
 from kc_env.rules import Rules, RulesError
@@ -328,11 +330,23 @@ def validate(config: TrainConfig, where: str = "config") -> TrainConfig:
         (not config.network.privileged_critic or config.network.prior is not None,
          "network.privileged_critic needs network.prior (the prior's network carries the critic's extra columns)"),
         (config.total_timesteps > 0 and config.n_envs > 0, "total_timesteps and n_envs must be positive"),
+        (config.seed >= 0, "seed must be 0 or more"),
+        (config.max_moves > 0, "max_moves must be positive"),
+        (config.update_threads > 0, "update_threads must be positive"),
+        (_is_number(config.blocked_reward, optional=True), "blocked_reward must be a number or null"),
+        (config.checkpoint_every >= 0 and config.eval.every >= 0 and config.league.snapshot_every >= 0,
+         "checkpoint_every, eval.every and league.snapshot_every must be 0 (never) or more"),
+        (config.league.max_snapshots >= 1, "league.max_snapshots must be at least 1"),
+        *_ppo_checks(config.ppo),
         (config.ppo.batch_size <= config.ppo.n_steps * config.n_envs, "ppo.batch_size exceeds n_steps * n_envs"),
-        (bool(config.league.agents) and all(w >= 0 for w in config.league.agents.values()),
-         "league.agents needs at least one agent with a weight >= 0"),
+        (bool(config.league.agents) and all(_is_number(w) and w >= 0 for w in config.league.agents.values())
+         and any(w > 0 for w in config.league.agents.values()),
+         "league.agents needs weights >= 0, at least one of them above 0"),
+        *((_agent_problem(spec) is None, f"league.agents: {_agent_problem(spec)}") for spec in config.league.agents),
         (0 <= config.league.snapshot_weight <= 1, "league.snapshot_weight must be in [0, 1]"),
-        (bool(config.eval.opponents), "eval.opponents needs at least one agent spec"),
+        (bool(config.eval.opponents) and config.eval.deals > 0,
+         "eval.opponents needs at least one agent spec, and eval.deals must be positive"),
+        *((_agent_problem(spec) is None, f"eval.opponents: {_agent_problem(spec)}") for spec in config.eval.opponents),
         (config.pretrain.teacher in (None, *COMPILED), f"pretrain.teacher must be {', '.join(COMPILED)} or null"),
         (config.pretrain.method in ("clone", "rollouts"), "pretrain.method must be clone or rollouts"),
         (config.pretrain.method != "rollouts" or (config.network.prior is not None
@@ -354,6 +368,36 @@ def validate(config: TrainConfig, where: str = "config") -> TrainConfig:
         if not ok:
             raise ConfigError(f"{where}: {message}")
     return config
+
+
+def _is_number(value: Any, optional: bool = False) -> bool:
+    return (optional and value is None) or isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _ppo_checks(p: PPOSettings) -> list[tuple[bool, str]]:
+    return [
+        (p.learning_rate > 0, "ppo.learning_rate must be positive"),
+        (p.n_steps > 0 and p.batch_size > 1 and p.n_epochs > 0, "ppo.n_steps, ppo.n_epochs must be positive and "
+                                                                 "ppo.batch_size above 1"),
+        (0 <= p.gamma <= 1 and 0 <= p.gae_lambda <= 1, "ppo.gamma and ppo.gae_lambda must be in [0, 1]"),
+        (p.clip_range > 0 and p.max_grad_norm > 0, "ppo.clip_range and ppo.max_grad_norm must be positive"),
+        (p.ent_coef >= 0 and p.vf_coef >= 0, "ppo.ent_coef and ppo.vf_coef must be 0 or more"),
+        (p.target_kl is None or _is_number(p.target_kl) and p.target_kl > 0, "ppo.target_kl must be positive or null"),
+    ]
+
+
+@functools.lru_cache(maxsize=64)
+def _agent_problem(spec: Any) -> str | None:
+    """Why ``spec`` names no agent (one line), or ``None`` (it loads)."""
+    if not isinstance(spec, str):
+        return f"an agent spec is a string, not {spec!r}"
+    from kc_env.agents import load
+
+    try:
+        load(spec)
+    except (ValueError, OSError) as exc:
+        return str(exc).splitlines()[0] if str(exc) else f"cannot load agent {spec!r}"
+    return None
 
 
 def _tune_checks(config: TrainConfig) -> list[tuple[bool, str]]:
@@ -448,8 +492,10 @@ def load(path: str | Path, variant: str | None = None, overrides: dict[str, Any]
     for dotted, value in (overrides or {}).items():
         node = merged
         *parents, last = dotted.split(".")
-        for part in parents:
+        for at, part in enumerate(parents):
             node = node.setdefault(part, {})
+            if not isinstance(node, dict):
+                raise ConfigError(f"{path}: cannot set {dotted}: {'.'.join(parents[:at + 1])} is {node!r}, not a mapping")
         node[last] = value
     return validate(_build(TrainConfig, merged, str(path)), str(path))
 
@@ -483,5 +529,20 @@ def _deep_merge(base: dict, extra: dict) -> dict:
 
 
 def save(config: TrainConfig, path: str | Path) -> None:
-    """Write the resolved config as a loadable file (its ``default`` block)."""
-    Path(path).write_text(yaml.safe_dump({"default": config.to_dict()}, sort_keys=False))
+    """Write the resolved config as a loadable file (its ``default`` block), atomically."""
+    write_atomic(path, yaml.safe_dump({"default": config.to_dict()}, sort_keys=False))
+
+
+RUN_MARKER = ".kc-train-run"
+"""The file every trainer of ``kc train`` writes into a run folder it makes: ``--overwrite``
+deletes only a folder that holds it."""
+
+
+def mark_run(folder: str | Path) -> None:
+    """Mark ``folder`` as a run folder made by ``kc train``."""
+    write_atomic(Path(folder) / RUN_MARKER, "made by kc train; kc train --overwrite may delete this folder\n")
+
+
+def is_run(folder: str | Path) -> bool:
+    """Whether ``kc train`` made ``folder`` (it holds ``RUN_MARKER``)."""
+    return (Path(folder) / RUN_MARKER).is_file()

@@ -27,6 +27,7 @@ Labelling is the costly part; it saves its positions in chunks in the run folder
 from __future__ import annotations
 
 import copy
+import io
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,6 +37,7 @@ import numpy as np
 import torch
 
 from kc_env.agents.batch import rule_based
+from kc_env.files import write_atomic
 from kc_env.vector import KingsCornerVecEnv, VecGame
 
 from .rollouts import move_values
@@ -58,9 +60,9 @@ class Positions:
         return len(self.prior)
 
     def save(self, path: Path) -> None:
-        tmp = path.with_name("partial-" + path.name)
-        np.savez(tmp, obs=self.obs, prior=self.prior, values=self.values, deal=self.deal)
-        tmp.rename(path)
+        buffer = io.BytesIO()
+        np.savez(buffer, obs=self.obs, prior=self.prior, values=self.values, deal=self.deal)
+        write_atomic(path, buffer.getvalue())
 
     @classmethod
     def load(cls, path: Path) -> Positions:

@@ -17,6 +17,7 @@ from typing import Any
 from kc_env.agents import RULE_BASED
 from kc_env.agents import load as load_agent
 from kc_env.agents.policy_model import PolicyAgent
+from kc_env.files import write_atomic
 
 from .config import LeagueSettings
 
@@ -52,18 +53,60 @@ class League:
         """A short label of an opponent drawn from the pool (for logs)."""
         return opponent if isinstance(opponent, str) else f"snapshot:{Path(opponent.spec).name}"
 
-    def state_dict(self) -> dict[str, Any]:
-        """What a checkpoint keeps of the pool."""
-        return {"snapshots": list(self.snapshots), "rng": _encode_rng(self.rng.getstate())}
+    def state_dict(self, root: Path | None = None) -> dict[str, Any]:
+        """What a checkpoint keeps of the pool; snapshot folders relative to ``root`` (the run
+        folder), so a run folder moved or copied resumes with its own snapshots."""
+        return {"snapshots": [_relative(s, root) for s in self.snapshots], "rng": _encode_rng(self.rng.getstate())}
 
-    def load_state_dict(self, state: dict[str, Any]) -> None:
-        """Restore the pool saved by ``state_dict`` (snapshot folders must still exist)."""
-        for folder in state["snapshots"]:
-            self.add_snapshot(folder)
-        self.rng.setstate(_decode_rng(state["rng"]))
+    def load_state_dict(self, state: Any, root: Path | None = None) -> None:
+        """Restore the pool saved by ``state_dict`` (snapshot folders under ``root`` must still
+        exist). A malformed state raises ``ValueError`` and leaves the pool as it was."""
+        folders, rng = check_state(state, root)
+        before = list(self.snapshots), dict(self._agents)
+        try:
+            for folder in folders:
+                self.add_snapshot(folder)
+        except Exception:
+            self.snapshots, self._agents = before
+            raise
+        self.rng.setstate(rng)
 
-    def save(self, path: Path) -> None:
-        path.write_text(json.dumps(self.state_dict()))
+    def save(self, path: Path, root: Path | None = None) -> None:
+        write_atomic(path, json.dumps(self.state_dict(root)))
+
+
+def check_state(state: Any, root: Path | None = None) -> tuple[list[Path], tuple]:
+    """The snapshot folders and random-generator state of a saved pool, checked; ``ValueError``
+    names what is wrong. A snapshot path must stay inside ``root``; an absolute path (checkpoints
+    before paths were relative) is taken as ``root/snapshots/<its name>``."""
+    if not isinstance(state, dict) or not isinstance(state.get("snapshots"), list):
+        raise ValueError("league state: expected {'snapshots': [...], 'rng': [...]}")
+    folders = []
+    for name in state["snapshots"]:
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"league state: snapshot {name!r} is not a folder name")
+        path = Path(name)
+        if root is not None:
+            path = Path("snapshots", path.name) if path.is_absolute() else path
+            if ".." in path.parts:
+                raise ValueError(f"league state: snapshot {name!r} leaves the run folder")
+            path = root / path
+        folders.append(path)
+    try:
+        rng = _decode_rng(state["rng"])
+        random.Random().setstate(rng)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ValueError(f"league state: bad random-generator state ({exc})") from None
+    return folders, rng
+
+
+def _relative(folder: str, root: Path | None) -> str:
+    if root is None:
+        return folder
+    try:
+        return Path(folder).relative_to(root).as_posix()
+    except ValueError:
+        return folder
 
 
 def _encode_rng(state: tuple) -> list:
@@ -73,4 +116,4 @@ def _encode_rng(state: tuple) -> list:
 
 def _decode_rng(data: list) -> tuple:
     version, internal, gauss = data
-    return version, tuple(internal), gauss
+    return int(version), tuple(int(x) for x in internal), gauss

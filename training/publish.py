@@ -17,19 +17,27 @@ from sb3_contrib import MaskablePPO
 from kc_env.agents import policy_model
 from kc_env.tournament import run_tournament
 
+from . import checkpoint as checkpoint_mod
 from . import config as config_mod
 from .export import export
 
 BASELINE = "heuristic"
 
 
-def model_of_run(run: Path) -> tuple[Path, MaskablePPO]:
-    """The run's final model, or its newest checkpoint if it has not finished."""
-    candidates = [run / "final.zip"] + sorted((run / "checkpoints").glob("step_*.zip"), reverse=True)
+def model_of_run(run: Path, cfg: config_mod.TrainConfig) -> tuple[Path, MaskablePPO]:
+    """The run's final model, or its newest checkpoint if it has not finished: the network of
+    its config, with the tensors of ``final.pt`` or ``checkpoints/step_*.pt`` (read without
+    pickle, ``training/checkpoint.py``; SB3's ``final.zip`` is never read)."""
+    candidates = [run / "final.pt"] + sorted((run / "checkpoints").glob("step_*.pt"), reverse=True)
     for path in candidates:
         if path.is_file():
-            return path, MaskablePPO.load(path, device="cpu")
-    raise FileNotFoundError(f"{run}: no final.zip and no checkpoint (is it a run folder made by kc train?)")
+            state = checkpoint_mod.read(path)
+            model = checkpoint_mod.model_without_env(cfg, state["prior_weights"])
+            return path, checkpoint_mod.restore(model, state, path)
+    if (run / "final.zip").is_file():
+        raise FileNotFoundError(f"{run}: only SB3 zips (final.zip), which kc does not read (loading one unpickles "
+                                f"code); no final.pt or checkpoints/step_*.pt")
+    raise FileNotFoundError(f"{run}: no final.pt and no checkpoint (is it a run folder made by kc train?)")
 
 
 def evaluate_model(folder: Path, rules, num_players: int, against: list[str], deals: int, seed: int,
@@ -69,7 +77,7 @@ def publish(run: Path, folder: Path, against: list[str], deals: int = 2000, seed
             progress: bool = True) -> tuple[Path, str]:
     """Export ``run`` to ``folder``, evaluate it, and write the results into its ``model.json``."""
     cfg = config_mod.load(run / "config.yaml")
-    path, model = model_of_run(run)
+    path, model = model_of_run(run, cfg)
     rules = cfg.rules_object()
     card = {"training_steps": int(model.num_timesteps), "trained_from": str(path),
             "config": cfg.to_dict(), "command": (run / "command.txt").read_text().strip()

@@ -6,15 +6,21 @@ three callbacks (league, checkpoints, evaluation). Everything a run writes lands
 
     runs/NAME/
         config.yaml  command.txt  version.json     what was run, exactly
-        checkpoints/step_000250000.zip (+ .league.json, .eval.json)   resumable state
+        .kc-train-run                                marks a folder kc train made (--overwrite checks it)
+        checkpoints/step_000250000.pt (+ .league.json, .eval.json)    resumable state (no pickle)
         snapshots/step_000500000/                   frozen learners (exported policy folders)
         tb/                                          TensorBoard logs
         eval.json  learning_curve.png                periodic evaluation results
         improve/chunk_0000.npz  pretrain.json        labelled positions, the fit (pretrain.method: rollouts)
         tune.json                                    the prior's tuned weights, every generation (tune:)
-        final.zip                                    the model at the end
+        final.pt                                     the model at the end (what kc export reads)
+        final.zip                                    the same in SB3's format, for your own SB3 code
 
-``--resume`` continues a killed run from its newest checkpoint, with the same config (a run killed
+Checkpoints are tensors and JSON, never pickles (``training/checkpoint.py``): resuming and exporting
+a run folder run no code from it.
+
+``--resume`` continues a killed run from its newest whole checkpoint (a damaged newest one is
+skipped, saying so), with the same config (a run killed
 while labelling positions for ``pretrain.method: rollouts`` keeps its labelled chunks and goes on;
 one killed while tuning the prior's weights goes on at its next generation).
 """
@@ -37,8 +43,10 @@ from stable_baselines3.common.vec_env import VecEnv
 
 import kc_env
 from kc_env.agents import policy_model
+from kc_env.files import write_atomic
 from kc_env.vector import KingsCornerVecEnv
 
+from . import checkpoint as checkpoint_mod
 from . import config as config_mod
 from . import improve
 from .config import TrainConfig
@@ -66,16 +74,21 @@ class Run:
         return self.folder / CHECKPOINTS
 
     def newest_checkpoint(self) -> Path | None:
-        found = sorted(self.checkpoints.glob("step_*.zip"))
+        found = self.all_checkpoints()
         return found[-1] if found else None
+
+    def all_checkpoints(self) -> list[Path]:
+        """The checkpoints' ``.pt`` files, oldest first."""
+        return sorted(self.checkpoints.glob("step_*.pt"))
 
 
 def start_run(cfg: TrainConfig, folder: Path, argv: list[str]) -> Run:
     """Make the run folder and write what is being run: config, command and code version."""
     folder.mkdir(parents=True, exist_ok=True)
+    config_mod.mark_run(folder)
     config_mod.save(cfg, folder / "config.yaml")
-    (folder / "command.txt").write_text(" ".join(argv) + "\n")
-    (folder / "version.json").write_text(json.dumps(code_version(), indent=2) + "\n")
+    write_atomic(folder / "command.txt", " ".join(argv) + "\n")
+    write_atomic(folder / "version.json", json.dumps(code_version(), indent=2) + "\n")
     return Run(folder, cfg)
 
 
@@ -216,7 +229,7 @@ class EvalCallback(EveryCallback):
                 logger.record(f"eval/win_rate_vs_{opponent}", result["win_rate"])
                 logger.record(f"eval/win_share_vs_{opponent}", result["win_share"])
         self.history.append(row)
-        (self.run.folder / "eval.json").write_text(json.dumps(self.history, indent=1) + "\n")
+        write_atomic(self.run.folder / "eval.json", json.dumps(self.history, indent=1) + "\n")
         plot_learning_curve(self.history, self.run.folder / "learning_curve.png")
         if logger is not None:
             logger.dump(self.num_timesteps)
@@ -235,16 +248,13 @@ class CheckpointCallback(EveryCallback):
 
 
 def save_checkpoint(run: Run, model: MaskablePPO, league: League, history: list[dict[str, Any]]) -> Path:
-    """Write ``step_N.zip`` with its league and evaluation state; the zip goes last, so a
-    checkpoint that exists is whole."""
+    """Write ``step_N.pt`` with its league and evaluation state, each file atomically and fsynced;
+    the ``.pt`` goes last, so a checkpoint that exists is whole (``training/checkpoint.py``)."""
     run.checkpoints.mkdir(parents=True, exist_ok=True)
     stem = run.checkpoints / f"step_{model.num_timesteps:012d}"
-    league.save(stem.with_suffix(".league.json"))
-    stem.with_suffix(".eval.json").write_text(json.dumps(history) + "\n")
-    tmp = run.checkpoints / f"partial-{stem.name}.zip"  # not matched by step_*.zip until renamed
-    model.save(tmp)
-    tmp.rename(stem.with_suffix(".zip"))
-    return stem.with_suffix(".zip")
+    league.save(stem.with_suffix(".league.json"), run.folder)
+    write_atomic(stem.with_suffix(".eval.json"), json.dumps(history) + "\n")
+    return checkpoint_mod.save(checkpoint_mod.state_path(stem), model)
 
 
 def plot_learning_curve(history: list[dict[str, Any]], path: Path,
@@ -312,26 +322,24 @@ def train(cfg: TrainConfig, folder: str | Path, *, resume: bool = False, progres
         cfg = config_mod.load(folder / "config.yaml")
         run = Run(folder, cfg)
     else:
-        if Run(folder, cfg).newest_checkpoint() is not None or _has_stage(folder):
+        if any((folder / CHECKPOINTS).glob("step_*")) or _has_stage(folder):
             raise FileExistsError(f"{folder} already holds a run; use --resume to continue it, or another folder")
         run = start_run(cfg, folder, argv or sys.argv)
     league = League(cfg.league, seed=cfg.seed)
     history: list[dict[str, Any]] = []
-    checkpoint = run.newest_checkpoint() if resume else None
-    if resume and checkpoint is None and not _has_stage(folder):
-        raise FileNotFoundError(f"{folder}: no checkpoint to resume from")
-    if checkpoint is not None:
-        stem = checkpoint.with_suffix("")
-        league.load_state_dict(json.loads(stem.with_suffix(".league.json").read_text()))
-        history.extend(json.loads(stem.with_suffix(".eval.json").read_text()))
+    point = resume_point(run) if resume else None
+    checkpoint = saved = None
+    if point is not None:
+        checkpoint, (saved, league_state, rows) = point
+        league.load_state_dict(league_state, folder)
+        history.extend(rows)
     prior_weights = (tune(cfg, folder) if cfg.tune.generations
                      else start_weights(cfg) if cfg.network.heuristic_weights else None)
     env = make_env(cfg, league, prior_weights)
+    model = make_model(cfg, env, folder, prior_weights)
     if checkpoint is not None:
-        model = MaskablePPO.load(checkpoint, env=env, device="cpu",
-                                 custom_objects={"tensorboard_log": str(folder / "tb")})
+        checkpoint_mod.restore(model, saved, checkpoint)
     else:
-        model = make_model(cfg, env, folder, prior_weights)
         if cfg.pretrain.teacher and cfg.pretrain.method == "rollouts":
             improve_prior(cfg, model, env, run)
         elif cfg.pretrain.teacher:
@@ -346,11 +354,28 @@ def train(cfg: TrainConfig, folder: str | Path, *, resume: bool = False, progres
     if remaining > 0:
         model.learn(remaining, callback=callbacks, progress_bar=progress, reset_num_timesteps=checkpoint is None,
                     tb_log_name="ppo")
+    last = save_checkpoint(run, model, league, history)  # saved before the final evaluation, which may fail
+    checkpoint_mod.save(folder / "final.pt", model)
+    model.save(folder / "final.zip")
     rollout = cfg.n_envs * cfg.ppo.n_steps
     if not history or model.num_timesteps - history[-1]["step"] >= rollout:
         evaluator.init_callback(model)
         evaluator.evaluate()
-    save_checkpoint(run, model, league, history)
-    model.save(folder / "final.zip")
+        write_atomic(last.with_suffix(".eval.json"), json.dumps(history) + "\n")
     env.close()
     return run
+
+
+def resume_point(run: Run) -> tuple[Path, tuple] | None:
+    """The newest whole checkpoint of ``run`` and what it holds (``checkpoint.read_set``); damaged
+    ones are skipped with a line on stderr. ``None`` when the run stopped before its first
+    checkpoint in a stage that resumes on its own (labelling, tuning)."""
+    found = run.all_checkpoints()
+    if not found and list(run.checkpoints.glob("step_*.zip")):
+        raise FileNotFoundError(f"{run.folder}: its checkpoints are SB3 zips, which kc no longer reads (loading one "
+                                f"unpickles code); train it afresh")
+    point = checkpoint_mod.newest_whole(found, run.folder, lambda line: print(line, file=sys.stderr))
+    if point is None and not _has_stage(run.folder):
+        why = "no whole checkpoint" if found else "no checkpoint"
+        raise FileNotFoundError(f"{run.folder}: {why} to resume from")
+    return point

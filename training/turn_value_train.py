@@ -11,7 +11,7 @@ training seeds, and ``curve.json`` / ``learning_curve.png`` grow by one point.
 
 The run folder holds only JSON and ``.npz`` arrays (no pickle): ``progress.json`` (the
 iterations done and the curve), ``iteration_N/weights.npz`` (each iteration's network, written
-to a temporary name and renamed, so a killed run leaves the last whole one), ``config.yaml``.
+atomically and fsynced by ``kc_env.files.write_atomic``, so a killed run leaves the last whole one), ``config.yaml``.
 ``--resume`` continues after the newest whole iteration.
 """
 
@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from kc_env.agents import turn_value as model
+from kc_env.files import write_atomic
 
 from . import config as config_mod
 from . import turn_value as tv
@@ -41,22 +41,13 @@ class TurnValueResult:
     curve: list[dict]
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-
-
 def _save_layers(path: Path, layers) -> None:
     import io
 
     buf = io.BytesIO()
     np.savez(buf, **{f"w{i}": w for i, (w, _) in enumerate(layers)}, **{f"b{i}": b for i, (_, b) in enumerate(layers)})
     path.parent.mkdir(parents=True, exist_ok=True)
-    _atomic_write(path, buf.getvalue())
+    write_atomic(path, buf.getvalue())
 
 
 def _load_layers(path: Path, n: int):
@@ -123,6 +114,7 @@ def train(cfg, folder: str | Path, resume: bool = False, progress: bool = True, 
         if (folder / "config.yaml").exists():
             raise FileExistsError(f"{folder} holds a run already: --resume it, or --overwrite it")
         folder.mkdir(parents=True, exist_ok=True)
+        config_mod.mark_run(folder)
         config_mod.save(cfg, folder / "config.yaml")
         state = {"done": 0, "curve": []}
     torch.set_num_threads(max(1, cfg.update_threads))
@@ -154,10 +146,10 @@ def train(cfg, folder: str | Path, resume: bool = False, progress: bool = True, 
         _save_layers(folder / f"iteration_{it}" / "weights.npz", layers)
         state["curve"].append(_evaluate(cfg, layers, it))
         state["done"] = it
-        _atomic_write(state_path, (json.dumps(state, indent=1) + "\n").encode())
+        write_atomic(state_path, json.dumps(state, indent=1) + "\n")
         log(f"iteration {it}: {json.dumps(state['curve'][-1])} ({time.perf_counter() - start:.0f} s)")
         _plot(state["curve"], cfg.eval.opponents, folder / "learning_curve.png", 1.0 / n)
-    _atomic_write(folder / "curve.json", (json.dumps(state["curve"], indent=1) + "\n").encode())
+    write_atomic(folder / "curve.json", json.dumps(state["curve"], indent=1) + "\n")
     _plot(state["curve"], cfg.eval.opponents, folder / "learning_curve.png", 1.0 / n)
     model.save(folder / "model", layers, {
         "candidates": t.candidates, "num_players": n, "rules": cfg.rules_object().to_dict(),

@@ -9,6 +9,10 @@ from pathlib import Path
 from kc_env.commands.common import UserError, missing_extra
 
 HELP = "export a trained run as a numpy-loadable model folder, with its evaluation"
+DESCRIPTION = (HELP + ". An SB3 run is read from its config.yaml and its tensors (final.pt, checkpoints/step_*.pt, "
+               "torch.load(weights_only=True)): no pickle, so a run folder from anyone runs no code. An RLlib run "
+               "is read with Ray's checkpoint loader, which unpickles: export only RLlib run folders you made "
+               "or trust.")
 
 
 def check() -> str | None:
@@ -37,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         folder, table = publish(Path(args.run), Path(args.folder), against=args.against.split(","),
                                 deals=args.deals, seed=args.seed, progress=not args.no_progress)
-    except (FileNotFoundError, ValueError) as exc:
+    except (OSError, ValueError) as exc:
         raise UserError(str(exc)) from None
     print(table)
     print(f"\nexported to {folder} (model.json, weights.npz); use it as an agent spec: {folder}")

@@ -28,7 +28,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="override a config value, e.g. --set total_timesteps=100000 --set ppo.ent_coef=0.02")
     parser.add_argument("--resume", action="store_true", help="continue the run in --run from its newest checkpoint")
-    parser.add_argument("--overwrite", action="store_true", help="delete an earlier run in --run and start afresh")
+    parser.add_argument("--overwrite", action="store_true", help="delete an earlier run in --run and start afresh (only a folder kc train made, "
+                                                                  "once the config has been read and checked)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument("--trainer", choices=("sb3", "rllib", "turn_value"),
                         help="override the config's trainer: sb3 (one machine), rllib (Ray RLlib, many cores and "
@@ -48,21 +49,20 @@ def run(args: argparse.Namespace) -> int:
         key, sep, value = item.partition("=")
         if not sep:
             raise UserError(f"--set takes KEY=VALUE, got {item!r}")
-        overrides[key.strip()] = yaml.safe_load(value)
+        try:
+            overrides[key.strip()] = yaml.safe_load(value)
+        except yaml.YAMLError as exc:
+            raise UserError(f"--set {key.strip()}: not a YAML value ({str(exc).splitlines()[0]})") from None
     args.config = config_mod.find(args.config)
     folder = Path(args.run or Path("runs") / Path(args.config).stem)
     if args.overwrite and args.resume:
         raise UserError("--overwrite and --resume contradict each other")
-    if args.overwrite and folder.exists():
-        import shutil
-
-        if not (folder / "config.yaml").is_file():
-            raise UserError(f"{folder} is not a run folder (no config.yaml); not deleting it")
-        shutil.rmtree(folder)
     if args.trainer:
         overrides["trainer"] = args.trainer
     try:
-        cfg = config_mod.load(args.config, args.variant, overrides)
+        cfg = config_mod.load(args.config, args.variant, overrides)  # read and checked before anything is deleted
+        if args.overwrite:
+            _delete_run(folder)
         if cfg.trainer == "rllib":
             train = _rllib_train(UserError)
         if cfg.trainer == "turn_value":
@@ -70,6 +70,8 @@ def run(args: argparse.Namespace) -> int:
         result = train(cfg, folder, resume=args.resume, progress=not args.no_progress, argv=["kc", *sys.argv[1:]])
     except (config_mod.ConfigError, FileExistsError, FileNotFoundError) as exc:
         raise UserError(str(exc)) from None
+    except OSError as exc:  # a read-only folder, a full disk
+        raise UserError(f"{exc.filename or folder}: {exc.strerror or exc}") from None
     if cfg.trainer == "rllib":
         print(f"run folder: {result.folder}   export: kc export {result.folder} models/NAME")
         return 0
@@ -80,6 +82,20 @@ def run(args: argparse.Namespace) -> int:
     print(f"run folder: {result.folder}")
     print(f"model: {result.folder / 'final.zip'}   learning curve: {result.folder / 'learning_curve.png'}")
     return 0
+
+
+def _delete_run(folder: Path) -> None:
+    """Delete the run folder ``folder`` for ``--overwrite``: only one ``kc train`` made (it holds
+    the marker ``config.RUN_MARKER``); anything else is refused, untouched."""
+    import shutil
+
+    from .. import config as config_mod
+
+    if not folder.exists():
+        return
+    if not folder.is_dir() or folder.is_symlink() or not config_mod.is_run(folder):
+        raise UserError(f"{folder} was not made by kc train (no {config_mod.RUN_MARKER} in it); not deleting it")
+    shutil.rmtree(folder)
 
 
 def _rllib_train(error: type[Exception]):

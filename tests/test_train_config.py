@@ -1,0 +1,42 @@
+"""Every training-config field is checked up front with a one-line ``ConfigError`` naming it
+(issue 18; ``reliability-2026-12.md`` items 4 and 16): nothing trains for minutes and then fails
+on a typo, and no outside library is the one to refuse a value."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from kc_env.training import config as config_mod
+
+CONFIG = Path(__file__).resolve().parent.parent / "configs" / "default.yaml"
+
+
+@pytest.mark.parametrize("key, value, message", [
+    ("eval.opponents", ["nosuch"], "eval.opponents: unknown agent spec 'nosuch'"),
+    ("eval.deals", 0, "eval.deals must be positive"),
+    ("league.agents", {"nosuch": 1}, "league.agents: unknown agent spec 'nosuch'"),
+    ("league.agents", {"heuristic": 0, "random": 0}, "at least one of them above 0"),
+    ("league.max_snapshots", -1, "league.max_snapshots must be at least 1"),
+    ("checkpoint_every", -1, "checkpoint_every, eval.every and league.snapshot_every must be 0 (never) or more"),
+    ("eval.every", -1, "must be 0 (never) or more"),
+    ("league.snapshot_every", -1, "must be 0 (never) or more"),
+    ("seed", -1, "seed must be 0 or more"),
+    ("max_moves", 0, "max_moves must be positive"),
+    ("update_threads", 0, "update_threads must be positive"),
+    ("ppo.learning_rate", -1, "ppo.learning_rate must be positive"),
+    ("ppo.gamma", 2, "ppo.gamma and ppo.gae_lambda must be in [0, 1]"),
+    ("ppo.target_kl", "soon", "ppo.target_kl must be positive or null"),
+    ("blocked_reward", "lots", "blocked_reward must be a number or null"),
+    ("rules.jokers", 2, "cannot set rules.jokers: rules is 'standard', not a mapping"),
+    ("rules", {"preset": ["x"]}, "preset"),
+])
+def test_a_bad_value_is_refused_with_one_line_naming_it(key, value, message):
+    with pytest.raises(config_mod.ConfigError, match=r"default\.yaml: ") as caught:
+        config_mod.load(CONFIG, None, {key: value})
+    assert message in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_zero_intervals_mean_never_and_are_allowed():
+    cfg = config_mod.load(CONFIG, None, {"checkpoint_every": 0, "eval.every": 0, "league.snapshot_every": 0})
+    assert cfg.checkpoint_every == 0
