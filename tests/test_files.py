@@ -1,0 +1,54 @@
+"""``kc_env.files.write_atomic``: a file is written whole or not at all, and durably (issue 18,
+``reliability-2026-12.md`` item 17); every checkpoint and run file goes through it."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from kc_env.files import write_atomic
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_a_file_is_replaced_whole_and_fsynced(tmp_path, monkeypatch):
+    synced = []
+    real = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: synced.append(fd) or real(fd))
+    path = tmp_path / "state.json"
+    path.write_text("old")
+    write_atomic(path, "new")
+    assert path.read_text() == "new" and len(synced) == 2, "the file and its folder are fsynced"
+    assert [p.name for p in tmp_path.iterdir()] == ["state.json"], "no temporary file is left"
+
+
+def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path, monkeypatch):
+    path = tmp_path / "state.json"
+    path.write_text("old")
+
+    def full_disk(fd):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", full_disk)
+    with pytest.raises(OSError, match="No space left"):
+        write_atomic(path, b"new")
+    assert path.read_text() == "old" and [p.name for p in tmp_path.iterdir()] == ["state.json"]
+
+
+def test_the_temporary_name_matches_no_checkpoint_glob(tmp_path, monkeypatch):
+    seen = []
+    real = os.replace
+    monkeypatch.setattr(os, "replace", lambda a, b: seen.append(Path(a).name) or real(a, b))
+    write_atomic(tmp_path / "step_000000001024.pt", b"x")
+    assert seen[0].startswith(".") and not Path(seen[0]).match("step_*")
+
+
+def test_there_is_one_atomic_writer():
+    """No other module renames its own temporary files into place."""
+    pattern = re.compile(r"os\.replace\(|\.rename\(|def _atomic_write")
+    offenders = [str(p.relative_to(ROOT)) for folder in ("kc_env", "training") for p in (ROOT / folder).rglob("*.py")
+                 if p.name != "files.py" and pattern.search(p.read_text())]
+    assert offenders == []
