@@ -66,7 +66,9 @@ def main(argv: list[str] | None = None) -> int:
         print(problem, file=sys.stderr)
         return 2
     args = build_parser().parse_args(argv)
+    from .agents.policy_model import ModelError
     from .engine import IllegalMove, PositionError
+    from .record import RecordError
     from .rules import RulesError
 
     try:
@@ -74,9 +76,36 @@ def main(argv: list[str] | None = None) -> int:
             args.rules_name = args.rules
             args.rules = parse_rules(args.rules)
         return importlib.import_module(commands()[args.command]).run(args)
-    except (RulesError, IllegalMove, PositionError, UserError) as exc:
-        print(f"kc {args.command}: {exc}", file=sys.stderr)
+    except (RulesError, IllegalMove, PositionError, RecordError, ModelError, UserError) as exc:
+        print(f"kc {args.command}: {_one_line(exc)}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # kc replay game.json | head: the reader left; nothing more to say
+        _silence_stdout()
+        return 141
+    except KeyboardInterrupt:
+        print(f"\nkc {args.command}: interrupted", file=sys.stderr)
+        return 130
+    except OSError as exc:  # a file that cannot be read or written, a full disk
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"kc {args.command}: {where}{exc.strerror or _one_line(exc)}", file=sys.stderr)
+        return 2
+
+
+def _one_line(exc: BaseException) -> str:
+    """The error's message on one line, at most 500 characters (a 1 MB bad input is not echoed)."""
+    text = " ".join(str(exc).split())
+    return text if len(text) <= 500 else text[:497] + "..."
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush does not raise again."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 def _cannot_run(argv: list[str]) -> str | None:

@@ -270,6 +270,7 @@ def new_deal(rules: Rules | str | None = None, num_players: int = 2, seed: int |
         raise ValueError(f"dealer must be a seat 0..{num_players - 1}, not {dealer!r}")
     if seed is None:
         seed = random.SystemRandom().randrange(2**63)
+    seed = check_seed(seed)
     rng = random.Random(seed)
     cards = deck(rules.jokers)
     rng.shuffle(cards)
@@ -841,13 +842,13 @@ def from_text(text: str, rules: Rules | str | None = None, seed: int = 0) -> Gam
             piles[PILE_INDEX[ukey]] = read_cards(words or ["-"], lineno)
         elif key.lower().startswith("hand"):
             seat = key.split()[-1]
-            if not seat.isdigit() or int(seat) in hands:
+            if not _is_count(seat) or int(seat) in hands:
                 raise PositionError(f"line {lineno}: expected 'hand I:' with a new seat number, got {key!r}")
             hands[int(seat)] = read_cards(words or ["-"], lineno)
         elif key.lower() == "stock":
             stock = read_cards(words or ["-"], lineno)[::-1]
         elif key.lower() == "turn":
-            if not words or not words[0].isdigit() or not set(words[1:]) <= {"drawn", "played", "moved"}:
+            if not words or not _is_count(words[0]) or not set(words[1:]) <= {"drawn", "played", "moved"}:
                 raise PositionError(f"line {lineno}: expected 'turn: I [drawn] [played] [moved]', got {raw!r}")
             turn = (int(words[0]), set(words[1:]))
             turn_line = lineno
@@ -885,18 +886,36 @@ def from_text(text: str, rules: Rules | str | None = None, seed: int = 0) -> Gam
     return state
 
 
+def _is_count(word: str) -> bool:
+    """A whole number as position text writes one: ASCII digits, at most six ('²' is no digit)."""
+    return word.isascii() and word.isdigit() and len(word) <= 6
+
+
+def check_seed(seed) -> int:
+    """A deal's seed as a whole number >= 0 (``-42`` would deal seed 42's cards; floats and text
+    are not seeds); ``ValueError`` otherwise."""
+    import numbers
+
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+        raise ValueError(f"a seed is a whole number >= 0, not {seed!r}")
+    return int(seed)
+
+
 def _read_extras(state: GameState, extra: dict[str, str]) -> None:
     for key in ("dealer", "idle"):
         if key in extra:
-            if not extra[key].isdigit():
+            if not _is_count(extra[key]):
                 raise PositionError(f"line {extra[key + '_line']}: {key} must be a whole number, got {extra[key]!r}")
             setattr(state, "idle_turns" if key == "idle" else key, int(extra[key]))
     if state.dealer >= state.num_players:
         raise PositionError(f"line {extra['dealer_line']}: dealer {state.dealer} but there are {state.num_players} players")
+    if state.idle_turns >= state.num_players and "over" not in extra:
+        raise PositionError(f"line {extra['idle_line']}: {state.idle_turns} idle turns in a row with "
+                            f"{state.num_players} players: the deal would be blocked already (RULES.md 4.8)")
     if "over" in extra:
         words = extra["over"].split()
         ok = words[:1] in (["out"], ["blocked"]) and (len(words) == 1 or (
-            len(words) == 3 and words[1] == "winner" and words[2].isdigit() and int(words[2]) < state.num_players))
+            len(words) == 3 and words[1] == "winner" and _is_count(words[2]) and int(words[2]) < state.num_players))
         if not ok:
             raise PositionError(f"line {extra['over_line']}: expected 'over: out|blocked [winner I]', got {extra['over']!r}")
         state.is_over = True
@@ -909,7 +928,7 @@ def _read_extras(state: GameState, extra: dict[str, str]) -> None:
             raise PositionError(f"{line}: a blocked deal has a winner only under blocked: fewest_cards")
     if "unplayed" in extra:
         words = extra["unplayed"].split()
-        if len(words) != state.num_players or not all(w.isdigit() for w in words):
+        if len(words) != state.num_players or not all(_is_count(w) for w in words):
             raise PositionError(f"line {extra['unplayed_line']}: expected one count per player, got {extra['unplayed']!r}")
         state.turns_without_play = [int(w) for w in words]
 

@@ -48,6 +48,7 @@ from typing import Any
 
 from . import engine
 from .engine import GameState, IllegalMove, Move
+from .files import write_atomic
 from .match import Match, MatchError, truncate
 from .rules import Rules, RulesError
 
@@ -148,8 +149,8 @@ def dumps(record: Record) -> str:
 
 
 def save(record: Record, path: str | Path) -> None:
-    """Write the record to ``path`` as JSON."""
-    Path(path).write_text(dumps(record))
+    """Write the record to ``path`` as JSON (whole or not at all)."""
+    write_atomic(path, dumps(record))
 
 
 def loads(text: str) -> Record:
@@ -158,13 +159,19 @@ def loads(text: str) -> Record:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise RecordError(f"not valid JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}") from None
+    except ValueError as exc:  # a number of more than 4,300 digits
+        raise RecordError(f"not a record: {str(exc)[:120]}") from None
+    except RecursionError:
+        raise RecordError("not a record: nested too deeply") from None
     return from_dict(data)
 
 
 def load(path: str | Path) -> Record:
     """A record from a JSON file; errors start with the file's name."""
     try:
-        return loads(Path(path).read_text())
+        return loads(Path(path).read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise RecordError(f"{path}: not a record (not UTF-8 text)") from None
     except RecordError as exc:
         raise RecordError(f"{path}: {exc}") from None
 
@@ -229,6 +236,8 @@ def _setup(data: Mapping[str, Any]) -> tuple[Rules, int, int, int]:
         if type(value) is not int:
             raise RecordError(f"{key!r} must be a whole number, not {value!r}")
     n, seed, dealer = data["num_players"], data["seed"], data.get("dealer", 0)
+    if seed < 0:
+        raise RecordError(f"'seed' must be 0 or more, not {seed} (a negative seed would deal seed {-seed}'s cards)")
     try:
         rules.check_players(n)
     except RulesError as exc:
@@ -272,10 +281,19 @@ def replay(record: Record) -> GameState | Match:
     state = engine.new_deal(record.rules, record.num_players, seed=record.seed, dealer=record.dealer)
     for i, move in enumerate(record.moves, start=1):
         _apply(state, i, move, "")
-    if record.truncated:
-        truncate(state)
+    _cut_off(state, record.truncated, "")
     _check_result(record.result, _game_result(state), "")
     return state
+
+
+def _cut_off(state: GameState, truncated: bool, where: str) -> None:
+    """Cut the deal off where the record says the move limit did; a deal that ended on its own
+    cannot have been cut off."""
+    if not truncated:
+        return
+    if state.is_over:
+        raise RecordError(f"{where}the record says the deal was cut off, but it ended on its own")
+    truncate(state)
 
 
 def _apply(state: GameState, i: int, move: Move, where: str) -> None:
@@ -294,8 +312,7 @@ def _replay_match(record: MatchRecord) -> Match:
         state = match.new_deal()
         for i, move in enumerate(deal.moves, start=1):
             _apply(state, i, move, where)
-        if deal.truncated:
-            truncate(state)
+        _cut_off(state, deal.truncated, where)
         if not state.is_over:
             raise RecordError(f"deal {k}: the moves stop before the deal ends (after move {len(deal.moves)})")
         try:

@@ -82,3 +82,14 @@ def test_a_missing_train_extra_is_one_line_naming_it(capsys, monkeypatch, comman
     assert captured.err.count("\n") == 1
     assert captured.err.startswith(f"kc {command}: needs the train extra: pip install 'kc_env[train]'")
     assert "torch" in captured.err
+
+
+def test_a_missing_rules_file_is_one_line(capsys):
+    """Issue 18 item 12: ``Rules.from_yaml`` on a missing file was a FileNotFoundError traceback."""
+    assert main(["demo", "--rules", "nope.yaml"]) == 2
+    assert capsys.readouterr().err == "kc demo: nope.yaml: cannot read (No such file or directory)\n"
+
+
+def test_an_unhashable_preset_on_the_command_line_is_one_line(capsys):
+    assert main(["demo", "--rules", "standard,preset=[x]"]) == 2
+    assert "unknown preset ['x']" in capsys.readouterr().err

@@ -83,3 +83,39 @@ def test_kc_play_refuses_bad_arguments(argv, message, capsys):
 
     assert main(argv) == 2
     assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("answer", ["²", "9" * 5000, "x" * 1_000_000])
+def test_odd_input_is_refused_in_one_short_line_and_the_game_is_kept(tmp_path, answer):
+    """Issue 18 item 11: '²' (isdigit() but not int()), 5,000 digits and a 1 MB line are refused
+    like any bad move; the input then ends, and the deal played so far is saved."""
+    saved = tmp_path / "g.json"
+    done = subprocess.run(KC + ["play", "random", "--seed", "1", "--one-deal", "--no-color", "--save", str(saved)],
+                          input=answer + "\n", capture_output=True, text=True, timeout=120)
+    assert "Traceback" not in done.stderr, done.stderr
+    refusals = [line for line in done.stdout.splitlines() if "refused:" in line]
+    assert len(refusals) == 1 and len(refusals[0]) < 400
+    assert "stopped: the input ended" in done.stdout and json.loads(saved.read_text())["format"]
+
+
+def test_a_save_path_in_a_missing_folder_is_refused_before_the_game(tmp_path):
+    done = subprocess.run(KC + ["play", "random", "--seed", "1", "--one-deal", "--save", str(tmp_path / "no" / "g.json")],
+                          input="", capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "your move" not in done.stdout
+    assert done.stderr.strip() == f"kc play: --save {tmp_path / 'no' / 'g.json'}: the folder {tmp_path / 'no'} does not exist"
+
+
+@pytest.mark.parametrize("command", [["play", "random"], ["eval", "random", "greedy"]])
+def test_max_moves_zero_is_refused(command, capsys):
+    from kc_env.cli import main
+
+    with pytest.raises(SystemExit) as caught:
+        main([*command, "--max-moves", "0"])
+    assert caught.value.code == 2 and "--max-moves: must be positive, got 0" in capsys.readouterr().err
+
+
+def test_eval_json_in_a_missing_folder_is_refused_before_the_tournament(tmp_path, capsys):
+    from kc_env.cli import main
+
+    assert main(["eval", "random", "greedy", "--deals", "100000", "--json", str(tmp_path / "no" / "e.json")]) == 2
+    assert "does not exist" in capsys.readouterr().err

@@ -70,3 +70,26 @@ def test_rules_replace_leaves_single_with_the_default_target():
     """Turning a single-deal rule set into a scored one gives the default target back."""
     assert Rules.preset("bicycle").replace(scoring="standard").target == Rules().target
     assert Rules.preset("bicycle").replace(scoring="standard", target=50).target == 50
+
+
+@pytest.mark.parametrize("line, replace, message", [
+    ("hand 1: KS 5H 2C", "hand ²: KS 5H 2C", "expected 'hand I:' with a new seat number"),
+    ("hand 1: KS 5H 2C", "hand " + "1" * 5000 + ": KS 5H 2C", "expected 'hand I:' with a new seat number"),
+    ("turn: 0 drawn", "turn: ² drawn", "expected 'turn: I"),
+    ("turn: 0 drawn", "turn: " + "0" * 5000, "expected 'turn: I"),
+])
+def test_number_fields_accept_only_plain_digits(line, replace, message):
+    """Issue 18 item 15: '²' passes str.isdigit() but not int(); 5,000 digits exceed int()'s limit."""
+    with pytest.raises(PositionError, match=message):
+        engine.from_text(BASE.replace(line, replace))
+
+
+@pytest.mark.parametrize("extra, message", [
+    ("dealer: ²", "dealer must be a whole number"),
+    ("idle: " + "9" * 5000, "idle must be a whole number"),
+    ("idle: 1000000", "idle must be a whole number"),
+    ("idle: 2", "2 idle turns in a row with 2 players: the deal would be blocked already"),
+])
+def test_extra_number_lines_are_checked(extra, message):
+    with pytest.raises(PositionError, match=message):
+        engine.from_text(with_lines(extra))

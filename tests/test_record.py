@@ -282,3 +282,38 @@ def test_a_game_with_both_jokers_replays_exactly():
             assert replay(record).snapshot() == state.snapshot()
             return
     raise AssertionError("no deal played the second joker")
+
+
+@pytest.mark.parametrize("text, message", [
+    ('{"format": "kc_env.game", "seed": ' + "9" * 5000 + "}", "not a record: Exceeds the limit"),
+    ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+])
+def test_a_record_that_json_cannot_hold_is_a_record_error(text, message):
+    """Issue 18 item 13: a seed of 5,000 digits, 100,000-deep JSON."""
+    with pytest.raises(RecordError, match=message):
+        loads(text)
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "latin-1"])
+def test_a_file_that_is_not_utf8_is_a_record_error(tmp_path, encoding):
+    path = tmp_path / "g.json"
+    path.write_bytes(json.dumps(game_dict(note="é"), ensure_ascii=False).encode(encoding))
+    with pytest.raises(RecordError, match="g.json: not a record"):
+        load(path)
+
+
+def test_an_unhashable_preset_is_a_record_error():
+    with pytest.raises(RecordError, match="rules: unknown preset"):
+        from_dict(game_dict(rules={"preset": ["x"]}))
+
+
+def test_a_negative_seed_is_refused_not_read_as_its_absolute_value():
+    """new_deal(seed=-42) used to deal seed 42's cards, so a record with seed -42 replayed another game."""
+    with pytest.raises(RecordError, match="'seed' must be 0 or more"):
+        from_dict(game_dict(seed=-42))
+    for seed in (-1, 1.5, "7", True):
+        with pytest.raises(ValueError, match="a seed is a whole number >= 0"):
+            engine.new_deal("standard", 2, seed=seed)
+    import numpy as np
+
+    assert engine.to_text(engine.new_deal("standard", 2, seed=np.int64(7))) == engine.to_text(engine.new_deal(seed=7))

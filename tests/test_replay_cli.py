@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 
 import pytest
@@ -77,3 +78,59 @@ def test_replay_refuses_a_bad_file(tmp_path, capsys, content, message):
 def test_replay_refuses_a_missing_file(capsys):
     assert main(["replay", "/nonexistent/game.json"]) == 2
     assert "cannot read /nonexistent/game.json" in capsys.readouterr().err
+
+
+def _saved_deal(tmp_path, **changes):
+    state = engine.new_deal("standard", 2, seed=4)
+    moves, cut = play_deal(state, _chooser(2))
+    data = record.GameRecord.from_state(state, moves, cut).to_dict()
+    data.update(changes)
+    path = tmp_path / "deal.json"
+    path.write_text(json.dumps(data))
+    return path, data
+
+
+def test_replay_refuses_a_record_whose_result_was_tampered_with(tmp_path, capsys):
+    """Issue 18 item 14: kc replay checks the result the record claims, as record.replay does."""
+    path, data = _saved_deal(tmp_path)
+    data["result"]["winner"] = 1 - data["result"]["winner"] if data["result"]["winner"] is not None else 0
+    path.write_text(json.dumps(data))
+    assert main(["replay", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "the replay does not end as recorded" in err and len(err.strip().splitlines()) == 1
+
+
+def test_replay_refuses_half_a_game_that_claims_to_be_over(tmp_path, capsys):
+    path, data = _saved_deal(tmp_path)
+    data["moves"] = data["moves"][:3]
+    path.write_text(json.dumps(data))
+    assert main(["replay", str(path)]) == 2
+    assert "the replay does not end as recorded" in capsys.readouterr().err
+
+
+def test_a_finished_deal_cannot_claim_it_was_cut_off(tmp_path, capsys):
+    path, _ = _saved_deal(tmp_path, truncated=True)
+    assert main(["replay", str(path)]) == 2
+    assert "the record says the deal was cut off, but it ended on its own" in capsys.readouterr().err
+
+
+def test_a_match_record_with_a_deal_after_the_end_is_a_record_error(tmp_path, capsys):
+    match = play_match("standard", 2, 5, _chooser(3))
+    data = record.MatchRecord.from_match(match).to_dict()
+    data["deals"].append(data["deals"][-1])
+    data.pop("result", None)
+    path = tmp_path / "match.json"
+    path.write_text(json.dumps(data))
+    assert main(["replay", str(path)]) == 2
+    assert f"deal {len(data['deals'])}: the match was already over" in capsys.readouterr().err
+
+
+def test_replay_into_a_closed_pipe_ends_quietly(tmp_path):
+    """``kc replay game.json | head -1``: no BrokenPipeError traceback."""
+    import subprocess
+    import sys
+
+    path, _ = _saved_deal(tmp_path)
+    done = subprocess.run(f"{sys.executable} -m kc_env.cli replay {path} --full | head -1", shell=True,
+                          capture_output=True, text=True, timeout=120)
+    assert done.stdout.startswith("kc replay") and done.stderr == ""

@@ -24,6 +24,11 @@ HELP = ("Type a number from the list, or a move: '9H N' (play the 9 of hearts on
         "'move W N' (move pile W onto N), 'end' (end your turn). '?' lists the moves, 'q' quits.")
 
 
+MAX_INPUT = 40
+"""The longest answer read as a move (``move NE SW`` is 10 characters); a longer one is refused
+without being echoed back."""
+
+
 class QuitGame(Exception):
     """The person asked to stop (``q``) or the input ended."""
 
@@ -65,11 +70,13 @@ class HumanAgent(Agent):
             self.write(f"refused: {problem}")
 
     def _read_action(self, text: str, obs: Mapping[str, np.ndarray], legal: list[int]) -> tuple[int, str | None]:
-        if text.isdigit():
+        if len(text) > MAX_INPUT:
+            return -1, f"that is not a move ({len(text):,} characters); {HELP}"
+        if text.isascii() and text.isdigit():  # not '²', which isdigit() takes for a digit
             k = int(text)
             if 1 <= k <= len(legal):
                 return legal[k - 1], None
-            return -1, f"there is no move {k}; pick 1 to {len(legal)}"
+            return -1, f"there is no move {text}; pick 1 to {len(legal)}"
         try:
             action = actions.parse(text)
         except ValueError as exc:

@@ -65,3 +65,28 @@ def missing_extra(extra: str, modules: tuple[str, ...]) -> str | None:
         return None
     return (f"needs the {extra} extra: pip install 'kc_env[{extra}]' (from a clone: pip install -e '.[{extra}]'); "
             f"not installed: {', '.join(missing)}")
+
+
+def positive_int(text: str) -> int:
+    """An argparse ``type``: a whole number above 0 (``--max-moves 0`` is refused up front)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text[:40]!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be positive, got {value}")
+    return value
+
+
+def check_writable(path: str | None, option: str) -> None:
+    """Refuse, before any work, an output file whose folder does not exist or is not writable."""
+    import os
+    from pathlib import Path
+
+    if path is None:
+        return
+    folder = Path(path).parent
+    if not folder.is_dir():
+        raise UserError(f"{option} {path}: the folder {folder} does not exist")
+    if not os.access(folder, os.W_OK) or Path(path).is_dir():
+        raise UserError(f"{option} {path}: cannot write there")

@@ -13,7 +13,7 @@ import json
 import sys
 from pathlib import Path
 
-from .common import UserError, add_rules_argument, note_other_tables
+from .common import UserError, add_rules_argument, check_writable, note_other_tables, positive_int
 
 HELP = "tournament between agents: win rates with 95% intervals, penalty points, ratings, a chart, JSON"
 
@@ -28,7 +28,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0, help="the same seed gives the same results (default 0)")
     parser.add_argument("--workers", type=int, default=None, help="processes (default: every core)")
     parser.add_argument("--match", action="store_true", help="an episode is a whole match, not one deal")
-    parser.add_argument("--max-moves", type=int, default=1000, help="moves after which a deal is cut off")
+    parser.add_argument("--max-moves", type=positive_int, default=1000, help="moves after which a deal is cut off")
     parser.add_argument("--plot", metavar="PNG", help="write a chart of win rates and ratings")
     parser.add_argument("--json", metavar="FILE", help="write the results as JSON")
     parser.add_argument("--episodes-json", action="store_true", help="with --json, add every episode's result")
@@ -45,6 +45,8 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("--deals must be at least 1")
     if args.workers is not None and args.workers < 1:
         raise UserError("--workers must be at least 1")
+    check_writable(args.json, "--json")
+    check_writable(args.plot, "--plot")
     loaded = []
     for spec in args.agents:
         try:

@@ -14,7 +14,7 @@ import argparse
 import random
 import sys
 
-from .common import UserError, add_rules_argument, note_other_tables
+from .common import UserError, add_rules_argument, check_writable, note_other_tables, positive_int
 
 HELP = "play against agents in the terminal"
 
@@ -27,8 +27,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=None, help="the match's seed (default: a new one)")
     parser.add_argument("--one-deal", action="store_true", help="play one deal, not a whole match")
     parser.add_argument("--save", metavar="FILE", help="save the game as JSON for kc replay")
-    parser.add_argument("--max-deals", type=int, default=200, help="stop a match that runs longer")
-    parser.add_argument("--max-moves", type=int, default=1000, help="moves after which a deal is cut off")
+    parser.add_argument("--max-deals", type=positive_int, default=200, help="stop a match that runs longer")
+    parser.add_argument("--max-moves", type=positive_int, default=1000, help="moves after which a deal is cut off")
     parser.add_argument("--no-color", action="store_true", help="no ANSI colours")
 
 
@@ -45,6 +45,7 @@ def run(args: argparse.Namespace) -> int:
     args.rules.check_players(n)
     if not 0 <= args.seat < n:
         raise UserError(f"--seat must be 0 to {n - 1} with {n} players")
+    check_writable(args.save, "--save")
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
     opponents = iter(args.opponents)
     agents: list = []
@@ -105,8 +106,8 @@ def run(args: argparse.Namespace) -> int:
             _deal_over(say, state, deal.scored, names, truncated, render, color, match)
             if args.one_deal:
                 break
-    except QuitGame as exc:
-        say(f"\nstopped: {exc}")
+    except (QuitGame, KeyboardInterrupt) as exc:
+        say(f"\nstopped: {exc or 'interrupted'}")
         _save(args, match, state, deal_moves, truncated, record, finished=False)
         return 1
     _match_over(say, match, names, args.one_deal)

@@ -34,6 +34,10 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"cannot read {args.file}: {exc.strerror or exc}") from None
     except record.RecordError as exc:
         raise UserError(str(exc)) from None
+    try:
+        record.replay(rec)  # the whole record is checked (moves, the end it claims) before anything is shown
+    except record.RecordError as exc:
+        raise UserError(f"{args.file}: {exc}") from None
     if args.viewer is not None and not 0 <= args.viewer < rec.num_players:
         raise UserError(f"--viewer must be a seat 0 to {rec.num_players - 1}")
     show = _Shower(args, color=sys.stdout.isatty() and not args.no_color)
