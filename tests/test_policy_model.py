@@ -102,7 +102,7 @@ def test_shapes_that_do_not_chain_are_refused(tmp_path):
     (w1, b1), = net.hidden
     bad = PolicyNetwork(((w1[:, :100], b1),), net.action)
     folder = save(tmp_path / "bad", bad, {})
-    with pytest.raises(ModelError, match=r"layer pi.0 has shape \(8, 100\)"):
+    with pytest.raises(ModelError, match=r"array pi.0.weight has shape \(8, 100\), expected \(8, 1584\)"):
         load_network(folder)
 
 
@@ -218,3 +218,104 @@ def test_the_envs_warn_when_a_model_opponent_sits_at_a_table_it_was_not_trained_
         env = KingsCornerVecEnv(2, num_players=4, rules=Rules().replace(pile_moves="none"), opponents=folder)
     env.reset()
     assert env.step(env.action_masks().argmax(axis=1))[0].shape == (2, observation.OBS_SIZE)
+
+
+def _add_member(folder, name: str, header_shape: tuple, payload: bytes = b"", raw: bool = False) -> None:
+    """Append a member to ``weights.npz``: an .npy header declaring ``header_shape`` float32 and
+    ``payload`` (or, ``raw``, ``payload`` alone with no .npy format)."""
+    import io
+    import zipfile
+
+    buffer = io.BytesIO()
+    if not raw:
+        np.lib.format.write_array_header_1_0(buffer, {"descr": "<f4", "fortran_order": False, "shape": header_shape})
+    buffer.write(payload)
+    with zipfile.ZipFile(folder / "weights.npz", "a", compression=zipfile.ZIP_DEFLATED) as z:
+        z.writestr(name, buffer.getvalue())
+
+
+def test_an_unused_huge_array_is_never_decompressed(model_folder):
+    """Issue 18 item 8: a 2 GiB zero array beside the weights loaded in 22 s at 2.8 GB; the loader
+    reads only the arrays the card's network needs."""
+    import zipfile
+
+    with zipfile.ZipFile(model_folder / "weights.npz", "a", compression=zipfile.ZIP_DEFLATED) as z:
+        with z.open("extra.npy", "w", force_zip64=True) as f:
+            np.lib.format.write_array_header_1_0(f, {"descr": "<f4", "fortran_order": False, "shape": (2**26,)})
+            chunk = bytes(1 << 24)
+            for _ in range(16):  # 256 MiB of zeros, a quarter of a megabyte compressed
+                f.write(chunk)
+    import resource
+    import time
+
+    before, start = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, time.perf_counter()
+    network, _ = load_network(model_folder)
+    assert time.perf_counter() - start < 2
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 200_000, "kilobytes"
+    assert network.action[0].shape == (actions.NUM_ACTIONS, 8)
+
+
+def test_a_header_declaring_a_huge_array_is_a_model_error_not_a_memory_error(model_folder):
+    import zipfile
+
+    with zipfile.ZipFile(model_folder / "weights.npz") as z:
+        kept = {n: z.read(n) for n in z.namelist() if n != "action.bias.npy"}
+    with zipfile.ZipFile(model_folder / "weights.npz", "w") as z:
+        for name, data in kept.items():
+            z.writestr(name, data)
+    _add_member(model_folder, "action.bias.npy", (2**40,))
+    with pytest.raises(ModelError, match=r"array action.bias has shape \(1099511627776,\), expected \(497,\)"):
+        load_network(model_folder)
+
+
+def _replace_member(folder, name: str, data: bytes) -> None:
+    import zipfile
+
+    with zipfile.ZipFile(folder / "weights.npz") as z:
+        kept = {n: z.read(n) for n in z.namelist() if n != name}
+    with zipfile.ZipFile(folder / "weights.npz", "w") as z:
+        for member, content in kept.items():
+            z.writestr(member, content)
+        z.writestr(name, data)
+
+
+def test_a_member_not_in_npy_format_is_a_model_error(model_folder):
+    _replace_member(model_folder, "action.bias.npy", b"\x00" * 1988)
+    with pytest.raises(ModelError, match="array action.bias is not stored in the .npy format"):
+        load_network(model_folder)
+
+
+def test_random_bytes_are_a_corrupt_file_not_pickles(model_folder):
+    (model_folder / "weights.npz").write_bytes(np.random.default_rng(0).bytes(4096))
+    with pytest.raises(ModelError, match="not an .npz archive of arrays"):
+        load_network(model_folder)
+
+
+def test_a_weights_file_over_the_cap_is_refused_unread(model_folder, monkeypatch):
+    from kc_env.agents import policy_model
+
+    monkeypatch.setattr(policy_model, "MAX_WEIGHTS_BYTES", 1000)
+    with pytest.raises(ModelError, match="more than the 1,000 a model may hold"):
+        load_network(model_folder)
+
+
+@pytest.mark.parametrize("field, value, message", [
+    ("network.activation", ["tanh"], "'network' must name an activation"),
+    ("network.hidden", 5, "network hidden must be a list of layer widths"),
+    ("network.hidden", ["a", "b"], "network hidden must be a list of layer widths"),
+    ("network.prior", ["heuristic"], "unknown network prior"),
+    ("rules", {"preset": ["pagat"]}, "the rules it was trained for are not valid: unknown preset"),
+    ("action_layout_version", True, "action layout version True"),
+    ("obs_layout_version", 1.0, "observation layout version 1.0"),
+])
+def test_a_malformed_card_is_a_model_error(model_folder, field, value, message):
+    """Issue 18 item 9: these escaped as TypeError or were accepted."""
+    card = json.loads((model_folder / "model.json").read_text())
+    node = card
+    *parents, last = field.split(".")
+    for part in parents:
+        node = node[part]
+    node[last] = value
+    (model_folder / "model.json").write_text(json.dumps(card))
+    with pytest.raises(ModelError, match=re.escape(message)):
+        load_network(model_folder)

@@ -16,7 +16,9 @@ layers learn a correction to that agent's play (residual policy learning) instea
 game. ``kc export`` (in ``training/``) writes the folder; this module reads it,
 and refuses, with a message that says which, a folder without its files, a corrupt file, an
 array that would need unpickling, a layout version other than this package's, or shapes that do
-not fit together.
+not fit together. It reads only the arrays the card's network needs, checks each ``.npy`` header
+(format, dtype, shape) before reading its data, and caps the card (``MAX_CARD_BYTES``) and the
+weights (``MAX_WEIGHTS_BYTES``): an extra or oversized member costs nothing.
 """
 
 from __future__ import annotations
@@ -43,6 +45,13 @@ ACTIVATIONS = {
     "relu": lambda x: np.maximum(x, 0.0),
 }
 MASKED_LOGIT = -1e8  # what sb3-contrib's MaskableCategorical puts on illegal actions
+MAX_CARD_BYTES = 1 << 20
+"""The largest ``model.json`` read (a card is a few kilobytes)."""
+MAX_WEIGHTS_BYTES = 1 << 30
+"""The largest ``weights.npz``, and the most its arrays may hold once decompressed (the shipped
+models hold a few megabytes)."""
+MAX_WIDTH = 1 << 16
+"""The widest hidden layer a card may declare."""
 PRIORS = COMPILED
 """The rule-based agents a network may take as its prior (those with a compiled policy)."""
 
@@ -126,10 +135,12 @@ def read_card(folder: str | Path) -> dict[str, Any]:
         raise ModelError(f"{folder}: not an exported model folder (it should hold {CARD_FILE} and {WEIGHTS_FILE})")
     if not path.is_file():
         raise ModelError(f"{folder}: no {CARD_FILE} (an exported model holds {CARD_FILE} and {WEIGHTS_FILE})")
+    if path.stat().st_size > MAX_CARD_BYTES:
+        raise ModelError(f"{path}: {path.stat().st_size:,} bytes, more than a model card holds ({MAX_CARD_BYTES:,})")
     try:
-        card = json.loads(path.read_text())
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ModelError(f"{path}: corrupt model card, not valid JSON ({exc})") from None
+        card = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:  # ValueError: JSON, or a 5,000-digit number
+        raise ModelError(f"{path}: corrupt model card, not valid JSON ({str(exc)[:200]})") from None
     if not isinstance(card, dict) or card.get("format") != FORMAT:
         raise ModelError(f"{path}: not a kc_env policy card (format should be {FORMAT!r})")
     if card.get("format_version") != FORMAT_VERSION:
@@ -137,7 +148,7 @@ def read_card(folder: str | Path) -> dict[str, Any]:
                          f"this kc_env reads version {FORMAT_VERSION}")
     for key, what, ours in (("obs_layout_version", "observation layout", OBS_LAYOUT_VERSION),
                             ("action_layout_version", "action layout", ACTION_LAYOUT_VERSION)):
-        if card.get(key) != ours:
+        if type(card.get(key)) is not int or card.get(key) != ours:  # not true, not 1.0
             raise ModelError(f"{path}: the model was trained for {what} version {card.get(key)!r}, "
                              f"this kc_env has version {ours}; retrain or export it for this version")
     players = card.get("num_players")
@@ -151,10 +162,14 @@ def read_card(folder: str | Path) -> dict[str, Any]:
         except RulesError as exc:
             raise ModelError(f"{path}: the rules it was trained for are not valid: {exc}") from None
     network = card.get("network")
-    if not isinstance(network, dict) or network.get("activation") not in ACTIVATIONS:
+    if not isinstance(network, dict) or not isinstance(network.get("activation"), str) \
+            or network["activation"] not in ACTIVATIONS:
         raise ModelError(f"{path}: 'network' must name an activation among {', '.join(ACTIVATIONS)}")
+    hidden = network.get("hidden", [])
+    if not isinstance(hidden, list) or not all(type(w) is int and 0 < w <= MAX_WIDTH for w in hidden):
+        raise ModelError(f"{path}: network hidden must be a list of layer widths 1 to {MAX_WIDTH}, not {hidden!r}"[:300])
     prior, weight = network.get("prior"), network.get("prior_weight", 0.0)
-    if prior is not None and prior not in PRIORS:
+    if prior is not None and (not isinstance(prior, str) or prior not in PRIORS):
         raise ModelError(f"{path}: unknown network prior {prior!r} (known: {', '.join(PRIORS)})")
     if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not np.isfinite(weight):
         raise ModelError(f"{path}: network prior_weight must be a finite number, not {weight!r}")
@@ -178,24 +193,73 @@ def load_network(folder: str | Path) -> tuple[PolicyNetwork, dict[str, Any]]:
     path = folder / WEIGHTS_FILE
     if not path.is_file():
         raise ModelError(f"{folder}: no {WEIGHTS_FILE}")
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            arrays = {k: data[k] for k in data.files}
-    except ValueError as exc:
-        if "allow_pickle" in str(exc) or "pickle" in str(exc).lower():
-            raise ModelError(f"{path}: holds pickled objects; refusing to unpickle (weights must be plain arrays)") from None
-        raise ModelError(f"{path}: corrupt weights file ({exc})") from None
-    except (zipfile.BadZipFile, OSError, EOFError, KeyError) as exc:
-        raise ModelError(f"{path}: corrupt weights file ({type(exc).__name__}: {exc})") from None
+    if path.stat().st_size > MAX_WEIGHTS_BYTES:
+        raise ModelError(f"{path}: {path.stat().st_size:,} bytes, more than the {MAX_WEIGHTS_BYTES:,} a model may hold")
+    arrays = _read_arrays(path, _expected_shapes(card))
     return _network_from(arrays, card, path), card
+
+
+def _expected_shapes(card: dict[str, Any]) -> dict[str, tuple[int, ...]]:
+    """Every array the card's network needs, by name, with the shape it must have."""
+    widths = [OBS_SIZE, *card["network"].get("hidden", []), NUM_ACTIONS]
+    names = [f"pi.{i}" for i in range(len(widths) - 2)] + ["action"]
+    shapes = {}
+    for k, name in enumerate(names):
+        shapes[f"{name}.weight"], shapes[f"{name}.bias"] = (widths[k + 1], widths[k]), (widths[k + 1],)
+    return shapes
+
+
+def _read_arrays(path: Path, shapes: dict[str, tuple[int, ...]]) -> dict[str, np.ndarray]:
+    """Only the arrays in ``shapes``, each header (format, dtype, shape) checked before its data is
+    read; nothing else in the archive is decompressed, and nothing is unpickled."""
+    out = {}
+    try:
+        with zipfile.ZipFile(path) as archive:
+            members = {info.filename: info for info in archive.infolist()}
+            missing = [name for name in shapes if f"{name}.npy" not in members]
+            if missing:
+                raise ModelError(f"{path}: missing arrays {', '.join(missing)}")
+            for name, shape in shapes.items():
+                info = members[f"{name}.npy"]
+                if info.file_size > MAX_WEIGHTS_BYTES:
+                    raise ModelError(f"{path}: array {name} is {info.file_size:,} bytes decompressed, too large")
+                with archive.open(info) as f:
+                    out[name] = _read_array(f, name, shape, path)
+    except ModelError:
+        raise
+    except zipfile.BadZipFile:
+        raise ModelError(f"{path}: corrupt weights file (not an .npz archive of arrays)") from None
+    except (OSError, EOFError, ValueError, zipfile.LargeZipFile, NotImplementedError) as exc:
+        raise ModelError(f"{path}: corrupt weights file ({type(exc).__name__}: {str(exc)[:200]})") from None
+    return out
+
+
+def _read_array(f, name: str, shape: tuple[int, ...], path: Path) -> np.ndarray:
+    fmt = np.lib.format
+    try:
+        version = fmt.read_magic(f)
+        read_header = fmt.read_array_header_1_0 if version == (1, 0) else fmt.read_array_header_2_0
+        got_shape, fortran, dtype = read_header(f)
+    except ValueError:
+        raise ModelError(f"{path}: array {name} is not stored in the .npy format") from None
+    if dtype.hasobject:
+        raise ModelError(f"{path}: array {name} holds pickled objects; refusing to unpickle "
+                         "(weights must be plain arrays)")
+    if dtype.kind != "f" or dtype.itemsize > 8:
+        raise ModelError(f"{path}: array {name} is {dtype}, not float32 or float64")
+    if tuple(got_shape) != shape:
+        raise ModelError(f"{path}: array {name} has shape {tuple(got_shape)}, expected {shape}")
+    count = int(np.prod(shape))
+    data = f.read(count * dtype.itemsize)
+    if len(data) != count * dtype.itemsize:
+        raise ModelError(f"{path}: array {name} is cut short")
+    array = np.frombuffer(data, dtype=dtype, count=count)
+    return array.reshape(shape, order="F" if fortran else "C")
 
 
 def _network_from(arrays: dict[str, np.ndarray], card: dict[str, Any], path: Path) -> PolicyNetwork:
     depth = len(card["network"].get("hidden", []))
     names = [f"pi.{i}.{part}" for i in range(depth) for part in ("weight", "bias")] + ["action.weight", "action.bias"]
-    missing = [n for n in names if n not in arrays]
-    if missing:
-        raise ModelError(f"{path}: missing arrays {', '.join(missing)}")
     for name in names:
         a = arrays[name]
         if a.dtype.kind != "f" or not np.all(np.isfinite(a)):
