@@ -476,19 +476,19 @@ def load(path: str | Path, variant: str | None = None, overrides: dict[str, Any]
     given as dotted keys such as ``{"ppo.learning_rate": 1e-4}``)."""
     path = Path(path)
     try:
-        data = yaml.safe_load(path.read_text())
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except OSError as exc:
         names = "" if path.exists() else f"; shipped configs: {', '.join(shipped())}"
         raise ConfigError(f"{path}: cannot read ({exc.strerror}){names}") from None
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"{path}: not valid YAML: {exc}") from None
+    except (yaml.YAMLError, UnicodeDecodeError, RecursionError) as exc:
+        raise ConfigError(f"{path}: not valid YAML: {' '.join(str(exc).split())[:200]}") from None
     if not isinstance(data, dict) or "default" not in data:
         raise ConfigError(f"{path}: a config is a mapping with a 'default:' block")
-    merged = _deep_merge({}, data["default"] or {})
+    merged = _deep_merge({}, _block(data, "default", path))
     if variant is not None:
         if variant not in data or variant == "default":
-            raise ConfigError(f"{path}: no variant {variant!r}; variants: {', '.join(k for k in data if k != 'default') or 'none'}")
-        merged = _deep_merge(merged, data[variant] or {})
+            raise ConfigError(f"{path}: no variant {variant!r}; variants: {', '.join(str(k) for k in data if k != 'default') or 'none'}")
+        merged = _deep_merge(merged, _block(data, variant, path))
     for dotted, value in (overrides or {}).items():
         node = merged
         *parents, last = dotted.split(".")
@@ -498,6 +498,13 @@ def load(path: str | Path, variant: str | None = None, overrides: dict[str, Any]
                 raise ConfigError(f"{path}: cannot set {dotted}: {'.'.join(parents[:at + 1])} is {node!r}, not a mapping")
         node[last] = value
     return validate(_build(TrainConfig, merged, str(path)), str(path))
+
+
+def _block(data: dict, name: str, path: Path) -> dict:
+    block = data[name] or {}
+    if not isinstance(block, dict):
+        raise ConfigError(f"{path}: the {name}: block must be a mapping of keys to values, not {type(block).__name__}")
+    return block
 
 
 def shipped() -> dict[str, Path]:
