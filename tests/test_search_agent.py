@@ -69,10 +69,13 @@ def test_the_spec_loads_with_its_options():
     assert (agent.redeals, agent.candidates, agent.margin) == (8, 2, 0.02)
     assert agent.spec == "search:redeals=8, candidates=2,margin=0.02"
     assert agents.load("search:margin=inf").margin == float("inf")
+    assert agents.load("search").end_now and not agents.load("search:end_now=0").end_now
 
 
 @pytest.mark.parametrize(("spec", "message"), [
-    ("search:depth=3", "unknown option 'depth'; known: redeals, candidates, margin"),
+    ("search:depth=3", "unknown option 'depth'; known: redeals, candidates, margin, end_now"),
+    ("search:end_now=2", "end_now must be 0 or 1, not 2"),
+    ("search:end_now=yes", "end_now must be a whole number, not 'yes'"),
     ("search:redeals=1.5", "redeals must be a whole number, not '1.5'"),
     ("search:redeals=many", "redeals must be a whole number, not 'many'"),
     ("search:redeals=0", "redeals must be a whole number of at least 1"),
@@ -212,6 +215,37 @@ def test_it_follows_its_plan_through_the_turn():
             if state.current_player != 0 and not state.is_over:
                 assert not plan, "the turn ended before the plan did"
     assert turns_planned >= 3 and agent.stats["followed"] > 0
+
+
+@pytest.mark.parametrize("end_now", [1, 0])
+def test_ending_the_turn_at_once_is_a_candidate_unless_end_now_is_0(end_now):
+    """At the start of every turn of deal 12 (the heuristic playing it), the agent's searches
+    value a line of no moves, "end now", only with ``end_now`` (or where the heuristic ranks it
+    among its best); valued best, it is what the agent plays."""
+    agent = agents.load(f"search:end_now={end_now}", seed=0)
+    heuristic = agents.load("heuristic")
+    valued = []
+
+    def line_values(obs, lines, lengths, redeals, w, seed, max_moves):
+        valued.append(lengths.tolist())
+        return np.where(lengths == 0, 1.0, 0.0)  # ending at once wins every play-out
+
+    agent._playouts = types.SimpleNamespace(line_values=line_values)
+    state = engine.new_deal("standard", 2, seed=12)
+    while not state.is_over and state.move_count < 200:
+        obs = _obs(state)
+        if not state.played and not state.moved:
+            agent.reset()
+            before = len(valued)
+            action = agent.act(obs)
+            if len(valued) > before:
+                assert (action == K.END_TURN_ACTION) == (0 in valued[-1])
+        engine.apply(state, actions.decode(heuristic.act(obs)))
+    assert len(valued) >= 3  # one search a turn: the deal lasts three turns
+    if end_now:
+        assert all(0 in lengths for lengths in valued)
+    else:
+        assert any(0 not in lengths for lengths in valued)
 
 
 @pytest.mark.slow  # about 35 s of play-outs

@@ -3,7 +3,11 @@ unless search beats it by a margin), over whole turns.
 
 At a decision the heuristic's own search lists its ``candidates`` best distinct positions where
 the turn may end, with the moves to each (``heuristic.search.turn_candidates``; its first one is
-the heuristic's choice). With one candidate the agent plays the heuristic's move. Otherwise every
+the heuristic's choice), and with ``end_now`` (the default) also ending the turn at once where the
+rules allow it and those best positions leave it out: holding every card back is the one turn an
+evaluation that prizes shedding ranks last, and the one play-outs most often find better
+against a player who takes every opening. With one candidate the agent plays the heuristic's
+move. Otherwise every
 candidate is played out on the same ``redeals`` re-deals of the cards the seat cannot see, every
 seat then playing the heuristic to the end of the deal (``playouts.line_values``, all cores),
 and the agent plays the best line if its win share beats the heuristic's line by more than
@@ -36,9 +40,12 @@ SEARCH = "search"
 """The spec of the search agent with its default options."""
 PREFIX = SEARCH + ":"
 """The prefix of a search spec with options."""
-OPTIONS: dict[str, tuple[type, float]] = {"redeals": (int, 16), "candidates": (int, 4), "margin": (float, 0.0)}
+OPTIONS: dict[str, tuple[type, float]] = {"redeals": (int, 16), "candidates": (int, 4), "margin": (float, 0.0),
+                                          "end_now": (int, 1)}
 """Each option's type and default: re-deals a candidate is played out on, candidate turns
-valued, and how much (win share) a line must beat the heuristic's by to be played."""
+valued, how much (win share) a line must beat the heuristic's by to be played, and whether
+ending the turn at once is always a candidate (1) or only when the heuristic ranks it among its
+best (0)."""
 MAX_PLANS = 4096
 """Kept plan steps (one per expected observation) before the oldest are dropped: ``act_batch``
 keeps them for every game of a batch."""
@@ -76,13 +83,15 @@ class SearchAgent(Agent):
     spec = SEARCH
 
     def __init__(self, seed: int | None = None, redeals: int = 16, candidates: int = 4, margin: float = 0.0,
-                 max_moves: int = DEFAULT_MAX_MOVES) -> None:
+                 end_now: int = 1, max_moves: int = DEFAULT_MAX_MOVES) -> None:
         if isinstance(redeals, bool) or not isinstance(redeals, (int, np.integer)) or redeals < 1:
             raise ValueError(f"search: redeals must be a whole number of at least 1, not {redeals!r}")
         if isinstance(candidates, bool) or not isinstance(candidates, (int, np.integer)) or candidates < 1:
             raise ValueError(f"search: candidates must be a whole number of at least 1, not {candidates!r}")
         if np.isnan(margin) or margin < 0:
             raise ValueError(f"search: margin must be a number of at least 0, not {margin!r}")
+        if end_now not in (0, 1) or isinstance(end_now, float):
+            raise ValueError(f"search: end_now must be 0 or 1, not {end_now!r}")
         if max_moves < 1:
             raise ValueError(f"search: max_moves must be at least 1, not {max_moves!r}")
         from ..vector import kernel
@@ -91,6 +100,7 @@ class SearchAgent(Agent):
 
         self._search, self._playouts, self._turns, self._K = search, playouts, turns, kernel
         self.redeals, self.candidates, self.margin, self.max_moves = int(redeals), int(candidates), float(margin), int(max_moves)
+        self.end_now = bool(end_now)
         self.weights = HEURISTIC_WEIGHTS.copy()
         self._seed = 0
         self._plans: dict[bytes, tuple[int, bool]] = {}
@@ -139,13 +149,17 @@ class SearchAgent(Agent):
                 self.stats["followed"] += 1
                 return action
         K = self._K
-        top_v = np.zeros(self.candidates, dtype=np.float64)
-        top_line = np.zeros((self.candidates, self._turns.MAX_DEPTH), dtype=np.int64)
-        top_len = np.zeros(self.candidates, dtype=np.int64)
-        heuristic = int(self._search.turn_candidates(ob, mk, self.weights, top_v, top_line, top_len))
-        valid = int(np.count_nonzero(top_v > self._search.NO_CANDIDATE))
-        first = int(top_line[0, 0]) if top_len[0] else K.END_TURN_ACTION
-        if valid <= 1 or first != heuristic:  # one candidate, or the heuristic fell back on greedy
+        top_v = np.zeros(self.candidates + 1, dtype=np.float64)  # one row more for "end now"
+        top_line = np.zeros((self.candidates + 1, self._turns.MAX_DEPTH), dtype=np.int64)
+        top_len = np.zeros(self.candidates + 1, dtype=np.int64)
+        heuristic = int(self._search.turn_candidates(ob, mk, self.weights, top_v[:-1], top_line[:-1], top_len[:-1]))
+        valid = int(np.count_nonzero(top_v[:-1] > self._search.NO_CANDIDATE))
+        if not self._heuristic_line_first(heuristic, top_v[:valid], top_line, top_len):
+            return heuristic  # the heuristic fell back on greedy
+        if self.end_now and mk[K.END_TURN_ACTION] and not (top_len[:valid] == 0).any():
+            top_len[valid] = 0  # ending the turn here, with nothing more played
+            valid += 1
+        if valid <= 1:
             return heuristic
         seed = (self._seed ^ int.from_bytes(digest[:8], "little")) & (2**62 - 1)
         values = self._playouts.line_values(ob, top_line[:valid], top_len[:valid], self.redeals, self.weights,
@@ -155,6 +169,19 @@ class SearchAgent(Agent):
         chosen = best if values[best] > values[0] + self.margin else 0
         self._keep_plan(ob, top_line[chosen], int(top_len[chosen]), blueprint=chosen == 0)
         return int(top_line[chosen, 0]) if top_len[chosen] else K.END_TURN_ACTION
+
+    def _heuristic_line_first(self, heuristic: int, values: np.ndarray, top_line: np.ndarray,
+                              top_len: np.ndarray) -> bool:
+        """Put in row 0 the best candidate that starts with the heuristic's move (among lines of
+        equal value the heuristic may take another than the first); False if none does."""
+        end = self._K.END_TURN_ACTION
+        for i in range(len(values)):
+            if values[i] < values[0]:
+                return False
+            if (int(top_line[i, 0]) if top_len[i] else end) == heuristic:
+                top_line[[0, i]], top_len[[0, i]], values[[0, i]] = top_line[[i, 0]], top_len[[i, 0]], values[[i, 0]]
+                return True
+        return False
 
     def _heuristic(self, ob: np.ndarray, mk: np.ndarray) -> int:
         return int(self._search.heuristic_action_w(ob, mk, self.weights))
