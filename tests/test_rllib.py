@@ -245,15 +245,30 @@ def test_masked_module_gives_illegal_actions_no_probability_and_exports_exactly(
 
 # -- on Ray ---------------------------------------------------------------------------------------
 
-def test_smoke_two_iterations_two_env_runners_2_to_4_players_then_export(ray_temp, tmp_path):
-    """Two training iterations with two env runners for 2, 3 and 4 players: no illegal action
-    (the raw env raises on one, and an env runner error fails the run), every seat that acted
-    rewarded at the end of each deal as the deal's result says, win rates logged; then the 2-player
-    run's checkpoint exports to a model folder, and a damaged checkpoint is refused. The fixture
-    then proves no Ray process is left."""
+def test_smoke_two_iterations_two_env_runners_then_resume_and_export(ray_temp, tmp_path):
+    """Two training iterations with two env runners, 2 players: no illegal action (the raw env
+    raises on one, and an env runner error fails the run), every seat that acted rewarded at the
+    end of each deal as the deal's result says, win rates logged; then the run resumes, its
+    checkpoint exports to a model folder, and a damaged checkpoint is refused. The fixture then
+    proves no Ray process is left."""
+    cfg, folder = smoke_runs(ray_temp, tmp_path, (2,))[2]
+    check_resume(cfg, folder, ray_temp)
+    check_export(cfg, folder, tmp_path)
+    check_damaged_checkpoints(cfg, folder, tmp_path)
+
+
+@pytest.mark.slow
+def test_smoke_two_iterations_with_3_and_4_players(ray_temp, tmp_path):
+    """The same two iterations with 3 and 4 seats (one learner, the rest from the league)."""
+    smoke_runs(ray_temp, tmp_path, (3, 4))
+
+
+def smoke_runs(ray_temp: str, tmp_path: Path, seats: tuple[int, ...]) -> dict[int, tuple[TrainConfig, Path]]:
+    """Two iterations of the small config for each number of players in ``seats``, each run
+    checked; returns ``{players: (config, run folder)}``."""
     runs = {}
     with loopback_ray(ray_temp):
-        for players in (2, 3, 4):
+        for players in seats:
             cfg = small_config(tmp_path, num_players=players)
             runs[players] = cfg, train(cfg, tmp_path / f"run{players}", argv=["test"], progress=False,
                                        max_iterations=2).folder
@@ -269,10 +284,7 @@ def test_smoke_two_iterations_two_env_runners_2_to_4_players_then_export(ray_tem
         assert evaluation[0]["step"] == 0 and evaluation[-1]["step"] == rows[-1]["env_steps"]
         assert 0 <= evaluation[-1]["heuristic"]["win_rate"] <= 1 and evaluation[-1]["random"]["deals"] >= 16
         assert json.loads(newest_checkpoint(folder).with_suffix(".json").read_text())["snapshots_taken"] >= 1
-    cfg, folder = runs[2]
-    check_resume(cfg, folder, ray_temp)
-    check_export(cfg, folder, tmp_path)
-    check_damaged_checkpoints(cfg, folder, tmp_path)
+    return runs
 
 
 def check_resume(cfg: TrainConfig, folder: Path, temp: str) -> None:
