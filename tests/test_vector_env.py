@@ -10,7 +10,7 @@ import pytest
 pytest.importorskip("numba")
 pytest.importorskip("stable_baselines3")
 
-from kc_env import IllegalMove  # noqa: E402
+from kc_env import IllegalMove, engine  # noqa: E402
 from kc_env.vector import KingsCornerVecEnv  # noqa: E402
 from kc_env.vector import kernel as K  # noqa: E402
 
@@ -133,3 +133,94 @@ def test_set_opponents_after_a_deal_and_forgetting_unused_policies():
 def test_bad_arguments_are_refused(kwargs, message):
     with pytest.raises(ValueError, match=message):
         KingsCornerVecEnv(**kwargs)
+
+
+class ConstantOpponent:
+    """An outside opponent that always answers ``value`` (``reliability-2026-12.md`` item 1)."""
+
+    def __init__(self, value) -> None:
+        self.value = value
+
+    def act_batch(self, obs, masks):
+        out = np.empty(len(obs), dtype=object)
+        out[:] = [self.value] * len(obs)
+        return out
+
+
+def highest_legal(env: KingsCornerVecEnv) -> np.ndarray:
+    return np.array([np.flatnonzero(row)[-1] for row in env.action_masks()])
+
+
+@pytest.mark.parametrize("value, why", [(0, "which is illegal"), (-1, "outside 0..496"),
+                                        (2.5, "not an action"), ("496", "not an action"), (True, "not an action")])
+def test_an_opponents_bad_action_is_never_played(value, why):
+    """Item 1: an opponent's masked-off action corrupted games; -1 segfaulted; 0 corrupted the
+    heap. Each is refused with IllegalMove naming the game, the seat and the action; the game's
+    episode ends and is dealt again, the others finish their step, and the env goes on."""
+    from kc_env.invariants import violations
+
+    env = KingsCornerVecEnv(8, opponents=ConstantOpponent(value), seed=3, learner_seat=0)
+    try:
+        env.reset()
+    except IllegalMove:
+        pass
+    refusals = 0
+    for _ in range(30):
+        try:
+            env.step(highest_legal(env))
+        except IllegalMove as exc:
+            refusals += 1
+            assert str(exc).startswith("game ") and "the opponent at seat 1 (ConstantOpponent) chose" in str(exc)
+            assert why in str(exc)
+            obs, rewards, dones, infos = exc.step_return
+            assert obs.shape == (8, K.OBS_SIZE) and any(i.get("opponent_illegal_action") for i in infos)
+        assert not any(violations(env.state(b)) for b in range(8))
+    assert refusals > 0 and env.action_masks().any(axis=1).all()
+
+
+def test_a_learners_illegal_action_is_refused_before_any_game_moves():
+    """Item 6: with illegal_action="raise" the other games had already moved, and the offending
+    game was left with an all-False mask until reset()."""
+    env = KingsCornerVecEnv(3, seed=3, illegal_action="raise")
+    env.reset()
+    masks = env.action_masks()
+    before = [engine.to_text(env.state(b)) for b in range(3)]
+    acts = highest_legal(env)
+    acts[0] = int(np.flatnonzero(~masks[0])[0])
+    with pytest.raises(IllegalMove, match=r"^game 0: the learner \(seat \d\) chose action \d+ .*which is illegal"):
+        env.step(acts)
+    assert [engine.to_text(env.state(b)) for b in range(3)] == before, "no game moved"
+    assert (env.action_masks() == masks).all(), "nothing moved, no mask cleared"
+    env.step(highest_legal(env))  # the env goes on
+
+
+@pytest.mark.parametrize("action", [496.9, 3.7, "496", True, np.nan, np.inf, None, 2**63])
+def test_a_learner_action_that_is_not_a_whole_number_is_illegal_not_cast(action):
+    """Items 7 and 18: 496.9 and '496' were taken as end turn, 3.7 as 3, True as 1; None, NaN and
+    2**63 raised raw numpy errors."""
+    env = KingsCornerVecEnv(2, seed=1)
+    env.reset()
+    acts = np.empty(2, dtype=object)
+    acts[:] = [action, int(highest_legal(env)[1])]
+    _, rewards, dones, infos = env.step(acts)
+    assert dones[0] and rewards[0] == -1.0 and infos[0]["illegal_action"] is True
+    assert not infos[1].get("illegal_action")
+    env = KingsCornerVecEnv(2, seed=1, illegal_action="raise")
+    env.reset()
+    with pytest.raises(IllegalMove, match="which is not an action 0..496"):
+        env.step(np.array([action, action], dtype=object))
+
+
+@pytest.mark.slow
+def test_adversarial_soak_of_the_vector_env():
+    """benchmarks/soak.py --vector-steps: opponents and learner mixing in illegal actions, -1,
+    floats, strings, bools and NaN; every game's invariants checked after every step."""
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location("soak", Path(__file__).parents[1] / "benchmarks" / "soak.py")
+    soak = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(soak)
+    result = soak.vector_soak(3000, seed=7)
+    assert result["violations"] == 0 and result["crashes"] == 0, result["examples"]
+    assert result["refused"] > 100

@@ -32,8 +32,15 @@ reward is the learner's. The same rules, action layout (``Discrete(497)``) and o
   but any agent works). ``set_opponents(games, opponents)`` changes them per game.
 - ``learner_seat`` and ``dealer``: a seat, or ``"random"`` (drawn per episode).
 - Illegal learner actions: ``illegal_action="terminate"`` (default) ends that episode with reward
-  -1 and ``info["illegal_action"] = True``, as ``KingsCorner-v0`` does; ``"raise"`` raises
-  ``IllegalMove``.
+  -1 and ``info["illegal_action"] = True``, as ``KingsCorner-v0`` does; ``"raise"`` checks every
+  game's action against its mask first and raises ``IllegalMove`` (naming the game, the seat and
+  the action) before any game moves, so the env is as it was. An action that is not a whole
+  number (a float, a string, a bool, NaN) is illegal, as in the other envs, never cast.
+- Illegal opponent actions: every action an outside opponent returns is checked against that
+  seat's mask before it is applied. A bad one is never played: the step is finished for every
+  other game, the offending game's episode ends (``info["opponent_illegal_action"]``) and is
+  dealt again, and then ``IllegalMove`` names the game, the seat and the action; the step's
+  results are on the exception as ``step_return`` and the env stays usable.
 - Seeds: ``seed`` (or ``VecEnv.seed(s)``, applied at the next ``reset``) seeds game ``i`` with
   ``seed + i``; each game's deals, dealers, learner seats and random opponents follow from it.
 - For tools (``kc_env.training``): ``env.game`` is the ``VecGame`` holding the games (read it with
@@ -122,12 +129,15 @@ class KingsCornerVecEnv(VecEnv):
         self._opp_obs = np.zeros((B, K.OBS_SIZE), dtype=np.float32)
         self._opp_mask = np.zeros((B, K.NUM_ACTIONS), dtype=np.int8)
         self._deal_seed = np.zeros(B, dtype=np.int64)
+        self._opp_refused = np.zeros(B, dtype=bool)
         self._bufs = K.EnvBuffers(  # the kernel's view of the buffers above (the same arrays)
             rng=self._rng, opp_kind=self._opp_kind, kinds=self._game_kinds, log=self._log,
             rules_vecs=self.game.rules_vecs, obs=self._obs, masks=self._masks, rewards=self._rewards,
             status=self._status, opp_obs=self._opp_obs, opp_mask=self._opp_mask, deal_seeds=self._deal_seed)
         self._all = np.arange(B, dtype=np.int64)
         self._actions: np.ndarray | None = None
+        self._raw_actions: Any = None
+        self._refused: list[str] = []  # outside opponents' illegal actions, this step
         self._started = False
         self._t0 = time.perf_counter()
         super().__init__(B, spaces.Box(obs_mod.LOW, obs_mod.HIGH, dtype=np.float32),
@@ -149,18 +159,24 @@ class KingsCornerVecEnv(VecEnv):
                 self._rng[b] = s % 2**64
         self._reset_seeds()
         self._reset_options()
+        self._refused = []
         self._new_episodes(self._all)
         self._started = True
+        self._raise_refused(self._obs.copy())
         return self._obs.copy()
 
     def step_async(self, actions: np.ndarray) -> None:
-        self._actions = np.asarray(actions).reshape(self.num_envs).astype(np.int64)
+        self._raw_actions = actions
+        self._actions = whole_actions(actions, self.num_envs)
 
     def step_wait(self) -> VecEnvStepReturn:
         if not self._started or self._actions is None:
             raise RuntimeError("call reset() before step()")
         B = self.num_envs
         acts, self._actions = self._actions, None
+        if self.illegal_action == "raise":
+            self._check_learner_actions(acts)
+        self._refused = []
         self._rewards[:] = 0.0
         self._advance(self._all, np.full(B, K.MODE_ACT, dtype=np.int64), acts)
         status = self._status
@@ -175,7 +191,26 @@ class KingsCornerVecEnv(VecEnv):
             for b in ended.tolist():
                 infos[b] = self._end_info(b)
             self._new_episodes(ended)
-        return self._obs.copy(), rewards, dones, infos
+        result = self._obs.copy(), rewards, dones, infos
+        self._raise_refused(result)
+        return result
+
+    def _check_learner_actions(self, acts: np.ndarray) -> None:
+        """``illegal_action="raise"``: refuse the first illegal action before any game moves."""
+        legal = (acts >= 0) & (acts < K.NUM_ACTIONS)
+        legal[legal] = self._masks[np.flatnonzero(legal), acts[legal]]
+        if not legal.all():
+            b = int(np.flatnonzero(~legal)[0])
+            raw = np.asarray(self._raw_actions, dtype=object).reshape(-1)
+            self._raise_illegal(b, int(acts[b]), raw[b] if raw.size == self.num_envs else acts[b])
+
+    def _raise_refused(self, step_return: Any) -> None:
+        if self._refused:
+            refused, self._refused = self._refused, []
+            more = f" (and {len(refused) - 1} more)" if len(refused) > 1 else ""
+            error = IllegalMove(refused[0] + more)
+            error.step_return = step_return
+            raise error
 
     def action_masks(self) -> np.ndarray:
         """bool ``[num_envs, 497]``: each learner's legal actions (what ``MaskablePPO`` needs)."""
@@ -219,6 +254,7 @@ class KingsCornerVecEnv(VecEnv):
         that ends before the learner's first action is dealt again (``KingsCorner-v0``'s rule)."""
         pending = idx
         for _ in range(MAX_REDEALS):
+            self._opp_refused[pending] = False
             K.new_episodes(pending, self.game.state, self._bufs, self._fixed_seat, self._fixed_dealer, MAX_REDEALS)
             self._settle(pending)
             pending = pending[self._status[pending] == K.DONE]
@@ -232,23 +268,46 @@ class KingsCornerVecEnv(VecEnv):
         self._settle(idx)
 
     def _settle(self, idx: np.ndarray) -> None:
-        """While some games wait for an outside opponent: ask the opponents, batched, and go on."""
+        """While some games wait for an outside opponent: ask the opponents, batched, check each
+        action against the seat's mask, and go on. A game whose opponent chose an illegal action
+        is not advanced: its episode ends (status DONE) and the refusal is kept for the step."""
         while True:
             waiting = idx[self._status[idx] == K.NEED_OPP]
             if not waiting.size:
                 return
-            K.env_advance(waiting, np.full(len(waiting), K.MODE_OPP, dtype=np.int64),
-                          self._opponent_actions(waiting), self.game.state, self._bufs)
+            acts, raw = self._opponent_actions(waiting)
+            legal = (acts >= 0) & (acts < K.NUM_ACTIONS)
+            legal[legal] = self._opp_mask[waiting[legal], acts[legal]] != 0
+            if not legal.all():
+                for i in np.flatnonzero(~legal).tolist():
+                    self._refuse_opponent(int(waiting[i]), raw[i])
+                waiting, acts = waiting[legal], acts[legal]
+            K.env_advance(waiting, np.full(len(waiting), K.MODE_OPP, dtype=np.int64), acts, self.game.state, self._bufs)
 
-    def _opponent_actions(self, idx: np.ndarray) -> np.ndarray:
-        """The actions of the outside opponents to act in games ``idx``, batched per policy."""
+    def _refuse_opponent(self, b: int, action: Any) -> None:
+        seat = int(self.game.to_act(np.array([b]))[0])
+        spec = self._policy_specs[self._opp_kind[b, seat] - 1]
+        label = spec if isinstance(spec, str) else type(spec).__name__
+        self._refused.append(f"game {b}: the opponent at seat {seat} ({label}) chose {_describe(action)}, "
+                             f"which is {_why_refused(self.game.to_state(b), action)}; not played, the episode ends")
+        self._status[b] = K.DONE
+        self._rewards[b] = 0.0
+        self._masks[b, :] = False
+        self._opp_refused[b] = True
+
+    def _opponent_actions(self, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The actions of the outside opponents to act in games ``idx``, batched per policy: as
+        whole numbers (-1 for anything else), and as returned."""
         kinds = self._opp_kind[idx, self.game.to_act(idx)]
         out = np.zeros(len(idx), dtype=np.int64)
+        raw = np.empty(len(idx), dtype=object)
         for k in np.unique(kinds).tolist():
             rows = kinds == k
             games = idx[rows]
-            out[rows] = self._policies[k - 1](self._opp_obs[games], self._opp_mask[games])
-        return out
+            got = self._policies[k - 1](self._opp_obs[games], self._opp_mask[games])
+            out[rows] = whole_actions(got, len(games))
+            raw[rows] = list(np.asarray(got, dtype=object).reshape(-1)) if np.size(got) == len(games) else None
+        return out, raw
 
     def _end_info(self, b: int) -> dict[str, Any]:
         S = self.game.S[b]
@@ -263,12 +322,16 @@ class KingsCornerVecEnv(VecEnv):
                 "deal": deal}
         if self._status[b] == K.ILLEGAL:
             info["illegal_action"] = True
+        if self._opp_refused[b]:
+            info["opponent_illegal_action"] = True
+            self._opp_refused[b] = False
         return info
 
-    def _raise_illegal(self, b: int, a: int) -> None:
+    def _raise_illegal(self, b: int, a: int, raw: Any = None) -> None:
         seat = int(self.game.S[b, K.LEARNER])
         if not 0 <= a < actions_mod.NUM_ACTIONS:
-            raise IllegalMove(f"game {b}: the learner (seat {seat}) chose {a}, which is not an action 0..{actions_mod.NUM_ACTIONS - 1}")
+            raise IllegalMove(f"game {b}: the learner (seat {seat}) chose {_describe(a if raw is None else raw)}, "
+                              f"which is not an action 0..{actions_mod.NUM_ACTIONS - 1}")
         reason = engine.why_illegal(self.game.to_state(b), actions_mod.decode(a))
         raise IllegalMove(f"game {b}: the learner (seat {seat}) chose action {a} ({actions_mod.name(a)}), "
                           f"which is illegal: {reason}")
@@ -355,11 +418,48 @@ def _batch_policy(spec: Any, rules: Rules, num_players: int) -> BatchPolicy:
     if hasattr(agent, "act_batch"):  # e.g. an exported model: one forward pass for the batch
         return agent.act_batch
 
-    def per_row(obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        return np.array([agent.act({"observation": o, "action_mask": m}) for o, m in zip(obs, masks, strict=True)],
-                        dtype=np.int64)
+    def per_row(obs: np.ndarray, masks: np.ndarray) -> np.ndarray:  # as returned: whole_actions judges them
+        out = np.empty(len(obs), dtype=object)
+        out[:] = [agent.act({"observation": o, "action_mask": m}) for o, m in zip(obs, masks, strict=True)]
+        return out
 
     return per_row
 
 
-__all__ = ["KingsCornerVecEnv"]
+def whole_actions(actions: Any, n: int) -> np.ndarray:
+    """``n`` actions as int64, each a whole number as given, or -1 (never an action) for anything
+    else: floats (``496.9`` is not end turn), strings, bools, None, NaN, numbers beyond int64.
+    Raises ``ValueError`` when there are not ``n`` of them."""
+    arr = np.asarray(actions) if not isinstance(actions, np.ndarray) else actions
+    if arr.size != n:
+        raise ValueError(f"expected {n} actions, one per game, got {arr.size}")
+    arr = arr.reshape(n)
+    if arr.dtype.kind == "i":
+        return arr.astype(np.int64, copy=False)
+    out = np.full(n, -1, dtype=np.int64)
+    if arr.dtype.kind == "u":
+        small = arr < K.NUM_ACTIONS
+        out[small] = arr[small]
+    if arr.dtype.kind == "O":
+        for i, a in enumerate(arr.tolist()):
+            if isinstance(a, (int, np.integer)) and not isinstance(a, (bool, np.bool_)) and 0 <= a < K.NUM_ACTIONS:
+                out[i] = int(a)
+    return out
+
+
+def _describe(action: Any) -> str:
+    if isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)) \
+            and 0 <= action < actions_mod.NUM_ACTIONS:
+        return f"action {int(action)} ({actions_mod.name(int(action))})"
+    return f"{action!r}"[:60]
+
+
+def _why_refused(state: engine.GameState, action: Any) -> str:
+    if not (isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_))):
+        return f"not an action (a whole number 0..{actions_mod.NUM_ACTIONS - 1})"
+    if not 0 <= action < actions_mod.NUM_ACTIONS:
+        return f"outside 0..{actions_mod.NUM_ACTIONS - 1}"
+    return f"illegal: {engine.why_illegal(state, actions_mod.decode(int(action)))}"
+
+
+__all__ = ["KingsCornerVecEnv", "whole_actions"]
