@@ -509,7 +509,8 @@ def _why_play_illegal(state: GameState, move: PlayCard) -> str | None:
     if type(p) is not int or not 0 <= p < NUM_PILES:
         return f"no pile {p!r} (piles are 0..7: {', '.join(PILE_NAMES)})"
     if type(card) is not int or not 0 <= card < 54:
-        return f"no card {card!r}"
+        hint = " (a card is a Python int: int(card))" if type(card) is not int and hasattr(card, "__index__") else ""
+        return f"no card {card!r}{hint}"
     if card not in state.hands[state.current_player]:
         return f"{card_name(card)} is not in player {state.current_player}'s hand"
     if not state.accepts[p] >> card & 1:  # names are formatted only for a refusal: this is the hot path

@@ -155,9 +155,11 @@ class KingsCornerEnv(gymnasium.Env):
 
     def _why_illegal(self, action: Any) -> str | None:
         try:
+            if isinstance(action, (bool, np.bool_)):  # True is not action 1
+                raise TypeError
             index = operator.index(action)
         except TypeError:
-            return f"{action!r}, which is not an action (a whole number 0..{actions.NUM_ACTIONS - 1})"
+            return f"{action!r}, which is not an action (a whole number 0..{actions.NUM_ACTIONS - 1})"[:200]
         if not 0 <= index < actions.NUM_ACTIONS:
             return f"action {index}, outside 0..{actions.NUM_ACTIONS - 1}"
         reason = engine.why_illegal(self.aec.game, actions.decode(index))

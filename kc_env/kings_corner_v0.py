@@ -226,7 +226,11 @@ class raw_env(AECEnv, EzPickle):
         rng = self._np_random
         dealer = int(rng.integers(self.num_players)) if self.dealer == "random" else self.dealer
         seed_ = int(rng.integers(SEED_BOUND))
+        if options is not None and not isinstance(options, dict):
+            raise ValueError(f"options must be a dict such as {{'position': TEXT}}, not {options!r}")
         position = (options or {}).get("position")
+        if position is not None and not isinstance(position, str):
+            raise ValueError(f"options['position'] must be a position written as text, not {position!r}")
         if self.episode == "match":
             self.match = match_mod.Match(self.rules, self.num_players, seed=seed_, dealer=dealer)
             state = self.match.new_deal()
@@ -288,6 +292,8 @@ class raw_env(AECEnv, EzPickle):
     def step(self, action: int | None) -> None:
         """Play ``action`` for the agent to act; raises ``IllegalMove`` for an illegal action
         (the state unchanged). A terminated or truncated agent steps ``None``."""
+        if not self.agents:
+            raise RuntimeError("every agent is done: call reset() before step()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             return self._was_dead_step(action)
@@ -316,10 +322,12 @@ class raw_env(AECEnv, EzPickle):
     def _action_index(self, action: Any) -> int:
         """``action`` as an index 0..NUM_ACTIONS-1, else ``IllegalMove`` saying why."""
         try:
+            if isinstance(action, (bool, np.bool_)):  # True is not action 1
+                raise TypeError
             index = operator.index(action)
         except TypeError:
             raise IllegalMove(f"{self.agent_selection}: an action is a whole number 0..{actions.NUM_ACTIONS - 1}, "
-                              f"not {action!r}") from None
+                              f"not {action!r}"[:200]) from None
         if not 0 <= index < actions.NUM_ACTIONS:
             raise IllegalMove(f"{self.agent_selection}: action {index} is outside 0..{actions.NUM_ACTIONS - 1}")
         return index

@@ -184,3 +184,11 @@ def test_registration_and_imports_without_torch_or_gymnasium():
             "sys.modules['gymnasium'] = None; [sys.modules.pop(m) for m in list(sys.modules) if m.startswith('kc_env')]; "
             "import kc_env; kc_env.engine.new_deal('standard', 2, seed=0); kc_env.actions.legal_mask")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_true_is_not_action_one():
+    """Issue 18 item 18: KingsCorner-v0 took True as action 1."""
+    env = KingsCornerEnv(illegal_action="raise")
+    env.reset(seed=1)
+    with pytest.raises(IllegalMove, match="True, which is not an action"):
+        env.step(True)

@@ -246,3 +246,18 @@ def test_render_human_prints(capsys):
     aec.reset(seed=0)
     assert aec.render() is None
     assert "stock" in capsys.readouterr().out
+
+
+def test_true_is_not_action_one_and_odd_reset_options_are_refused():
+    """Issue 18 item 18: True was taken as action 1; options={"position": 5} was an AttributeError;
+    step after every agent was done was a KeyError."""
+    env = kc.raw_env()
+    env.reset(seed=1)
+    with pytest.raises(IllegalMove, match="an action is a whole number 0..496, not True"):
+        env.step(True)
+    for options, message in (({"position": 5}, "must be a position written as text"), (5, "options must be a dict")):
+        with pytest.raises(ValueError, match=message):
+            env.reset(options=options)
+    env.agents = []
+    with pytest.raises(RuntimeError, match="call reset"):
+        env.step(496)
