@@ -179,3 +179,14 @@ def test_the_final_checkpoint_is_saved_before_the_final_evaluation(tmp_path, mon
         train(smoke(total_timesteps=1024), tmp_path / "run", progress=False, argv=["test"])
     assert checkpoint_mod.read(tmp_path / "run" / "final.pt")["num_timesteps"] == 1024
     assert (tmp_path / "run" / "checkpoints" / "step_000000001024.pt").is_file()
+
+
+def test_a_full_disk_is_one_line_not_a_traceback(tmp_path, capsys, monkeypatch):
+    """Item 17: a read-only folder or a full disk gave a raw OSError traceback."""
+    def full(fd):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", full)
+    assert main(["train", str(CONFIG), "--variant", "smoke", "--run", str(tmp_path / "run"), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("kc train: ") and "No space left on device" in err and err.count("\n") == 1
