@@ -12,7 +12,7 @@ $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -c constraints.txt torch==2.13.0
-	$(BIN)/pip install --quiet -c constraints.txt -e '.[train,eval,fast,rllib,dev]'
+	$(BIN)/pip install --quiet -c constraints.txt -e '.[train,eval,fast,rllib,video,dev]'
 	touch $(STAMP)
 
 # --dist loadgroup: the Ray tests (xdist_group "ray") share one worker, one Ray and one set of runs

@@ -24,8 +24,9 @@ while True:
   included. Every observation, mask and reward returned is the learner's, never an opponent's.
 - **Learner seat**: ``learner_seat=k`` or ``"random"`` (default: drawn at each reset from the
   env's seed). ``opponents``: agent specs (``kc_env.agents.load``) or ``Agent`` objects, one per
-  other seat, ``opponents[j]`` sitting ``j + 1`` seats to the learner's left; default all
-  ``"random"``. Opponents act on their own seat's PettingZoo observation only.
+  other seat, ``opponents[j]`` sitting ``j + 1`` seats to the learner's left, or one spec (or
+  ``Agent``) for every other seat (``opponents="heuristic"``); default all ``"random"``.
+  Opponents act on their own seat's PettingZoo observation only.
 - **Illegal actions**: ``illegal_action="terminate"`` (default) ends the episode at once with
   reward -1 and ``info["illegal_action"] = True`` plus the reason in ``info["illegal_reason"]``
   (the same price as ``kings_corner_v0.env()``), so that checkers and unmasked algorithms
@@ -37,6 +38,9 @@ while True:
 - A one-deal episode that would end before the learner's first action (possible only with tiny
   hands) is dealt again from the next seed, so every episode gives the learner a turn.
 - ``step`` after the episode has ended raises ``RuntimeError``: call ``reset()``.
+- ``render_mode``: ``"ansi"`` (the learner's view as text), ``"human"`` (printed after every
+  step) or ``"rgb_array"`` (the same as an ``H x W x 3`` uint8 picture with the card faces, for
+  ``gymnasium.wrappers.RecordVideo``, which also needs the ``video`` extra: moviepy).
 """
 
 from __future__ import annotations
@@ -65,7 +69,7 @@ MAX_REDEALS = 100
 class KingsCornerEnv(gymnasium.Env):
     """Kings in the Corner for one learner against fixed opponents (see the module docstring)."""
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 2}
 
     def __init__(self, rules: Rules | str | dict | None = None, num_players: int = 2,
                  opponents: Sequence[str | Agent] | None = None, learner_seat: int | str = "random",
@@ -78,7 +82,9 @@ class KingsCornerEnv(gymnasium.Env):
         if learner_seat != "random" and (type(learner_seat) is not int or not 0 <= learner_seat < n):
             raise ValueError(f"learner_seat must be a seat 0..{n - 1} or 'random', not {learner_seat!r}")
         self.learner_seat_option = learner_seat
-        opponents = ["random"] * (n - 1) if opponents is None else list(opponents)
+        if opponents is None or isinstance(opponents, (str, Agent)):  # one spec for every other seat
+            opponents = [opponents or "random"] * (n - 1)
+        opponents = list(opponents)
         if len(opponents) != n - 1:
             raise ValueError(f"{n} players need {n - 1} opponents, got {len(opponents)}: {opponents!r}")
         self.opponents: list[Agent] = [agents.load(spec) for spec in opponents]
@@ -90,7 +96,7 @@ class KingsCornerEnv(gymnasium.Env):
             raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTIONS}, not {illegal_action!r}")
         self.illegal_action = illegal_action
         if render_mode not in (None, *self.metadata["render_modes"]):
-            raise ValueError(f"render_mode must be None, 'ansi' or 'human', not {render_mode!r}")
+            raise ValueError(f"render_mode must be None, 'ansi', 'human' or 'rgb_array', not {render_mode!r}")
         self.render_mode = render_mode
         self.observation_space = spaces.Box(obs_mod.LOW, obs_mod.HIGH, dtype=np.float32)
         self.action_space = spaces.Discrete(actions.NUM_ACTIONS)
@@ -201,11 +207,14 @@ class KingsCornerEnv(gymnasium.Env):
         info["learner_seat"] = self.learner_seat
         return info
 
-    def render(self) -> str | None:
-        """``ansi``: the position as the learner sees it; ``human``: printed."""
+    def render(self) -> str | np.ndarray | None:
+        """``ansi``: the position as the learner sees it; ``human``: printed; ``rgb_array``: the
+        same as an ``H x W x 3`` uint8 picture with the card faces (``RecordVideo`` records it)."""
         if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode (choose 'ansi' or 'human').")
+            gymnasium.logger.warn("render() called without a render_mode (choose 'ansi', 'human' or 'rgb_array').")
             return None
+        if self.render_mode == "rgb_array":
+            return self.aec.render_image(self.learner_seat)
         text = self.aec.render_seat(self.learner_seat)
         if self.render_mode == "human":
             print(text)

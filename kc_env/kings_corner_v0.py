@@ -99,8 +99,9 @@ warns and ends the game, the offender gets -1 and the other agents 0
   (default 100; a ``chips`` match can in principle go on for ever).
 - ``dealer``: the seat that deals the first deal, or ``"random"`` (default: drawn from the
   episode's seed).
-- ``render_mode``: ``None``, ``"ansi"`` (``render()`` returns the text) or ``"human"`` (printed
-  after every step).
+- ``render_mode``: ``None``, ``"ansi"`` (``render()`` returns the text), ``"human"`` (printed
+  after every step) or ``"rgb_array"`` (``render()`` returns the table as an ``H x W x 3`` uint8
+  picture with the card faces, the layout of the text; ``kc_env.render_image``, Pillow).
 - ``render_view``: ``"acting"`` (default: the hand of the agent to act, the others as counts)
   or ``"all"`` (every hand: for watching agents, not for playing against them).
 
@@ -168,9 +169,9 @@ class raw_env(AECEnv, EzPickle):
 
     metadata = {
         "name": "kings_corner_v0",
-        "render_modes": ["ansi", "human"],
+        "render_modes": ["ansi", "human", "rgb_array"],
         "is_parallelizable": False,
-        "render_fps": 1,
+        "render_fps": 2,
     }
 
     def __init__(self, rules: Rules | str | dict | None = None, num_players: int = 2, episode: str = "deal",
@@ -396,13 +397,17 @@ class raw_env(AECEnv, EzPickle):
 
     # -- rendering -------------------------------------------------------------------------
 
-    def render(self) -> str | None:
-        """``ansi``: the position as text; ``human``: printed. Seen by the agent to act
-        (``render_view="acting"``) or with every hand (``"all"``)."""
+    def render(self) -> str | np.ndarray | None:
+        """``ansi``: the position as text; ``human``: printed; ``rgb_array``: the table as an
+        ``H x W x 3`` uint8 picture. Seen by the agent to act (``render_view="acting"``) or with
+        every hand (``"all"``)."""
         if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode (choose 'ansi' or 'human').")
+            gymnasium.logger.warn("render() called without a render_mode (choose 'ansi', 'human' or 'rgb_array').")
             return None
-        text = self.render_seat(None if self.render_view == "all" else self.agent_seat[self.agent_selection])
+        seat = None if self.render_view == "all" else self.agent_seat[self.agent_selection]
+        if self.render_mode == "rgb_array":
+            return self.render_image(seat)
+        text = self.render_seat(seat)
         if self.render_mode == "human":
             print(text)
             return None
@@ -412,6 +417,14 @@ class raw_env(AECEnv, EzPickle):
         """The position as text seen by ``seat`` (None: every hand), with the last moves."""
         return render_text(self.game, seat, totals=self.totals, last_moves=self.move_log,
                            names=self.possible_agents, color=color)
+
+    def render_image(self, seat: int | None) -> np.ndarray:
+        """The position as a picture seen by ``seat`` (None: every hand), with the last moves;
+        the same shape for every frame of the env (``kc_env.render_image``)."""
+        from .render_image import render_image
+
+        return render_image(self.game, seat, totals=self.totals, last_moves=self.move_log,
+                            names=self.possible_agents)
 
     def close(self) -> None:
         pass

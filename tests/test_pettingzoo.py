@@ -216,7 +216,7 @@ def test_reset_from_a_position():
 
 def test_options_are_checked():
     for kwargs in ({"episode": "season"}, {"reward": "points"}, {"max_moves": 0}, {"num_players": 7},
-                   {"dealer": 2}, {"render_mode": "rgb_array"}, {"rules": "nope"}):
+                   {"dealer": 2}, {"render_mode": "rgb"}, {"rules": "nope"}):
         with pytest.raises(ValueError):
             kc.raw_env(**kwargs)
     aec = kc.raw_env(rules={"preset": "pagat", "jokers": 2}, num_players=6, dealer=5)

@@ -1,0 +1,85 @@
+"""How kc_env fits the libraries around it (issue 20): pictures of the table (``rgb_array``),
+Gymnasium's ``RecordVideo`` and ``make_vec``, SB3's ``make_vec_env``, one opponent spec for every
+seat, PettingZoo's registry, ``render_test`` and global ``state()``."""
+
+from __future__ import annotations
+
+import gymnasium
+import numpy as np
+import pytest
+
+import kc_env
+from kc_env import agents, engine, kings_corner_v0
+from kc_env.render_image import image_size, render_image
+
+
+def _random_moves(aec, n: int, seed: int = 0) -> None:
+    rng = np.random.default_rng(seed)
+    for _ in range(n):
+        if not aec.agents or aec.terminations[aec.agent_selection]:
+            return
+        aec.step(int(rng.choice(np.flatnonzero(aec.observe(aec.agent_selection)["action_mask"]))))
+
+
+def test_rgb_array_is_a_picture_of_the_table_with_a_fixed_shape():
+    aec = kings_corner_v0.raw_env(rules={"preset": "pagat", "jokers": 2}, num_players=3, render_mode="rgb_array")
+    aec.reset(seed=0)
+    first = aec.render()
+    assert first.dtype == np.uint8 and first.shape == (*image_size(3), 3)
+    _random_moves(aec, 45)
+    later = aec.render()
+    assert later.shape == first.shape and not np.array_equal(later, first)
+    assert len(np.unique(later.reshape(-1, 3), axis=0)) > 50  # card faces, not a flat colour
+    everyone = kings_corner_v0.raw_env(num_players=3, render_mode="rgb_array", render_view="all")
+    everyone.reset(seed=0)
+    assert everyone.render().shape == (*image_size(3, all_hands=True), 3)
+
+
+def test_the_picture_hides_the_other_hands():
+    state = engine.new_deal(kc_env.Rules.preset("standard"), num_players=2, seed=5)
+    seen_by_0 = render_image(state, 0)
+    other = state.copy()
+    other.hands[1] = list(reversed(other.hands[1]))  # the same cards in another order...
+    other.hands[1][0], other.stock[0] = other.stock[0], other.hands[1][0]  # ...and one swapped
+    assert np.array_equal(render_image(other, 0), seen_by_0)
+    assert not np.array_equal(render_image(other, 1), render_image(state, 1))
+
+
+def test_pettingzoo_render_test():
+    from pettingzoo.test import render_test
+
+    render_test(lambda render_mode=None: kings_corner_v0.env(render_mode=render_mode))
+
+
+def test_gymnasium_rgb_array_and_record_video(tmp_path):
+    pytest.importorskip("moviepy")
+    from gymnasium.wrappers import RecordVideo
+
+    env = gymnasium.make("KingsCorner-v0", opponents="heuristic", render_mode="rgb_array")
+    env = RecordVideo(env, str(tmp_path / "videos"), episode_trigger=lambda e: True, disable_logger=True)
+    obs, info = env.reset(seed=1)
+    me, done = agents.load("heuristic", seed=0), False
+    while not done:
+        obs, _, terminated, truncated, info = env.step(me.act({"observation": obs, "action_mask": info["action_mask"]}))
+        done = terminated or truncated
+    env.close()
+    videos = list((tmp_path / "videos").glob("*.mp4"))
+    assert len(videos) == 1 and videos[0].stat().st_size > 1000
+
+
+def test_sb3_make_vec_env():
+    pytest.importorskip("stable_baselines3")
+    from stable_baselines3.common.env_util import make_vec_env
+
+    venv = make_vec_env("KingsCorner-v0", n_envs=4)  # asks for render_mode="rgb_array"
+    assert venv.reset().shape == (4, 1584)
+    assert venv.get_images()[0].shape == (*image_size(2), 3)
+    venv.close()
+
+
+@pytest.mark.parametrize("spec", ["heuristic", agents.load("greedy")])
+def test_one_opponent_spec_fills_every_other_seat(spec):
+    env = gymnasium.make("KingsCorner-v0", num_players=4, opponents=spec).unwrapped
+    assert len(env.opponents) == 3
+    names = {type(agent).__name__ for agent in env.opponents}
+    assert len(names) == 1 and names != {"RandomAgent"}
