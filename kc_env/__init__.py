@@ -18,4 +18,5 @@ try:  # Gymnasium is a core dependency, but the engine stays importable without 
 except ImportError:  # pragma: no cover
     _gymnasium = None
 if _gymnasium is not None and "KingsCorner-v0" not in _gymnasium.registry:
-    _gymnasium.register(id="KingsCorner-v0", entry_point="kc_env.gym_env:KingsCornerEnv")
+    _gymnasium.register(id="KingsCorner-v0", entry_point="kc_env.gym_env:KingsCornerEnv",
+                        vector_entry_point="kc_env.vector:make_vector_env")
