@@ -20,3 +20,13 @@ except ImportError:  # pragma: no cover
 if _gymnasium is not None and "KingsCorner-v0" not in _gymnasium.registry:
     _gymnasium.register(id="KingsCorner-v0", entry_point="kc_env.gym_env:KingsCornerEnv",
                         vector_entry_point="kc_env.vector:make_vector_env")
+
+try:  # PettingZoo's registry (1.27+): pettingzoo.make("aec", "kc_env/kings_corner_v0")
+    from pettingzoo import aec_registry as _aec_registry
+    from pettingzoo import register as _pz_register
+except ImportError:  # pragma: no cover - no PettingZoo, or one older than its registry
+    _aec_registry = None
+if _aec_registry is not None:
+    for _id in ("kc_env/kings_corner-v0", "kc_env/KingsCorner-v0"):
+        if _id not in _aec_registry:
+            _pz_register("aec", _id, entry_point="kc_env.kings_corner_v0:env")

@@ -955,9 +955,37 @@ def all_cards(state: GameState) -> list[int]:
     return out
 
 
+def redeal_unseen(state: GameState, seat: int, rng: random.Random | int) -> GameState:
+    """A copy of ``state`` consistent with everything ``seat`` has seen, the cards it cannot see
+    (the other hands and the stock) shuffled and dealt anew: each other hand keeps its size, the
+    stock its size, the piles, ``seat``'s own hand and the turn stay as they are (OpenSpiel's
+    ``resample_from_infostate``, for search agents). ``rng`` is a ``random.Random`` (or anything
+    with its ``shuffle``, such as a numpy ``Generator``) or a seed; the copy's own generator,
+    which shuffles the piles back into an empty stock, is drawn from it too, so nothing of the real
+    deal's hidden order leaks into the copy. ``seat``'s observation of the copy is that of
+    ``state`` (tested)."""
+    if type(seat) is not int or not 0 <= seat < state.num_players:
+        raise ValueError(f"seat must be 0..{state.num_players - 1}, not {seat!r}")
+    if isinstance(rng, int) and not isinstance(rng, bool):
+        rng = random.Random(check_seed(rng))
+    if not hasattr(rng, "shuffle"):
+        raise TypeError(f"rng must be a random.Random, a numpy Generator or a seed, not {rng!r}")
+    out = state.copy()
+    others = [s for s in range(state.num_players) if s != seat]
+    unseen = [c for s in others for c in out.hands[s]] + out.stock
+    rng.shuffle(unseen)
+    unseen = [int(c) for c in unseen]
+    for s in others:
+        size = len(out.hands[s])
+        out.hands[s], unseen = unseen[:size], unseen[size:]
+    out.stock = unseen
+    out.rng = random.Random(int(rng.integers(2**63)) if hasattr(rng, "integers") else rng.getrandbits(63))
+    return out
+
+
 __all__ = [
     "PILE_NAMES", "PILE_INDEX", "SIDES", "CORNERS", "PlayCard", "MovePile", "EndTurn", "END_TURN",
     "Move", "IllegalMove", "PositionError", "GameState", "new_deal", "legal_moves", "apply",
     "why_illegal", "deal_penalties", "hand_penalty", "move_name", "parse_move", "to_text",
-    "from_text", "pile_is_legal", "end_blocked", "all_cards", "has_play_or_pile_move", "BLACK", "RED", "cards_of",
+    "from_text", "pile_is_legal", "end_blocked", "all_cards", "redeal_unseen", "has_play_or_pile_move", "BLACK", "RED", "cards_of",
 ]

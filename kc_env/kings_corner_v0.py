@@ -109,6 +109,14 @@ warns and ends the game, the offender gets -1 and the other agents 0
 ``options={"position": TEXT}`` starts from a position written as text (``engine.from_text``;
 it must have ``num_players`` hands and not be over). Other option keys are ignored.
 
+``state()`` is the whole table, every hand and the stock order (``state_space``: ``Box(1962,)``,
+layout in ``kc_env.full_state``), as PettingZoo defines it for centralised training. It holds
+what no seat may see: training-only information, never a playing policy's input.
+
+``pettingzoo.make("aec", "kc_env/kings_corner_v0")`` (after ``import kc_env``) is ``env()``; the
+id is PettingZoo's ``namespace/name-vN`` (``kc_env/kings_corner-v0``; ``kc_env/KingsCorner-v0``
+is the same env under the Gymnasium id's name).
+
 After the episode, ``infos[agent]`` holds ``"deal"``: the last deal's ``winner`` (seat or
 None), ``blocked``, ``truncated`` and ``penalties`` (by seat), and in a match ``"match"``:
 ``winners`` and ``totals``.
@@ -128,7 +136,7 @@ from gymnasium import spaces
 from gymnasium.utils import EzPickle, seeding
 from pettingzoo import AECEnv
 
-from . import actions, engine, rewards
+from . import actions, engine, full_state, rewards
 from . import match as match_mod
 from . import observation as obs_mod
 from .engine import GameState, IllegalMove
@@ -199,6 +207,7 @@ class raw_env(AECEnv, EzPickle):
         self.agent_seat = {a: i for i, a in enumerate(self.possible_agents)}
         self.action_spaces = {a: spaces.Discrete(actions.NUM_ACTIONS) for a in self.possible_agents}
         self.observation_spaces = {a: self._make_observation_space() for a in self.possible_agents}
+        self.state_space = spaces.Box(*full_state.bounds(), dtype=np.float32)
         self._np_random: np.random.Generator | None = None
         self.state_: GameState | None = None
         self.match: match_mod.Match | None = None
@@ -280,6 +289,12 @@ class raw_env(AECEnv, EzPickle):
             "observation": obs_mod.encode(self.game, seat, self.totals),
             "action_mask": self.action_mask(agent),
         }
+
+    def state(self) -> np.ndarray:
+        """The whole table (every hand and the stock order) as ``float32[1962]``, in
+        ``state_space`` (``kc_env.full_state``). Training-only information (e.g. a centralised
+        critic): no policy that plays may see it."""
+        return full_state.encode_state(self.game, self.totals)
 
     def action_mask(self, agent: str) -> np.ndarray:
         """The int8 mask of ``agent``'s legal actions (all 0 unless it is to act in a live game)."""

@@ -83,3 +83,58 @@ def test_one_opponent_spec_fills_every_other_seat(spec):
     assert len(env.opponents) == 3
     names = {type(agent).__name__ for agent in env.opponents}
     assert len(names) == 1 and names != {"RandomAgent"}
+
+
+def test_pettingzoo_make_finds_the_env():
+    import pettingzoo
+
+    env = pettingzoo.make("aec", "kc_env/kings_corner_v0", num_players=3)
+    assert type(env) is type(kings_corner_v0.env()) and env.unwrapped.num_players == 3
+    assert type(pettingzoo.make("aec", "kc_env/KingsCorner-v0").unwrapped) is kings_corner_v0.raw_env
+
+
+def test_state_is_the_whole_table():
+    from kc_env import full_state, observation
+
+    env = kings_corner_v0.env(num_players=3)
+    env.reset(seed=4)
+    _random_moves(env.unwrapped, 20)
+    game, st = env.unwrapped.game, env.state()
+    assert env.state_space.contains(st) and st.shape == (full_state.STATE_SIZE,)
+    assert np.array_equal(st[:observation.OBS_SIZE], observation.encode(game, 0, None))
+    hands = st[full_state.HANDS].reshape(6, 54)
+    for seat in range(3):
+        assert sorted(np.flatnonzero(hands[seat])) == sorted(game.hands[seat])
+    stock = st[full_state.STOCK]
+    assert [int(c) for c in np.argsort(-stock)[:len(game.stock)]] == list(reversed(game.stock))
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_redeal_unseen_keeps_the_seats_view_and_the_cards(players):
+    import random
+
+    from kc_env import observation
+
+    rules = kc_env.Rules.preset("pagat", jokers=2)
+    changed = 0
+    for seed in range(20):
+        state = engine.new_deal(rules, num_players=players, seed=seed)
+        for move in engine.legal_moves(state)[:1]:
+            engine.apply(state, move)
+        seat = state.current_player if seed % 2 else (state.current_player + 1) % players
+        before = state.snapshot()
+        new = engine.redeal_unseen(state, seat, random.Random(seed))
+        assert state.snapshot() == before  # the real deal untouched
+        assert np.array_equal(observation.encode(new, seat), observation.encode(state, seat))
+        assert sorted(engine.all_cards(new)) == sorted(engine.all_cards(state))
+        assert new.hands[seat] == state.hands[seat] and new.piles == state.piles
+        assert [len(h) for h in new.hands] == [len(h) for h in state.hands] and len(new.stock) == len(state.stock)
+        if seat == state.current_player:
+            assert engine.legal_moves(new) == engine.legal_moves(state)
+        changed += new.hands != state.hands or new.stock != state.stock
+    assert changed == 20
+    again = engine.redeal_unseen(state, 0, 7), engine.redeal_unseen(state, 0, np.random.default_rng(7))
+    assert again[0].snapshot() == engine.redeal_unseen(state, 0, 7).snapshot()
+    assert sorted(engine.all_cards(again[1])) == sorted(engine.all_cards(state))
+    with pytest.raises(ValueError, match="seat"):
+        engine.redeal_unseen(state, players, 0)

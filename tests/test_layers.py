@@ -38,6 +38,7 @@ LAYERS = {
     "kc_env.record": "match / encoding",
     "kc_env.render": "match / encoding",
     "kc_env.render_image": "match / encoding",
+    "kc_env.full_state": "match / encoding",
     "kc_env.game_info": "match / encoding",
     "kc_env.rewards": "match / encoding",
     "kc_env.compiled": "match / encoding",  # the numba switch the compiled modules share
