@@ -138,3 +138,24 @@ def test_redeal_unseen_keeps_the_seats_view_and_the_cards(players):
     assert sorted(engine.all_cards(again[1])) == sorted(engine.all_cards(state))
     with pytest.raises(ValueError, match="seat"):
         engine.redeal_unseen(state, players, 0)
+
+
+def test_from_sb3_plays_as_an_agent_an_opponent_and_in_a_tournament():
+    pytest.importorskip("sb3_contrib")
+    torch = pytest.importorskip("torch")
+    from sb3_contrib import MaskablePPO
+
+    from kc_env.tournament import run_tournament
+
+    torch.set_num_threads(1)
+    model = MaskablePPO("MlpPolicy", gymnasium.make("KingsCorner-v0"), seed=0, n_steps=64, batch_size=64,
+                        policy_kwargs={"net_arch": [16]})
+    mine = agents.from_sb3(model)
+    env = gymnasium.make("KingsCorner-v0", opponents=mine)
+    obs, info = env.reset(seed=0)
+    assert info["action_mask"][mine.act({"observation": obs, "action_mask": info["action_mask"]})] == 1
+    env.step(env.action_space.sample(info["action_mask"]))  # the model plays the other seat inside step
+    result = run_tournament([mine, "random"], num_players=2, deals=8, seed=0, workers=1)
+    assert [row.deals for row in result.stats] == [8, 8]
+    with pytest.raises(TypeError, match="action_masks"):
+        agents.from_sb3(object())

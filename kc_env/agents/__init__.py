@@ -8,7 +8,8 @@ and its spec to ``base.RULE_BASED`` (the one list of their names, which every ot
 (``search_agent``; not in ``SPECS``, which holds the cheap rule-based agents). Any other spec
 that names a folder is loaded as an exported model (``policy_model``, or ``turn_value`` for a
 turn-value model); else a bare name such as ``ppo-standard-2p`` names a model shipped in the
-package (``kc_env.models``, the repository's ``models/``).
+package (``kc_env.models``, the repository's ``models/``). ``from_sb3(model)`` makes an agent of
+a user's own MaskablePPO model (``sb3_agent``).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from .greedy import GreedyAgent
 from .heuristic import WEIGHTED, HeuristicAgent
 from .policy_model import ModelError, PolicyAgent, model_folder, shipped_models
 from .random_agent import RandomAgent
+from .sb3_agent import SB3Agent, from_sb3
 from .search_agent import PREFIX as SEARCH_OPTIONS
 from .search_agent import SEARCH, SearchAgent
 from .turn_value import TurnValueAgent, is_turn_value_folder
@@ -55,4 +57,4 @@ def load(spec: str | Agent, seed: int | None = None) -> Agent:
 
 
 __all__ = ["PolicyAgent", "ModelError", "Agent", "RandomAgent", "GreedyAgent", "HeuristicAgent", "SPECS", "RULE_BASED",
-           "COMPILED", "load", "legal_actions", "SearchAgent", "TurnValueAgent"]
+           "COMPILED", "load", "legal_actions", "SearchAgent", "TurnValueAgent", "SB3Agent", "from_sb3"]

@@ -1,0 +1,60 @@
+"""``from_sb3(model)``: a stable-baselines3 model that a user trained on ``KingsCorner-v0`` (or on
+the vector env) as an ``Agent``, so that it plays in tournaments, as an env's opponent and in the
+vector env (batched).
+
+```python
+from sb3_contrib import MaskablePPO
+from kc_env import agents, tournament
+model = MaskablePPO.load("my_model.zip")   # or the model you just trained
+me = agents.from_sb3(model)                 # act(obs) and act_batch(obs, masks)
+```
+
+The model is asked through its own ``predict(observation, action_masks=..., deterministic=...)``
+(sb3-contrib's ``MaskablePPO``, or any model whose ``predict`` takes ``action_masks``), on the
+seat's observation vector and mask only. Nothing here imports stable-baselines3 or torch: the
+model brings them. To play a model in ``kc eval`` or ``kc play`` by a spec string, export it as
+a model folder (``kc export``) from a ``kc train`` run.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from .base import Agent, legal_actions
+
+
+class SB3Agent(Agent):
+    """A stable-baselines3 model with masks as an agent (see the module docstring)."""
+
+    spec = "sb3"
+
+    def __init__(self, model: Any, deterministic: bool = True, spec: str | None = None) -> None:
+        predict = getattr(model, "predict", None)
+        if predict is None or "action_masks" not in inspect.signature(predict).parameters:
+            raise TypeError(f"from_sb3 needs a model whose predict takes action_masks (sb3-contrib MaskablePPO), "
+                            f"not {type(model).__name__}")
+        self.model, self.deterministic = model, deterministic
+        self.spec = spec or f"sb3:{type(model).__name__}"
+
+    def act(self, obs: Mapping[str, np.ndarray]) -> int:
+        legal_actions(obs)  # a clear error when this seat has nothing to do
+        return int(self.act_batch(np.asarray(obs["observation"])[None], np.asarray(obs["action_mask"])[None])[0])
+
+    def act_batch(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """One action per row (what the vector env calls for batched opponents)."""
+        actions, _ = self.model.predict(np.asarray(obs, dtype=np.float32), action_masks=np.asarray(masks, dtype=bool),
+                                        deterministic=self.deterministic)
+        return np.asarray(actions, dtype=np.int64).reshape(len(obs))
+
+
+def from_sb3(model: Any, deterministic: bool = True) -> SB3Agent:
+    """``model`` (a MaskablePPO trained on ``KingsCorner-v0``'s observation) as an ``Agent``:
+    its most likely legal action (``deterministic``, the default) or a sample."""
+    return SB3Agent(model, deterministic=deterministic)
+
+
+__all__ = ["SB3Agent", "from_sb3"]
