@@ -26,7 +26,7 @@ test-slow: install
 # agents, export it (runs/demo/model), print the table.
 demo: install
 	$(BIN)/kc train configs/default.yaml --run runs/demo --overwrite
-	$(BIN)/kc export runs/demo runs/demo/model --deals 1000 --against random,greedy,heuristic
+	$(BIN)/kc export runs/demo runs/demo/model --deals 1000 --against random,greedy,heuristic --overwrite
 
 lint: install
 	$(BIN)/ruff check kc_env training tests benchmarks

@@ -13,7 +13,14 @@ import json
 import sys
 from pathlib import Path
 
-from .common import UserError, add_rules_argument, check_writable, note_other_tables, positive_int
+from .common import (
+    UserError,
+    add_rules_argument,
+    check_writable,
+    missing_extra,
+    note_other_tables,
+    positive_int,
+)
 
 HELP = "tournament between agents: win rates with 95% intervals, penalty points, ratings, a chart, JSON"
 
@@ -47,6 +54,9 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("--workers must be at least 1")
     check_writable(args.json, "--json")
     check_writable(args.plot, "--plot")
+    missing = missing_extra("eval", ("openskill",) + (("matplotlib",) if args.plot else ()))
+    if missing:  # before any deal is played, not after
+        raise UserError(f"kc eval {missing}")
     loaded = []
     for spec in args.agents:
         try:

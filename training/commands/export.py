@@ -27,9 +27,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--against", default="random,heuristic", help="comma-separated agent specs to evaluate against")
     parser.add_argument("--seed", type=int, default=0, help="evaluation seed")
     parser.add_argument("--no-progress", action="store_true")
+    parser.add_argument("--overwrite", action="store_true",
+                        help="write into FOLDER even when it already holds files (replacing model.json and weights.npz)")
 
 
 def run(args: argparse.Namespace) -> int:
+    target = Path(args.folder)
+    if target.exists() and not args.overwrite and (not target.is_dir() or any(target.iterdir())):
+        raise UserError(f"{target} already exists and is not empty (a model there would be replaced): "
+                        "choose another folder, or add --overwrite")
     try:
         if _trainer_of(Path(args.run)) == "rllib":
             from ..rllib.export import publish

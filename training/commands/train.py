@@ -68,6 +68,9 @@ def run(args: argparse.Namespace) -> int:
         if cfg.trainer == "turn_value":
             from ..turn_value_train import train
         result = train(cfg, folder, resume=args.resume, progress=not args.no_progress, argv=["kc", *sys.argv[1:]])
+    except KeyboardInterrupt:
+        print(_interrupted(folder, args), file=sys.stderr)
+        return 130
     except (config_mod.ConfigError, FileExistsError, FileNotFoundError) as exc:
         raise UserError(str(exc)) from None
     except OSError as exc:  # a read-only folder, a full disk
@@ -82,6 +85,16 @@ def run(args: argparse.Namespace) -> int:
     print(f"run folder: {result.folder}")
     print(f"model: {result.folder / 'final.zip'}   learning curve: {result.folder / 'learning_curve.png'}")
     return 0
+
+
+def _interrupted(folder: Path, args) -> str:
+    """What Ctrl-C left: the newest checkpoint (the SB3 trainer saves one as it stops) and the
+    command that goes on from it."""
+    newest = sorted((folder / "checkpoints").glob("step_*.pt")) if folder.is_dir() else []
+    resume = f"kc train {args.config} --run {folder} --resume"
+    if not newest:
+        return f"\nkc train: interrupted; go on with: {resume} (from the newest checkpoint it saved, if any)"
+    return f"\nkc train: interrupted; the newest checkpoint is {newest[-1]}; go on with: {resume}"
 
 
 def _delete_run(folder: Path) -> None:
