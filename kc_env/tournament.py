@@ -369,6 +369,10 @@ def run_tournament(specs: Sequence[str | Agent], rules: Rules | str | None = Non
     whole number of rounds of seatings. ``workers`` processes play them (default: every core);
     the result does not depend on ``workers``. ``progress`` shows a tqdm bar on stderr.
     """
+    from importlib.util import find_spec
+
+    if find_spec("openskill") is None:  # before playing: the ratings are computed at the end
+        raise ImportError("run_tournament rates the agents with openskill: pip install 'kc_env[eval]'")
     rules = Rules.coerce(rules)
     rules.check_players(num_players)
     entries = list(specs)

@@ -75,6 +75,7 @@ def test_sb3_make_vec_env():
     assert venv.reset().shape == (4, 1584)
     assert venv.get_images()[0].shape == (*image_size(2), 3)
     venv.close()
+    assert make_vec_env("kc_env:KingsCorner-v0", n_envs=2).reset().shape == (2, 1584)  # imports kc_env itself
 
 
 @pytest.mark.parametrize("spec", ["heuristic", agents.load("greedy")])
