@@ -229,6 +229,9 @@ class EvalCallback(EveryCallback):
                 logger.record(f"eval/win_rate_vs_{opponent}", result["win_rate"])
                 logger.record(f"eval/win_share_vs_{opponent}", result["win_share"])
         self.history.append(row)
+        print(f"step {row['step']:,}: win share against " + ", ".join(
+            f"{o} {row[o]['win_share']:.3f} [{row[o]['share_interval'][0]:.3f}, {row[o]['share_interval'][1]:.3f}]"
+            for o in cfg.eval.opponents), flush=True)
         write_atomic(self.run.folder / "eval.json", json.dumps(self.history, indent=1) + "\n")
         plot_learning_curve(self.history, self.run.folder / "learning_curve.png")
         if logger is not None:
@@ -277,7 +280,7 @@ def plot_learning_curve(history: list[dict[str, Any]], path: Path,
         ax.fill_between(steps, low, high, alpha=0.2)
     num_players = history[-1][opponents[0]].get("num_players", 2)
     ax.axhline(1 / num_players, color="grey", linestyle="--", linewidth=1, label="fair share")
-    ax.set_xlabel(steps)
+    ax.set_xlabel("environment steps")
     ax.set_ylabel("win share (a deal nobody won: 1/n each)")
     ax.set_ylim(0, 1)
     ax.legend()
@@ -289,9 +292,13 @@ def plot_learning_curve(history: list[dict[str, Any]], path: Path,
 
 def kickstart(cfg: TrainConfig, model: MaskablePPO, env: VecEnv, run: Run) -> None:
     """Clone the teacher before PPO (``training/pretrain.py``); the result goes in ``pretrain.json``."""
-    demos = collect(env, cfg.pretrain.teacher, cfg.pretrain.samples, cfg.ppo.gamma)
+    p = cfg.pretrain
+    print(f"behaviour cloning: recording {p.samples:,} actions of {p.teacher}", flush=True)
+    demos = collect(env, p.teacher, p.samples, cfg.ppo.gamma)
+    print(f"behaviour cloning: fitting {len(demos.actions):,} actions, {p.epochs} epochs", flush=True)
     torch.set_num_threads(cfg.update_threads)
-    stats = fit(model, demos, cfg.pretrain.epochs, learning_rate=cfg.pretrain.learning_rate, seed=cfg.seed)
+    stats = fit(model, demos, p.epochs, batch_size=p.batch_size, learning_rate=p.learning_rate, seed=cfg.seed)
+    print(f"behaviour cloning: the network plays {p.teacher}'s move in {stats['agreement']:.1%} of them", flush=True)
     (run.folder / "pretrain.json").write_text(json.dumps(stats, indent=1) + "\n")
     env.reset()
 
@@ -352,8 +359,13 @@ def train(cfg: TrainConfig, folder: str | Path, *, resume: bool = False, progres
     callbacks = CallbackList([ThreadsCallback(cfg.update_threads), RolloutStatsCallback(), LeagueCallback(run, league),
                               CheckpointCallback(run, league, history), evaluator])
     if remaining > 0:
-        model.learn(remaining, callback=callbacks, progress_bar=progress, reset_num_timesteps=checkpoint is None,
-                    tb_log_name="ppo")
+        try:
+            model.learn(remaining, callback=callbacks, progress_bar=progress, reset_num_timesteps=checkpoint is None,
+                        tb_log_name="ppo")
+        except KeyboardInterrupt:  # Ctrl-C: keep what was learnt; kc train says how to resume
+            save_checkpoint(run, model, league, history)
+            env.close()
+            raise
     last = save_checkpoint(run, model, league, history)  # saved before the final evaluation, which may fail
     checkpoint_mod.save(folder / "final.pt", model)
     model.save(folder / "final.zip")
