@@ -132,7 +132,7 @@ def test_a_tuning_config_that_cannot_work_is_refused():
     with pytest.raises(config_mod.ConfigError, match="tune needs network.prior: heuristic"):
         tuned_config(network={"prior": "greedy"})
     with pytest.raises(config_mod.ConfigError, match="league.agents may hold only heuristic, greedy and random"):
-        tuned_config(league={"agents": {"heuristic": 0.5, "models/mine": 0.5}, "snapshot_every": 0,
+        tuned_config(league={"agents": {"heuristic": 0.5, "ppo-standard-2p": 0.5}, "snapshot_every": 0,
                              "snapshot_weight": 0.0})
     with pytest.raises(config_mod.ConfigError, match="tune.objective must be share or wins"):
         tuned_config(tune={"generations": 1, "objective": "glory"})
