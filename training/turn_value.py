@@ -40,11 +40,12 @@ def play_games(seeds, dealers, num_players, rules_row, rules_vec, learners, othe
     of game ``i`` to ``feats_out[i, :count_out[i]]`` (seat in ``seat_out``), and every seat's
     share of the deal to ``share_out[i]``."""
     w = HEURISTIC_WEIGHTS.copy()
+    g = np.int64(0)  # the one game row, as int64: a literal 0 would compile the kernel once more for it
     for i in prange(seeds.shape[0]):
         piles, pinfo, hands, stock, S, R, mt = turns.alloc(1, True)
         R[0, :] = rules_row
         scratch = np.zeros(K.NUM_ACTIONS, dtype=np.int64)
-        K.deal(piles, pinfo, hands, stock, S, R, mt, 0, seeds[i], dealers[i], num_players, scratch)
+        K.deal(piles, pinfo, hands, stock, S, R, mt, g, seeds[i], dealers[i], num_players, scratch)
         rng = np.zeros(1, dtype=np.uint64)
         rng[0] = np.uint64(explore_seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(i)
         ob = np.zeros(K.OBS_SIZE, dtype=np.float32)
@@ -55,25 +56,25 @@ def play_games(seeds, dealers, num_players, rules_row, rules_vec, learners, othe
         n = 0
         while not (S[0, K.OVER] or S[0, K.TRUNC]):
             seat = S[0, K.CUR]
-            K.encode(piles, pinfo, hands, S, 0, seat, rules_vec, ob)
-            K.write_mask(piles, pinfo, hands, S, R, 0, mask, scratch)
+            K.encode(piles, pinfo, hands, S, g, seat, rules_vec, ob)
+            K.write_mask(piles, pinfo, hands, S, R, g, mask, scratch)
             if not (learners[i] >> seat) & 1:
                 if others[i] == 0:
                     a = heuristic_action_w(ob, mask, w)
                 elif others[i] == 1:
                     a = greedy_action(ob, mask)
                 else:
-                    n_legal = K.legal_actions(piles, pinfo, hands, S, R, 0, scratch)
-                    a = scratch[K.randbelow(rng, 0, n_legal)]
-                K.apply_action(piles, pinfo, hands, stock, S, R, mt, 0, a, scratch)
+                    n_legal = K.legal_actions(piles, pinfo, hands, S, R, g, scratch)
+                    a = scratch[K.randbelow(rng, g, n_legal)]
+                K.apply_action(piles, pinfo, hands, stock, S, R, mt, g, a, scratch)
                 continue
             valid, own, wins = candidate_features(ob, mask, k, lines, lengths, feats)
             choice = 0
             if wins >= 0:
                 choice = wins
             elif valid > 1:
-                if K.randbelow(rng, 0, 1 << 30) < epsilon * (1 << 30):
-                    choice = K.randbelow(rng, 0, valid)
+                if K.randbelow(rng, g, 1 << 30) < epsilon * (1 << 30):
+                    choice = K.randbelow(rng, g, valid)
                 elif use_net:
                     choice = np.argmax(value(feats[:valid], layers_w, layers_b))
             if n < max_records:
@@ -81,12 +82,12 @@ def play_games(seeds, dealers, num_players, rules_row, rules_vec, learners, othe
                 seat_out[i, n] = seat
                 n += 1
             for j in range(lengths[choice]):
-                K.apply_action(piles, pinfo, hands, stock, S, R, mt, 0, lines[choice, j], scratch)
+                K.apply_action(piles, pinfo, hands, stock, S, R, mt, g, lines[choice, j], scratch)
             if not (S[0, K.OVER] or S[0, K.TRUNC]):
-                K.apply_action(piles, pinfo, hands, stock, S, R, mt, 0, K.END_TURN_ACTION, scratch)
+                K.apply_action(piles, pinfo, hands, stock, S, R, mt, g, K.END_TURN_ACTION, scratch)
         count_out[i] = n
         for s in range(num_players):
-            share_out[i, s] = seat_share(S, 0, s)
+            share_out[i, s] = seat_share(S, g, s)
 
 
 def rules_arrays(rules, max_moves: int) -> tuple[np.ndarray, np.ndarray]:

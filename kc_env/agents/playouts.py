@@ -93,7 +93,8 @@ def line_values(obs, lines, lengths, redeals, w, seed, max_moves):
     rng = np.zeros(rows, dtype=np.uint64)
     shares = np.zeros(rows, dtype=np.float64)
     rules_vec = obs[K.RULES_START:].copy()
-    for i in prange(rows):
+    for j in prange(rows):
+        i = np.int64(j)  # prange counts in uint64: as int64 the kernel's functions are compiled once, not twice
         scratch = np.zeros(K.NUM_ACTIONS, dtype=np.int64)
         rng[i] = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(i % redeals)  # one re-deal for every line
         redeal(obs, piles, pinfo, hands, stock, S, R, mt, i, rng, max_moves)
@@ -103,7 +104,7 @@ def line_values(obs, lines, lengths, redeals, w, seed, max_moves):
         if not S[i, K.OVER]:
             K.apply_action(piles, pinfo, hands, stock, S, R, mt, i, K.END_TURN_ACTION, scratch)
         play_to_end(piles, pinfo, hands, stock, S, R, mt, i, w, rules_vec)
-        shares[i] = seat_share(S, i, 0)
+        shares[i] = seat_share(S, i, np.int64(0))
     out = np.zeros(n_lines, dtype=np.float64)
     for i in range(rows):
         out[i // redeals] += shares[i] / redeals

@@ -73,7 +73,7 @@ def alloc(rows, shuffles):
 @njit
 def load(obs, piles, pinfo, hands, stock, S, R, rows):
     """Row 0 from the observation; the rules row copied to every row."""
-    view.seat_row(obs, piles, pinfo, hands, stock, S, R, 0)
+    view.seat_row(obs, piles, pinfo, hands, stock, S, R, np.int64(0))
     for d in range(1, rows):
         R[d, :] = R[0, :]
 
@@ -150,7 +150,7 @@ def walk_ends(piles, pinfo, hands, stock, S, R, mt, max_nodes, ends, lengths):
     while size < 2 * max_nodes:
         size *= 2
     table = np.zeros(size, dtype=np.int64)
-    seen_before(table, _full_hash(piles, pinfo, hands, S, 0))
+    seen_before(table, _full_hash(piles, pinfo, hands, S, np.int64(0)))
     parent[0] = -1
     nodes = 1
     found = 0
@@ -204,7 +204,7 @@ def afterstate(obs, piles, pinfo, hands, S, R, d, out):
     """The seat's observation in row ``d``, as the env would show it there: the kernel's
     ``encode`` of the row (hand, piles, stock, flags), with what the row leaves out (the others'
     hand sizes, the match totals, the dealer, the idle count) copied from ``obs``."""
-    K.encode(piles, pinfo, hands, S, d, 0, obs[K.RULES_START:], out)
+    K.encode(piles, pinfo, hands, S, d, np.int64(0), obs[K.RULES_START:], out)
     out[K.O_OTHERS:K.O_OTHERS + 5] = obs[K.O_OTHERS:K.O_OTHERS + 5]
     out[K.O_SCORES:K.O_SCORES + 6] = obs[K.O_SCORES:K.O_SCORES + 6]
     out[K.O_IDLE] = obs[K.O_IDLE]

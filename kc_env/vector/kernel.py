@@ -489,7 +489,7 @@ def legal_actions(piles, pinfo, hands, S, R, b, out):
     if S[b, OVER]:
         return 0
     hand = hands[b, S[b, CUR]]
-    k = 0
+    k = np.int64(0)  # not a literal 0, which would compile pile_moves once more for it
     king_first = False
     if R[b, R_KING_FIRST] and hand & KING_MASK:
         for c in range(4, 8):

@@ -236,8 +236,8 @@ def evaluate(piles, pinfo, hands, S, R, w, d, ctx):
     """The value, for the seat to act, of ending its turn in row ``d``."""
     if hands[d, 0] == 0:
         return WIN_VALUE
-    empty_side = False
-    empty_corner = False
+    empty_side = np.bool_(False)  # not a literal False: one compiled version of the callees
+    empty_corner = np.bool_(False)
     empty_corners = 0
     for p in range(8):
         if pinfo[d, p, K.LEN] == 0:

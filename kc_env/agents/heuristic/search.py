@@ -164,7 +164,8 @@ def _best_first_move(obs, mask, w, top_v, top_line, top_len):
     scratch = np.zeros(K.NUM_ACTIONS, dtype=np.int64)
     line = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
     table = np.zeros(4096, dtype=np.int64)
-    seen_before(table, _hash(piles, pinfo, hands, pending, 0))
+    root, child = np.int64(0), np.int64(1)  # rows as int64, not literals: one compiled version of each callee
+    seen_before(table, _hash(piles, pinfo, hands, pending, root))
     first = np.zeros(K.NUM_ACTIONS, dtype=np.int64)
     count = 0
     for a in range(K.NUM_ACTIONS):  # the first move always comes from the mask
@@ -172,7 +173,7 @@ def _best_first_move(obs, mask, w, top_v, top_line, top_len):
             if K.MOVE_OFFSET <= a < K.END_TURN_ACTION:
                 src = (a - K.MOVE_OFFSET) // 8
                 dst = (a - K.MOVE_OFFSET) % 8
-                if pinfo[0, dst, K.LEN] > 0 and not _useful_pile_move(piles, pinfo, hands, stock, S, R, mt, 0, src, dst):
+                if pinfo[0, dst, K.LEN] > 0 and not _useful_pile_move(piles, pinfo, hands, stock, S, R, mt, root, src, dst):
                     continue
             first[count] = a
             count += 1
@@ -182,12 +183,12 @@ def _best_first_move(obs, mask, w, top_v, top_line, top_len):
     for k in range(count):
         a = first[k]
         if a == K.END_TURN_ACTION:
-            v = evaluate(piles, pinfo, hands, S, R, w, 0, ctx)
+            v = evaluate(piles, pinfo, hands, S, R, w, root, ctx)
             if top_v.shape[0] > 0:
-                _keep(top_v, top_line, top_len, v, line, 0)
+                _keep(top_v, top_line, top_len, v, line, root)
         else:
-            _step(piles, pinfo, hands, stock, S, R, mt, pending, 0, a)
-            if seen_before(table, _hash(piles, pinfo, hands, pending, 1)):
+            _step(piles, pinfo, hands, stock, S, R, mt, pending, root, a)
+            if seen_before(table, _hash(piles, pinfo, hands, pending, child)):
                 continue
             nodes[0] += 1
             line[0] = a
@@ -210,7 +211,7 @@ def _search(piles, pinfo, hands, stock, S, R, mt, w, ctx, pending, moves, nmoves
     scored is offered to the kept best (``_keep``) when ``top_v`` has room for any."""
     best = -1.0e18
     next_i = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
-    d = 1
+    d = np.int64(1)  # int64 from the start: a literal 1 would compile every callee once more for it
     while d >= 1:
         if next_i[d] == 0:  # first visit of this row's position
             count, may_end = _generate(piles, pinfo, hands, stock, S, R, mt, d, pending, scratch, moves[d])
