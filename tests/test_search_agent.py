@@ -26,8 +26,6 @@ from kc_env.agents.search_agent import SearchAgent  # noqa: E402
 from kc_env.tournament import play_out  # noqa: E402
 from kc_env.vector import kernel as K  # noqa: E402
 
-pytestmark = pytest.mark.xdist_group("playouts")  # one worker compiles the play-outs (kc_env/agents/playouts.py), not both
-
 QUICK = "search:redeals=2,candidates=3"
 
 

@@ -13,8 +13,6 @@ from kc_env import actions, agents, engine, observation
 from kc_env.agents import turn_value as tv
 from kc_env.tournament import play_out
 
-pytestmark = pytest.mark.xdist_group("turn_value")  # one worker compiles the turn-value agent and its self-play (training/turn_value.py), not both
-
 
 def random_model(folder, hidden=(8,), candidates=4, seed=0):
     rng = np.random.default_rng(seed)
