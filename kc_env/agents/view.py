@@ -62,7 +62,7 @@ _HAND_SIZE = SLICES["rule_hand_size"].start
 NO_LIMIT = np.int64(1) << 40  # the row's max_moves: a turn walked here is never cut off
 
 
-@njit
+@njit(inline="always")  # inlined: called with a literal offset from many places, each a compile of its own
 def obs_argmax(obs, start, size):
     """The position of the largest value of ``obs[start:start + size]`` (the first on a tie)."""
     best = 0

@@ -534,7 +534,7 @@ def has_play_or_pile_move(piles, pinfo, hands, S, R, b, scratch):
     for p in range(8):
         if hand & pinfo[b, p, ACC]:
             return True
-    return pile_moves(piles, pinfo, S, R, b, scratch, 0, True) > 0
+    return pile_moves(piles, pinfo, S, R, b, scratch, np.int64(0), np.bool_(True)) > 0
 
 
 @njit(cache=True)
