@@ -7,9 +7,8 @@ the heuristic's choice), and with ``end_now`` (the default) also ending the turn
 rules allow it and those best positions leave it out: holding every card back is the one turn an
 evaluation that prizes shedding ranks last, and the one play-outs most often find better
 against a player who takes every opening. With one candidate the agent plays the heuristic's
-move. Otherwise every
-candidate is played out on the same ``redeals`` re-deals of the cards the seat cannot see, every
-seat then playing the heuristic to the end of the deal (``playouts.line_values``, all cores),
+move. Otherwise every candidate is played out on the same ``redeals`` re-deals of the cards the
+seat cannot see, every seat then playing the heuristic to the end of the deal (``playouts.line_values``, all cores),
 and the agent plays the best line if its win share beats the heuristic's line by more than
 ``margin``, else the heuristic's move.
 
