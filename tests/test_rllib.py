@@ -55,23 +55,25 @@ def small_config(tmp_path: Path, **top) -> TrainConfig:
     return config_mod.load(path)
 
 
-def ray_processes(temp: str) -> list[psutil.Process]:
-    """Live processes of the Ray started with temp folder ``temp`` (raylet, gcs, workers)."""
+def ray_processes(temp: str, children: bool = True) -> list[psutil.Process]:
+    """Live processes of the Ray started with temp folder ``temp`` (raylet, gcs, workers), and
+    with ``children`` this process's own Ray's, whose command lines Ray renames."""
     found = []
     for proc in psutil.process_iter(["cmdline"]):
         try:
             cmd = " ".join(proc.info["cmdline"] or [])
         except (psutil.NoSuchProcess, psutil.AccessDenied):
             continue
-        if temp in cmd or (("ray::" in cmd or "raylet" in cmd or "gcs_server" in cmd) and proc.ppid() == os.getpid()):
+        if temp in cmd or (children and ("ray::" in cmd or "raylet" in cmd or "gcs_server" in cmd)
+                           and proc.ppid() == os.getpid()):
             found.append(proc)
     return found
 
 
-def assert_loopback_only(temp: str) -> None:
+def assert_loopback_only(temp: str, children: bool = True) -> None:
     """Every socket the Ray processes of ``temp`` listen on is bound to 127.0.0.1."""
     listening = []
-    for proc in ray_processes(temp):
+    for proc in ray_processes(temp, children):
         try:
             listening += [c.laddr.ip for c in proc.net_connections(kind="inet") if c.status == psutil.CONN_LISTEN]
         except (psutil.NoSuchProcess, psutil.AccessDenied):
@@ -79,18 +81,33 @@ def assert_loopback_only(temp: str) -> None:
     assert listening and all(ip in ("127.0.0.1", "::ffff:127.0.0.1") for ip in listening), listening
 
 
-@pytest.fixture
-def ray_temp():
-    """A short temp folder for Ray; afterwards, no Ray process started under it may be running."""
+def _ray_temp(own_ray: bool):
+    """A short temp folder for Ray; afterwards (this process's Ray shut down if ``own_ray``), no
+    Ray process started under it may be running."""
     temp = tempfile.mkdtemp(prefix="kcray", dir="/tmp")
     yield temp
-    if ray.is_initialized():
+    if own_ray and ray.is_initialized():
         ray.shutdown()
-    left = [p for p in set(ray_processes(temp)) | STARTED.pop(temp, set())
+    left = [p for p in set(ray_processes(temp, children=own_ray)) | STARTED.pop(temp, set())
             if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
     gone, alive = psutil.wait_procs(left, timeout=20)
     shutil.rmtree(temp, ignore_errors=True)
     assert not alive, f"Ray processes left running: {[' '.join(p.cmdline()[:3]) for p in alive]}"
+
+
+@pytest.fixture
+def head_temp():
+    """The temp folder of a Ray head that a test starts with ``ray start``."""
+    yield from _ray_temp(own_ray=False)
+
+
+@pytest.fixture(scope="module")
+def shared_ray():
+    """One Ray on loopback for the module's tests that only need a Ray to train on (starting one,
+    with its env runners, is most of such a test's time); afterwards no Ray process is left."""
+    for temp in _ray_temp(own_ray=True):
+        with loopback_ray(temp):
+            yield temp
 
 
 STARTED: dict[str, set[psutil.Process]] = {}
@@ -245,33 +262,32 @@ def test_masked_module_gives_illegal_actions_no_probability_and_exports_exactly(
 
 # -- on Ray ---------------------------------------------------------------------------------------
 
-def test_smoke_two_iterations_two_env_runners_then_resume_and_export(ray_temp, tmp_path):
+def test_smoke_two_iterations_two_env_runners_then_resume_and_export(shared_ray, tmp_path):
     """Two training iterations with two env runners, 2 players: no illegal action (the raw env
     raises on one, and an env runner error fails the run), every seat that acted rewarded at the
     end of each deal as the deal's result says, win rates logged; then the run resumes, its
     checkpoint exports to a model folder, and a damaged checkpoint is refused. The fixture then
     proves no Ray process is left."""
-    cfg, folder = smoke_runs(ray_temp, tmp_path, (2,))[2]
-    check_resume(cfg, folder, ray_temp)
+    cfg, folder = smoke_runs(tmp_path, (2,))[2]
+    check_resume(cfg, folder)
     check_export(cfg, folder, tmp_path)
     check_damaged_checkpoints(cfg, folder, tmp_path)
 
 
 @pytest.mark.slow
-def test_smoke_two_iterations_with_3_and_4_players(ray_temp, tmp_path):
+def test_smoke_two_iterations_with_3_and_4_players(shared_ray, tmp_path):
     """The same two iterations with 3 and 4 seats (one learner, the rest from the league)."""
-    smoke_runs(ray_temp, tmp_path, (3, 4))
+    smoke_runs(tmp_path, (3, 4))
 
 
-def smoke_runs(ray_temp: str, tmp_path: Path, seats: tuple[int, ...]) -> dict[int, tuple[TrainConfig, Path]]:
-    """Two iterations of the small config for each number of players in ``seats``, each run
-    checked; returns ``{players: (config, run folder)}``."""
+def smoke_runs(tmp_path: Path, seats: tuple[int, ...]) -> dict[int, tuple[TrainConfig, Path]]:
+    """Two iterations of the small config for each number of players in ``seats`` on the shared
+    Ray, each run checked; returns ``{players: (config, run folder)}``."""
     runs = {}
-    with loopback_ray(ray_temp):
-        for players in seats:
-            cfg = small_config(tmp_path, num_players=players)
-            runs[players] = cfg, train(cfg, tmp_path / f"run{players}", argv=["test"], progress=False,
-                                       max_iterations=2).folder
+    for players in seats:
+        cfg = small_config(tmp_path, num_players=players)
+        runs[players] = cfg, train(cfg, tmp_path / f"run{players}", argv=["test"], progress=False,
+                                   max_iterations=2).folder
     for players, (cfg, folder) in runs.items():
         rows = json.loads((folder / "progress.json").read_text())
         assert [r["iteration"] for r in rows] == [1, 2]
@@ -287,12 +303,11 @@ def smoke_runs(ray_temp: str, tmp_path: Path, seats: tuple[int, ...]) -> dict[in
     return runs
 
 
-def check_resume(cfg: TrainConfig, folder: Path, temp: str) -> None:
+def check_resume(cfg: TrainConfig, folder: Path) -> None:
     """``--resume`` continues from the newest checkpoint: its counters and history go on, and a
     finished run is not started again over itself."""
     saved = json.loads(newest_checkpoint(folder).with_suffix(".json").read_text())
-    with loopback_ray(temp):
-        train(cfg, folder, resume=True, progress=False, max_iterations=1)
+    train(cfg, folder, resume=True, progress=False, max_iterations=1)
     rows = json.loads((folder / "progress.json").read_text())
     assert [r["iteration"] for r in rows] == [1, 2, 3] and rows[2]["env_steps"] > saved["env_steps"]
     assert len(json.loads((folder / "eval.json").read_text())) == len(saved["history"]) + 1
@@ -325,12 +340,11 @@ def check_damaged_checkpoints(cfg: TrainConfig, folder: Path, tmp_path: Path) ->
         load_module(broken)
 
 
-def test_frozen_snapshot_weights_reach_the_env_runners(ray_temp, tmp_path):
+def test_frozen_snapshot_weights_reach_the_env_runners(shared_ray, tmp_path):
     """After an iteration the env runners hold the learner's WEIGHTS_SEQ_NO, so RLlib's own
     sync of a snapshot from the learner group is skipped; ``copy_to_snapshot`` arrives."""
     cfg = small_config(tmp_path, num_players=2)
-    with loopback_ray(ray_temp):
-        check_snapshot_sync(build_config(cfg).build_algo())
+    check_snapshot_sync(build_config(cfg).build_algo())
 
 
 def check_snapshot_sync(algo) -> None:
@@ -369,7 +383,7 @@ def check_snapshot_sync(algo) -> None:
 
 
 @pytest.mark.slow
-def test_with_ray_address_kc_train_joins_the_cluster_and_ships_the_code(ray_temp, tmp_path):
+def test_with_ray_address_kc_train_joins_the_cluster_and_ships_the_code(head_temp, tmp_path):
     """A head started with ``ray start`` (on loopback, token authentication on); ``kc train
     --trainer rllib`` with ``RAY_ADDRESS`` set joins it, ships the code as a runtime environment
     (``working_dir``) and trains; stopping the head (by its process id) leaves no Ray process."""
@@ -387,12 +401,12 @@ def test_with_ray_address_kc_train_joins_the_cluster_and_ships_the_code(ray_temp
     bin_dir = Path(sys.executable).parent
     head = subprocess.Popen([str(bin_dir / "ray"), "start", "--head", "--block", "--node-ip-address=127.0.0.1",
                              f"--port={port}", "--num-cpus=4", "--include-dashboard=false",
-                             f"--temp-dir={ray_temp}", "--disable-usage-stats"],
+                             f"--temp-dir={head_temp}", "--disable-usage-stats"],
                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         time.sleep(8)
         assert head.poll() is None, "ray start --head exited"
-        assert_loopback_only(ray_temp)
+        assert_loopback_only(head_temp, children=False)
         config = tmp_path / "rllib.yaml"
         config.write_text(json.dumps({"default": {**SMALL, "trainer": "sb3", "total_timesteps": 400}}))
         done = subprocess.run([str(bin_dir / "kc"), "train", str(config), "--trainer", "rllib", "--run", str(tmp_path / "run")],
@@ -401,7 +415,7 @@ def test_with_ray_address_kc_train_joins_the_cluster_and_ships_the_code(ray_temp
         assert done.returncode == 0, done.stderr[-3000:]
         assert "Connecting to existing Ray cluster at address: 127.0.0.1" in done.stderr
         assert json.loads((tmp_path / "run" / "progress.json").read_text())[0]["deals"] > 0
-        shipped = [p for p in Path(ray_temp).glob("session_2*/runtime_resources/working_dir_files/_ray_pkg_*") if p.is_dir()]
+        shipped = [p for p in Path(head_temp).glob("session_2*/runtime_resources/working_dir_files/_ray_pkg_*") if p.is_dir()]
         assert shipped and all((p / "training" / "rllib" / "train.py").is_file() for p in shipped)
         assert not any((p / ".venv").exists() or (p / "runs").exists() for p in shipped)
     finally:
