@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import pickle
 import shutil
 import tempfile
 from pathlib import Path
@@ -331,13 +332,32 @@ def check_damaged_checkpoints(cfg: TrainConfig, folder: Path, tmp_path: Path) ->
         load_module(tmp_path)
     broken = tmp_path / "broken"
     shutil.copytree(newest_checkpoint(folder), broken)
+    load_module(broken)  # a copy keeps its seal
     state = broken / "learner_group/learner/rl_module/learner/module_state.pkl"
-    state.write_bytes(b"not a pickle")
-    with pytest.raises(ValueError, match="corrupt RLlib checkpoint"):
+    planted = tmp_path / "the payload ran"
+    state.write_bytes(pickle.dumps(Payload(str(planted))))
+    with pytest.raises(ValueError, match="changed since, or sealed elsewhere"):
         export_checkpoint(broken, tmp_path / "out", {}, cfg.rules_object(), 2)
+    assert not planted.exists(), "the planted pickle was loaded"
+    planted_run = tmp_path / "planted-run"
+    shutil.copytree(folder, planted_run)
+    shutil.copy(state, newest_checkpoint(planted_run) / state.relative_to(broken))
+    with pytest.raises(ValueError, match="changed since, or sealed elsewhere"):
+        train(cfg, planted_run, resume=True, progress=False, max_iterations=1)
+    assert not planted.exists(), "the planted pickle was loaded"
     state.unlink()
     with pytest.raises(ValueError, match="no learner module"):
         load_module(broken)
+
+
+class Payload:
+    """A pickle that, when loaded, creates the file ``path``: what a planted checkpoint could do."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def __reduce__(self):
+        return (open, (self.path, "w"))
 
 
 def test_frozen_snapshot_weights_reach_the_env_runners(shared_ray, tmp_path):

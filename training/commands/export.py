@@ -11,8 +11,9 @@ from kc_env.commands.common import UserError, missing_extra
 HELP = "export a trained run as a numpy-loadable model folder, with its evaluation"
 DESCRIPTION = (HELP + ". An SB3 run is read from its config.yaml and its tensors (final.pt, checkpoints/step_*.pt, "
                "torch.load(weights_only=True)): no pickle, so a run folder from anyone runs no code. An RLlib run "
-               "is read with Ray's checkpoint loader, which unpickles: export only RLlib run folders you made "
-               "or trust.")
+               "is read with Ray's checkpoint loader, which unpickles, so an RLlib run folder is trusted code: "
+               "kc export reads only a checkpoint that this machine's kc train sealed (kc-seal.json, a keyed "
+               "hash of its files) and refuses one sealed elsewhere or changed since.")
 
 
 def check() -> str | None:

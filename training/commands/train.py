@@ -41,6 +41,7 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         from .. import config as config_mod
+        from ..seal import SealError
         from ..train import train
     except ImportError as exc:
         raise UserError(f"training needs the train extra (pip install -e '.[train,fast]'): {exc}") from None
@@ -71,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print(_interrupted(folder, args), file=sys.stderr)
         return 130
-    except (config_mod.ConfigError, FileExistsError, FileNotFoundError) as exc:
+    except (config_mod.ConfigError, FileExistsError, FileNotFoundError, SealError) as exc:
         raise UserError(str(exc)) from None
     except OSError as exc:  # a read-only folder, a full disk
         raise UserError(f"{exc.filename or folder}: {exc.strerror or exc}") from None

@@ -18,6 +18,7 @@ from ray.rllib.core import COMPONENT_LEARNER, COMPONENT_LEARNER_GROUP, COMPONENT
 from ray.rllib.core.rl_module.rl_module import RLModule
 
 from .. import config as config_mod
+from .. import seal
 from ..export import save_checked
 from ..publish import record_evaluation
 from .league import LEARNER
@@ -37,6 +38,7 @@ def load_module(checkpoint: str | Path) -> MaskedPolicyModule:
     if not (path / "module_state.pkl").is_file():
         raise ValueError(f"{checkpoint}: no learner module ({MODULE_PATH}/module_state.pkl); "
                          "is it a checkpoint of kc train with trainer: rllib?")
+    seal.check(checkpoint)  # before Ray unpickles anything of it
     try:
         module = RLModule.from_checkpoint(str(path.resolve()))
     except Exception as exc:  # unpickling a damaged file can raise almost anything

@@ -53,6 +53,7 @@ from ray.rllib.utils.metrics import (
 from kc_env import rewards
 
 from .. import config as config_mod
+from .. import seal
 from ..config import ConfigError, TrainConfig
 from ..evaluate import evaluate_network
 from ..train import Run, plot_learning_curve, start_run
@@ -279,6 +280,7 @@ def save_checkpoint(run: Run, algo, iteration: int, state: dict[str, Any]) -> Pa
     """An RLlib checkpoint of the whole algorithm, and the league and history beside it."""
     path = run.checkpoints / f"iter_{iteration:06d}"
     algo.save_to_path(str(path.resolve()))
+    seal.seal(path)
     path.with_suffix(".json").write_text(json.dumps(state, indent=1) + "\n")
     return path
 
@@ -325,6 +327,7 @@ def train(cfg: TrainConfig, folder: str | Path, *, resume: bool = False, progres
         checkpoint = newest_checkpoint(folder)
         if checkpoint is None:
             raise FileNotFoundError(f"{folder}: no checkpoint to resume from")
+        seal.check(checkpoint)  # before Ray unpickles anything of it
         run = Run(folder, cfg)
     else:
         if newest_checkpoint(folder) is not None:
