@@ -264,6 +264,22 @@ def test_fit_close_keeps_a_card_whose_place_nobody_else_can_take(opponent_cards,
     assert actions.name(heuristic.act(obs_of(state))) == expected
 
 
+@pytest.mark.parametrize("level, expected", [
+    (1.0, "play QH->SW"),  # the shipped weights (the factors are 1): shed the queen
+    (4.0, "end turn"),  # 5 cards < 2 + 4: the race is level, opp counts 3 times: keep the queen
+    (3.0, "play QH->SW"),  # 5 cards < 2 + 3 is false: the opponent is behind, shed as shipped
+])
+def test_while_the_race_is_level_the_level_factors_apply(level, expected):
+    """The seat holds 2 cards, the opponent 5. ``level_opp`` 3 makes what the position offers the
+    opponent count three times, but only while the race is level: while the opponent holds fewer
+    than ``level`` cards more than the seat (WEIGHT_NAMES). Playing QH on KS would show the unseen
+    JC a place."""
+    state = position(FIT_CLOSE_POSITION.format(extra=""))
+    weights = {"level": level} if level == 1.0 else {"level": level, "level_opp": 3.0}
+    heuristic = HeuristicAgent(weights=evaluation_weights(weights))
+    assert actions.name(heuristic.act(obs_of(state))) == expected
+
+
 KING_POSITION_4P = """
     N: 6S
     E: 9D

@@ -30,6 +30,7 @@ OFF_BOTTOM = SLICES["pile_N_bottom"].start - PILE_START
 OFF_LENGTH = SLICES["pile_N_length"].start - PILE_START
 OFF_TOP_RANK = SLICES["pile_N_top_rank"].start - PILE_START
 OBS_HAND = SLICES["hand"].start
+OBS_HAND_SIZE = SLICES["hand_size"].start
 OBS_OTHERS = SLICES["others_hand_sizes"].start
 OBS_STOCK = SLICES["stock_size"].start
 OBS_DRAWN = SLICES["drawn"].start

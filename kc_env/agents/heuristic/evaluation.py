@@ -9,8 +9,11 @@ empty sides (any card), empty corners (kings), side piles that can move away and
 What the others may gain is weighted by how close to going out they are and by how soon they
 play. A card's place may be worth more while another player is close to going out
 (``fit_close`` on top of ``fit`` while someone holds at most ``close`` cards). With the stock
-empty, an idle turn is scored by the blocked deal it may bring. The weights are
-``weights.HEURISTIC_WEIGHTS``.
+empty, an idle turn is scored by the blocked deal it may bring. While the race is level
+(another player holds fewer than ``level`` cards more than the seat, as it decides), the cards
+held and what the others may gain count ``level_card`` and ``level_opp`` times as much: 1 in the
+shipped weights, tuned by ``kc train``'s evolution strategy for the learned agents. The weights
+are ``weights.HEURISTIC_WEIGHTS``.
 
 Positions are rows of a ``turns.Table`` (the vector kernel's state, seat 0 to act); what the
 turn cannot change is read once per decision from the observation into ``ctx``
@@ -36,6 +39,9 @@ from .weights import (
     W_FIT,
     W_FIT_CLOSE,
     W_HALF,
+    W_LEVEL,
+    W_LEVEL_CARD,
+    W_LEVEL_OPP,
     W_MULTI,
     W_OPENING,
     W_OPP,
@@ -57,7 +63,8 @@ C_DRAWS = C_UNSEEN_KINGS + 1  # 1 if the next player draws before playing
 C_STOCK = C_DRAWS + 1  # cards in the stock
 C_IDLE = C_STOCK + 1  # turns in a row with no draw, play or pile move before this one
 C_FEWEST = C_IDLE + 1  # the fewest cards another player holds
-C_SIZE = C_FEWEST + 1
+C_MINE = C_FEWEST + 1  # the cards the seat holds as it decides
+C_SIZE = C_MINE + 1
 
 
 @njit
@@ -84,6 +91,7 @@ def read_context(obs, R, ctx):
     ctx[C_FEWEST] = ctx[C_OTHERS]
     for j in range(n_others):
         ctx[C_FEWEST] = min(ctx[C_FEWEST], ctx[C_OTHERS + j])
+    ctx[C_MINE] = view.obs_count(obs[view.OBS_HAND_SIZE], view.CARD_SCALE)
     ctx[C_STOCK] = view.obs_count(obs[view.OBS_STOCK], view.CARD_SCALE)
     ctx[C_IDLE] = view.obs_count(obs[view.OBS_IDLE], n_others + 1.0)
     if ctx[C_STOCK] > 0 and R[0, K.R_DRAW] != K.DRAW_END:
@@ -142,8 +150,8 @@ def _is_top(piles, pinfo, d, c):
 
 
 @njit
-def _hand_value(piles, pinfo, hands, R, w, d, ctx, empty_side, keep, fit):
-    """The seat's own hand: each card and its penalty, less what a card with a place is spared
+def _hand_value(piles, pinfo, hands, R, w, d, ctx, empty_side, keep, fit, card):
+    """The seat's own hand: each card (``card``) and its penalty, less what a card with a place is spared
     (``fit``, times the chance that the place is still there on the seat's next turn, ``keep``),
     more what a card with no live place costs (see the module docstring)."""
     value = 0.0
@@ -152,7 +160,7 @@ def _hand_value(piles, pinfo, hands, R, w, d, ctx, empty_side, keep, fit):
     while m:
         c = K.low_bit_index(m)
         m &= m - 1
-        value -= w[W_CARD] + w[W_PENALTY] * ctx[C_PEN + c]
+        value -= card + w[W_PENALTY] * ctx[C_PEN + c]
         if c >= 52:
             value += fit
             continue
@@ -266,8 +274,10 @@ def evaluate(piles, pinfo, hands, S, R, w, d, ctx):
         if pinfo[d, p, K.LEN] == 0:
             keep[p] = 0.0  # an empty side is the others' to fill first
     fit = w[W_FIT] + (w[W_FIT_CLOSE] if ctx[C_FEWEST] <= w[W_CLOSE] else 0.0)
-    value = _hand_value(piles, pinfo, hands, R, w, d, ctx, empty_side, keep, fit)
-    weight = w[W_OPP]
+    level = ctx[C_FEWEST] < ctx[C_MINE] + w[W_LEVEL]
+    card = w[W_CARD] * (w[W_LEVEL_CARD] if level else 1.0)
+    value = _hand_value(piles, pinfo, hands, R, w, d, ctx, empty_side, keep, fit, card)
+    weight = w[W_OPP] * (w[W_LEVEL_OPP] if level else 1.0)
     danger_weight = w[W_DANGER]
     if n_others > 1:
         weight *= w[W_MULTI]

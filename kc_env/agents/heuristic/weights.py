@@ -21,13 +21,17 @@ WEIGHT_NAMES = (
     "block",  # a deal blocked by an idle turn: lost chance when ahead, saved loss when behind
     "fit_close",  # added to "fit" while another player is close to going out (0: never)
     "close",  # close to going out: holding at most this many cards (for "fit_close")
+    "level",  # the race is level: another player holds fewer than this many cards more than the seat
+    "level_card",  # factor on "card" while the race is level (1: no change)
+    "level_opp",  # factor on "opp" while the race is level (1: no change)
 )
 HEURISTIC_WEIGHTS = np.array(
-    [1.0, 0.35, 0.25, 0.45, 0.12, 3.0, 0.6, 2.25, 1.3, 0.8, 1.0, 0.7, 0.5, 4.0, 0.0, 5.0], dtype=np.float64
+    [1.0, 0.35, 0.25, 0.45, 0.12, 3.0, 0.6, 2.25, 1.3, 0.8, 1.0, 0.7, 0.5, 4.0, 0.0, 5.0, 1.0, 1.0, 1.0],
+    dtype=np.float64,
 )
 """The tuned weights of ``evaluate``, in the order of ``WEIGHT_NAMES``."""
 (W_CARD, W_PENALTY, W_FIT, W_DEAD, W_HALF, W_OPP, W_DECAY, W_DANGER, W_SPACE, W_CORNER, W_OPENING, W_MULTI,
- W_DANGER_MULTI, W_BLOCK, W_FIT_CLOSE, W_CLOSE) = range(len(WEIGHT_NAMES))
+ W_DANGER_MULTI, W_BLOCK, W_FIT_CLOSE, W_CLOSE, W_LEVEL, W_LEVEL_CARD, W_LEVEL_OPP) = range(len(WEIGHT_NAMES))
 
 
 def evaluation_weights(weights) -> np.ndarray:
