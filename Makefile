@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install test test-slow demo lint bench soak clean
+.PHONY: install browser test test-slow demo lint bench soak screenshots clean
 
 install: $(STAMP)
 
@@ -12,15 +12,31 @@ $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -c constraints.txt torch==2.13.0
-	$(BIN)/pip install --quiet -c constraints.txt -e '.[train,eval,fast,rllib,video,dev]'
+	$(BIN)/pip install --quiet -c constraints.txt -e '.[train,eval,fast,rllib,video,web,dev]'
 	touch $(STAMP)
 
+# The web table's browser tests (tests/test_web_browser.py) drive Debian's chromium through
+# Playwright (no browser can be downloaded): installed here, as root, when it is missing.
+browser:
+	@if [ -x /usr/bin/chromium ]; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get > /dev/null; then \
+		echo "make: installing Debian's chromium for the browser tests"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+			chromium fonts-liberation fonts-dejavu-core > /dev/null; \
+	else \
+		echo "make: no /usr/bin/chromium and not root to apt-get install it: the browser tests will skip"; \
+	fi
+
 # --dist loadgroup: the Ray tests (xdist_group "ray") share one worker, one Ray and one set of runs
-test: install
+test: install browser
 	$(BIN)/pytest -q -n 2 --dist loadgroup
 
-test-slow: install
+test-slow: install browser
 	$(BIN)/pytest -q -n 2 -m slow
+
+# The web table's pictures in docs/media (README, docs/web.md), taken in the headless browser
+screenshots: install browser
+	$(BIN)/python tests/browser.py docs/media
 
 # The main job: train a short PPO run of the default config, evaluate it against the built-in
 # agents, export it (runs/demo/model), print the table.

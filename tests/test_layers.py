@@ -53,6 +53,7 @@ LAYERS = {
     "kc_env.compare": "envs / vector env / opponents",
     "kc_env.cli": "CLI",
     "kc_env.commands": "CLI",
+    "kc_env.web": "CLI",  # kc serve's server: imports the engine, agents, match and records
     "kc_env.training": "training",
 }
 """Module (or package prefix) -> its layer. ``kc_env`` itself is the package's ``__init__``

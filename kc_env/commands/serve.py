@@ -1,0 +1,79 @@
+"""``kc serve``: the web table, a local server for playing and watching the agents in a browser.
+
+    kc serve                    # http://127.0.0.1:8000/ : open it in a browser
+    kc serve --port 0 --pace 0  # a free port, agents' moves shown as fast as they come
+
+It binds to 127.0.0.1 unless ``--host`` says otherwise, prints the address it serves on, and
+opens nothing by itself. ``kc_env.web`` is the server; docs/web.md describes the page.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .common import UserError, missing_extra
+
+HELP = "the web table: play and watch the agents in a browser (a local server)"
+
+
+def check() -> str | None:
+    return missing_extra("web", ("starlette", "uvicorn"))
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="the address to listen on (default 127.0.0.1: this machine only)")
+    parser.add_argument("--port", type=int, default=8000, help="the port (default 8000; 0: any free port)")
+    parser.add_argument("--pace", type=_seconds, default=None,
+                        help="seconds the page waits between two agent moves (default 0.8)")
+    parser.add_argument("--model", action="append", default=[], metavar="FOLDER",
+                        help="an exported model folder the seats may hold too (repeatable); shipped models are offered anyway")
+    parser.add_argument("--max-games", type=int, default=None, help="games kept at once (default 256)")
+
+
+def _seconds(text: str) -> float:
+    import math
+
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected seconds, got {text[:40]!r}") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more seconds, got {text[:40]!r}")
+    return value
+
+
+def run(args: argparse.Namespace) -> int:
+    """Serve until interrupted (Ctrl-C)."""
+    import socket
+
+    import uvicorn
+
+    from ..web.app import DEFAULT_PACE, create_app
+    from ..web.store import CAPACITY, Store
+
+    if not 0 <= args.port <= 65535:
+        raise UserError(f"--port must be 0 to 65535, not {args.port}")
+    if args.max_games is not None and args.max_games < 1:
+        raise UserError("--max-games must be at least 1")
+    try:
+        store = Store(models=args.model, capacity=args.max_games or CAPACITY)
+    except (ValueError, OSError) as exc:
+        raise UserError(f"--model: {' '.join(str(exc).split())[:300]}") from None
+    app = create_app(store, pace=DEFAULT_PACE if args.pace is None else args.pace)
+    try:
+        family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((args.host, args.port))
+    except OSError as exc:
+        raise UserError(f"cannot listen on {args.host} port {args.port}: {exc.strerror or exc}") from None
+    host, port = sock.getsockname()[:2]
+    shown = f"[{host}]" if ":" in host else host
+    print(f"kc serve: the table is at http://{shown}:{port}/ (Ctrl-C stops the server)", flush=True)
+    if host not in ("127.0.0.1", "::1", "localhost"):
+        print("kc serve: note: listening beyond this machine; anyone who can reach it can play here", file=sys.stderr)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
+    server.run(sockets=[sock])
+    return 0

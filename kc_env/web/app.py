@@ -1,0 +1,248 @@
+"""The web table's HTTP interface (Starlette): the page, its static files and a small JSON API.
+
+    GET  /                          the page (static/index.html)
+    GET  /api/config                presets, rule choices, the agents offered, the pace
+    POST /api/games                 a new table: {"rules": {"preset": ..., name: value},
+                                    "seats": ["you", "heuristic", ...], "one_deal": false, "seed": 7}
+    POST /api/replays               a saved record (its JSON as the body): a replay
+    GET  /api/games/ID              the view (a replay: ?deal=D&at=K)
+    POST /api/games/ID/move         the person's move: {"move": "play 9H->N", "at": VERSION}
+                                    (or {"action": INDEX, ...}, an index of kc_env.actions)
+    POST /api/games/ID/advance      the next agent move or deal: {"at": VERSION}
+    GET  /api/games/ID/advice?spec= what an agent would do at this decision (a replay: &deal=&at=)
+    GET  /api/games/ID/record       the game as the JSON record kc replay reads (a download)
+
+Every answer is JSON; an error is ``{"error": "<one line>"}`` with status 400 (malformed), 404
+(no such game), 409 (not now: a stale version, not your turn), 413 (too large) or 422 (an
+illegal move, with the engine's reason), and changes nothing. Game logic runs in worker threads
+(an agent's move may take a while), one request at a time per game.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Mapping
+from importlib.resources import files
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from .. import record
+from ..engine import check_seed
+from ..rules import CHOICES, DESCRIPTIONS, MAX_PLAYERS, MIN_PLAYERS, PRESETS, Rules, RulesError
+from .games import PERSON, GameError, Replay, Table
+from .store import Store
+
+STATIC = files("kc_env.web") / "static"
+MAX_BODY = 4 << 20
+"""The largest request body read (a saved match of many deals is a few hundred kilobytes)."""
+DEFAULT_PACE = 0.8
+"""Seconds between two agent moves on the page (``kc serve --pace``)."""
+
+
+def create_app(store: Store | None = None, pace: float = DEFAULT_PACE) -> Starlette:
+    """The web table's application, keeping its games in ``store`` (a new ``Store`` by default);
+    ``pace`` is the page's default wait between agent moves, in seconds."""
+    store = store or Store()
+    if not (math.isfinite(pace) and pace >= 0):
+        raise ValueError(f"the pace is a number of seconds >= 0, not {pace!r}")
+
+    async def index(request: Request) -> Response:
+        return FileResponse(str(STATIC / "index.html"), headers={"Cache-Control": "no-store"})
+
+    async def config(request: Request) -> Response:
+        return JSONResponse(_config(store, pace))
+
+    async def new_table(request: Request) -> Response:
+        data = await _json_body(request)
+        return await _answer(lambda: store.add(_table(store, data)).view(), status=201)
+
+    async def new_replay(request: Request) -> Response:
+        text = (await _body(request)).decode("utf-8", errors="replace")
+
+        def load() -> dict[str, Any]:
+            try:
+                return store.add(Replay(record.loads(text))).view()
+            except record.RecordError as exc:
+                raise GameError(f"not a record kc replay reads: {_one_line(exc)}") from None
+
+        return await _answer(load, status=201)
+
+    async def view(request: Request) -> Response:
+        game = store.get(request.path_params["id"])
+        query = request.query_params
+        return await _answer(lambda: _locked(game, lambda: game.view(deal=query.get("deal"), at=query.get("at"))))
+
+    async def move(request: Request) -> Response:
+        game = store.get(request.path_params["id"])
+        data = await _json_body(request)
+        if not isinstance(game, Table):
+            raise GameError("a replay takes no moves", 409)
+
+        def play() -> dict[str, Any]:
+            unknown = sorted(set(data) - {"action", "move", "at"})
+            if unknown or ("action" in data) == ("move" in data):
+                raise GameError("a move is {\"action\": INDEX, \"at\": VERSION} or {\"move\": \"play 9H->N\", \"at\": VERSION}")
+            game.play(data["action"] if "action" in data else data["move"], data.get("at"))
+            return game.view()
+
+        return await _answer(lambda: _locked(game, play))
+
+    async def advance(request: Request) -> Response:
+        game = store.get(request.path_params["id"])
+        data = await _json_body(request)
+        if not isinstance(game, Table):
+            raise GameError("a replay moves by its slider, not by advancing", 409)
+
+        def step() -> dict[str, Any]:
+            game.advance(data.get("at"))
+            return game.view()
+
+        return await _answer(lambda: _locked(game, step))
+
+    async def advice(request: Request) -> Response:
+        game = store.get(request.path_params["id"])
+        query = request.query_params
+
+        def think() -> dict[str, Any]:
+            adviser = store.adviser(query.get("spec", "heuristic"))
+            if isinstance(game, Replay):
+                return game.advice(adviser, query.get("deal"), query.get("at"))
+            return game.advice(adviser)
+
+        return await _answer(lambda: _locked(game, think))
+
+    async def saved(request: Request) -> Response:
+        game = store.get(request.path_params["id"])
+        text = await run_in_threadpool(lambda: _locked(game, lambda: record.dumps(game.record())))
+        return Response(text, media_type="application/json",
+                        headers={"Content-Disposition": f'attachment; filename="kc-{game.id}.json"'})
+
+    routes = [
+        Route("/", index),
+        Route("/api/config", config),
+        Route("/api/games", new_table, methods=["POST"]),
+        Route("/api/replays", new_replay, methods=["POST"]),
+        Route("/api/games/{id}", view),
+        Route("/api/games/{id}/move", move, methods=["POST"]),
+        Route("/api/games/{id}/advance", advance, methods=["POST"]),
+        Route("/api/games/{id}/advice", advice),
+        Route("/api/games/{id}/record", saved),
+        Mount("/static", StaticFiles(directory=str(STATIC)), name="static"),
+    ]
+    handlers: Mapping[Any, Callable] = {GameError: _error, 404: _not_found, 405: _not_allowed}
+    return Starlette(routes=routes, exception_handlers=handlers)
+
+
+# -- requests and answers -------------------------------------------------------------------------
+
+async def _body(request: Request) -> bytes:
+    """The request's body, refused past ``MAX_BODY`` bytes before it is all read."""
+    size = request.headers.get("content-length", "")
+    if size.isdigit() and int(size) > MAX_BODY:
+        raise GameError(f"the request body is {int(size):,} bytes, more than the {MAX_BODY:,} read", 413)
+    chunks, total = [], 0
+    async for chunk in request.stream():
+        total += len(chunk)
+        if total > MAX_BODY:
+            raise GameError(f"the request body is more than the {MAX_BODY:,} bytes read", 413)
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+async def _json_body(request: Request) -> dict[str, Any]:
+    """The request's JSON object (an empty body is ``{}``); ``GameError`` 400 otherwise."""
+    body = await _body(request)
+    if not body.strip():
+        return {}
+    try:
+        data = json.loads(body)
+    except (ValueError, RecursionError) as exc:
+        raise GameError(f"the request body is not JSON: {_one_line(exc)[:120]}") from None
+    if not isinstance(data, dict):
+        raise GameError(f"the request body must be a JSON object, not {type(data).__name__}")
+    return data
+
+
+def _locked(game, fn: Callable[[], Any]) -> Any:
+    with game.lock:
+        return fn()
+
+
+async def _answer(fn: Callable[[], Any], status: int = 200) -> Response:
+    return JSONResponse(await run_in_threadpool(fn), status_code=status)
+
+
+async def _error(request: Request, exc: GameError) -> Response:
+    return JSONResponse({"error": str(exc)}, status_code=exc.status)
+
+
+async def _not_found(request: Request, exc: Exception) -> Response:
+    return JSONResponse({"error": f"no such page or API: {request.url.path[:80]}"}, status_code=404)
+
+
+async def _not_allowed(request: Request, exc: Exception) -> Response:
+    return JSONResponse({"error": f"{request.method} is not how {request.url.path[:80]} is used"}, status_code=405)
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split())[:300]
+
+
+# -- setting up a table -----------------------------------------------------------------------------
+
+def _config(store: Store, pace: float) -> dict[str, Any]:
+    return {
+        "presets": {name: Rules.preset(name).to_dict() for name in PRESETS},
+        "choices": {name: list(values) for name, values in CHOICES.items()},
+        "numbers": ["hand_size", "target", "chips"], "descriptions": DESCRIPTIONS,
+        "players": [MIN_PLAYERS, MAX_PLAYERS], "agents": store.offered(), "person": PERSON, "pace": pace,
+    }
+
+
+def _table(store: Store, data: Mapping[str, Any]) -> Table:
+    """A new table from the setup the page sends (see the module docstring); ``GameError``
+    naming the first fault."""
+    unknown = sorted(set(data) - {"rules", "seats", "one_deal", "seed"})
+    if unknown:
+        raise GameError(f"unknown setting {unknown[0]!r}; a table takes rules, seats, one_deal and seed")
+    rules_data = data.get("rules", {"preset": "standard"})
+    try:
+        rules = Rules.from_dict(rules_data)
+    except RulesError as exc:
+        raise GameError(f"rules: {_one_line(exc)}") from None
+    seats = data.get("seats")
+    if not isinstance(seats, list) or not all(isinstance(s, str) for s in seats):
+        raise GameError("'seats' must list one agent spec per seat, or 'you' for your own seat")
+    try:
+        rules.check_players(len(seats))
+    except RulesError as exc:
+        raise GameError(f"seats: {_one_line(exc)}") from None
+    if seats.count(PERSON) > 1:
+        raise GameError("only one seat can be 'you': the others hold agents")
+    one_deal = data.get("one_deal", False)
+    if type(one_deal) is not bool:
+        raise GameError(f"'one_deal' must be true or false, not {one_deal!r}")
+    seed = data.get("seed")
+    try:
+        seed = None if seed is None else check_seed(seed)
+    except ValueError as exc:
+        raise GameError(str(exc)) from None
+    if seed is not None and seed >= 2**63:
+        raise GameError(f"a seed is below 2**63, not {seed}")
+    if seed is None:
+        import random
+
+        seed = random.SystemRandom().randrange(2**31)
+    agents = [None if spec == PERSON else store.agent(spec, seed + seat) for seat, spec in enumerate(seats)]
+    name = rules_data.get("preset", "standard") if isinstance(rules_data, Mapping) else "standard"
+    return Table(rules, name, seats, agents, seed, one_deal)
+
+
+__all__ = ["create_app", "DEFAULT_PACE", "MAX_BODY", "STATIC"]

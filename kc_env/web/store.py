@@ -1,0 +1,122 @@
+"""The server's books: every game it keeps, by id, and the agents it offers.
+
+Games live in memory, one per browser tab (the page keeps its game's id in its address, so a
+reload finds it again). ``Store`` holds at most ``capacity`` of them and forgets the one used
+longest ago to make room. The agents a seat may hold are those ``offered`` lists (the rule-based
+agents, the search agent, the shipped models and any model folder given to ``kc serve --model``)
+plus the ``heuristic:...`` and ``search:...`` forms with options: a request cannot make the
+server read any other folder.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from .. import agents
+from ..agents import RULE_BASED, WEIGHTED, Agent
+from ..agents.policy_model import CARD_FILE, ModelError, read_card, shipped_models
+from ..agents.search_agent import PREFIX as SEARCH_OPTIONS
+from ..agents.search_agent import SEARCH
+from .games import Game, GameError
+
+CAPACITY = 256
+"""The most games kept at once (a load of 50 tabs fits many times over)."""
+
+
+class Store:
+    """Games by id, least recently used forgotten first, and the agents they may seat."""
+
+    def __init__(self, models: Sequence[str | Path] = (), capacity: int = CAPACITY) -> None:
+        self.capacity = capacity
+        self._games: OrderedDict[str, Game] = OrderedDict()
+        self._lock = threading.Lock()
+        self._advisers: dict[str, Agent] = {}
+        self.models = {str(m): Path(m) for m in models}
+        for spec in self.models:
+            agents.load(spec)  # refuse a bad model folder when the server starts, not in a request
+
+    # -- games ---------------------------------------------------------------------------------
+    def add(self, game: Game) -> Game:
+        """Keep ``game`` under a new id (forgetting the least recently used one when full)."""
+        with self._lock:
+            game.id = secrets.token_urlsafe(9)
+            self._games[game.id] = game
+            while len(self._games) > self.capacity:
+                self._games.popitem(last=False)
+        return game
+
+    def get(self, game_id: str) -> Game:
+        """The game of ``game_id``; ``GameError`` 404 when the server keeps none by that id."""
+        with self._lock:
+            game = self._games.get(game_id)
+            if game is None:
+                raise GameError(f"no game {game_id[:40]!r} here: the server forgot it (it restarted, or "
+                                f"{self.capacity} newer games pushed it out); start a new one", 404)
+            self._games.move_to_end(game_id)
+            return game
+
+    def __len__(self) -> int:
+        return len(self._games)
+
+    # -- agents --------------------------------------------------------------------------------
+    def offered(self) -> list[dict[str, str]]:
+        """The agent specs a seat may hold, each with a line saying what it is."""
+        out = [{"spec": spec, "about": _ABOUT[spec]} for spec in RULE_BASED]
+        out.append({"spec": SEARCH, "about": "the heuristic's turns valued by play-outs (slower)"})
+        for name, folder in shipped_models().items():
+            out.append({"spec": name, "about": _model_about(folder)})
+        for spec, folder in self.models.items():
+            out.append({"spec": spec, "about": _model_about(folder)})
+        return out
+
+    def check_spec(self, spec: Any) -> str:
+        """``spec`` when the server offers it (see the module docstring), else ``GameError``."""
+        if isinstance(spec, str) and (any(spec == o["spec"] for o in self.offered())
+                                      or spec.startswith((WEIGHTED, SEARCH_OPTIONS))):
+            return spec
+        known = ", ".join(o["spec"] for o in self.offered())
+        raise GameError(f"unknown agent {str(spec)[:60]!r}; this server offers {known}, "
+                        f"heuristic:name=value,... and search:name=value,...")
+
+    def agent(self, spec: Any, seed: int) -> Agent:
+        """A new agent of an offered spec (``GameError`` naming the fault of a bad one)."""
+        spec = self.check_spec(spec)
+        try:
+            return agents.load(spec, seed=seed)
+        except (ValueError, OSError) as exc:
+            raise GameError(" ".join(str(exc).split())[:300]) from None
+
+    def adviser(self, spec: Any) -> Agent:
+        """The agent that advises on decisions for ``spec``: one kept per spec, except the search
+        agent, which keeps plans between its decisions and so is made anew each time."""
+        spec = self.check_spec(spec)
+        if spec.startswith(SEARCH):
+            return self.agent(spec, 0)
+        with self._lock:
+            if spec not in self._advisers:
+                self._advisers[spec] = self.agent(spec, 0)
+            return self._advisers[spec]
+
+
+_ABOUT: Mapping[str, str] = {
+    "heuristic": "searches its turn and scores where it may stop (the strongest rule-based agent)",
+    "greedy": "sheds its costliest card whenever it can",
+    "random": "a uniformly random legal move",
+}
+
+
+def _model_about(folder: Path) -> str:
+    try:
+        card = read_card(folder) if (folder / CARD_FILE).is_file() else {}
+    except ModelError:
+        card = {}
+    players = card.get("num_players")
+    return "an exported model" + (f", trained for {players} players" if players else "")
+
+
+__all__ = ["CAPACITY", "Store"]
