@@ -67,6 +67,7 @@ def run(args: argparse.Namespace) -> int:
         sock = socket.socket(family, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((args.host, args.port))
+        sock.listen(2048)  # connections wait in the backlog until the server takes them: none is refused
     except OSError as exc:
         raise UserError(f"cannot listen on {args.host} port {args.port}: {exc.strerror or exc}") from None
     host, port = sock.getsockname()[:2]

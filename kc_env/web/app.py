@@ -49,7 +49,7 @@ DEFAULT_PACE = 0.8
 def create_app(store: Store | None = None, pace: float = DEFAULT_PACE) -> Starlette:
     """The web table's application, keeping its games in ``store`` (a new ``Store`` by default);
     ``pace`` is the page's default wait between agent moves, in seconds."""
-    store = store or Store()
+    store = Store() if store is None else store
     if not (math.isfinite(pace) and pace >= 0):
         raise ValueError(f"the pace is a number of seconds >= 0, not {pace!r}")
 

@@ -228,7 +228,7 @@ function drawSeats(view) {
     li.innerHTML = `<span class="who">${esc(seat.name)}${view.table.dealer === hand.seat ? " · deals" : ""}</span>` +
       `<span class="count" data-count="${hand.count}">${hand.count} card${hand.count === 1 ? "" : "s"}</span>`;
     const row = document.createElement("div");
-    row.className = "mini";
+    row.className = "mini" + (hand.cards ? " open" : "");
     if (hand.cards) hand.cards.forEach((c) => row.appendChild(Cards.element(c)));
     else for (let i = 0; i < Math.min(hand.count, 12); i++) row.appendChild(Cards.element(null));
     li.appendChild(row);
@@ -362,6 +362,7 @@ function drawControls(view) {
 function describeWait(view) {
   const w = view.waiting;
   if (w === "person") setStatus("Your turn: pick a card, then a lit pile; or a pile, then a pile; or end your turn.");
+  else if (w === "agent" && view.mode === "watch" && !app.running) setStatus(`${seatName(view, view.table.to_act)} is to act: Step, or Play.`);
   else if (w === "agent") setStatus(`${seatName(view, view.table.to_act)} is thinking…`);
   else if (w === "next_deal") setStatus(view.mode === "play" ? "The deal is over." : "The deal is over; the next one follows.");
   else if (w === "over") setStatus("The game is over.");

@@ -1,0 +1,170 @@
+"""The web table in a real browser: headless Chromium (Debian's) driven by Playwright against a
+real ``kc serve`` on a free loopback port (``tests/browser.py``).
+
+A whole deal against the heuristic, played by clicking, is in the default suite, with an illegal
+click refused and a reload in the middle; watching, replaying a saved game and the pictures are
+marked slow.
+"""
+
+from __future__ import annotations
+
+import random
+import urllib.request
+
+import browser
+import pytest
+
+from kc_env import engine, record
+from kc_env.cards import card_name
+
+pytestmark = pytest.mark.skipif(browser.chromium_missing() is not None, reason=str(browser.chromium_missing()))
+
+
+@pytest.fixture(scope="module")
+def base():
+    with browser.served() as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    with browser.chromium() as b:
+        yield b
+
+
+@pytest.fixture
+def page(chromium):
+    page = chromium.new_page(viewport={"width": 1280, "height": 800})
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    yield page
+    page.close()
+    assert not errors, f"the page raised: {errors}"
+
+
+def _record_of(base: str, page) -> record.Record:
+    view = browser.api_view(base, page)
+    with urllib.request.urlopen(f"{base}api/games/{view['id']}/record", timeout=30) as response:
+        return record.loads(response.read().decode())
+
+
+def _refused_click(page) -> str:
+    """Click a card, then a pile it does not fit on (not lit): the status says why."""
+    for card in page.query_selector_all("#hand .card"):
+        card.click()
+        unlit = page.query_selector_all(".pile:not(.lit)")
+        if unlit:
+            before = browser.version(page)
+            unlit[0].click()
+            page.wait_for_selector("#status.error")
+            assert browser.version(page) == before
+            return page.inner_text("#status")
+        card.click()
+    raise AssertionError("every pile fits every card: no illegal click to try")
+
+
+def test_a_full_deal_against_the_heuristic_by_clicking(base, page):
+    browser.start_table(page, base, ["you", "heuristic"], one_deal=True, seed=21)
+    assert browser.wait_turn(page) == "person"
+
+    refused = _refused_click(page)
+    assert refused.startswith("Refused: play ") and "may not go on" in refused, refused
+    view = browser.api_view(base, page)
+    assert view["version"] == browser.version(page)  # the server changed nothing either
+
+    mine: list[str] = []
+    reloaded = False
+    while browser.wait_turn(page) == "person":
+        mine.append(browser.click_a_move(page))
+        if len(mine) == 3 and not reloaded:  # a reload keeps the game: same version, log and hand
+            browser.wait_turn(page)
+            before = (browser.version(page), browser.log_names(page), page.get_attribute("#hand", "innerHTML"))
+            page.reload()
+            page.wait_for_selector("#game:not([hidden])")
+            browser.wait_turn(page)
+            assert (browser.version(page), browser.log_names(page), page.get_attribute("#hand", "innerHTML")) == before
+            reloaded = True
+    assert browser.wait_turn(page) == "over"
+    assert reloaded and mine
+
+    rec = _record_of(base, page)
+    assert isinstance(rec, record.GameRecord) and rec.seed == browser.api_view(base, page)["deal"]["seed"]
+    shown = browser.log_names(page)
+    assert shown == [engine.move_name(m) for m in rec.moves]  # every move shown is the engine's record
+    seats = page.eval_on_selector_all("#log-list li", "items => items.map(li => Number(li.dataset.seat))")
+    assert [name for name, seat in zip(shown, seats, strict=True) if seat == 0] == mine
+    final = record.replay(rec)
+    assert final.is_over
+    counts = page.eval_on_selector_all("#seats .count", "els => els.map(e => Number(e.dataset.count))")
+    assert counts == [len(h) for h in final.hands]
+    assert page.inner_text("#result .result-text").startswith("The deal is")
+
+
+@pytest.mark.slow
+def test_watching_agents_step_by_step_and_at_speed(base, page):
+    browser.start_table(page, base, ["ppo-standard-2p", "random"], one_deal=True, seed=4)
+    for n in (1, 2, 3):
+        before = browser.version(page)
+        page.click("#step")
+        browser.wait_version_after(page, before)
+        assert len(browser.log_names(page)) == n
+    first = page.query_selector("#log-list li[data-seat='0']")
+    if first is not None:  # the model's probabilities over its legal moves, the move it chose among them
+        assert page.query_selector("#advice-body .bars li") is not None
+    page.fill("#delay", "0")
+    page.click("#run")
+    page.wait_for_selector("body[data-waiting=over]", state="attached", timeout=120_000)
+    rec = _record_of(base, page)
+    assert browser.log_names(page) == [engine.move_name(m) for m in rec.moves]
+    assert record.replay(rec).is_over
+
+
+@pytest.mark.slow
+def test_a_saved_game_loads_and_replays_with_the_slider(base, page, tmp_path):
+    deal = engine.new_deal("standard", 2, seed=9)
+    moves = []
+    rng = random.Random(1)
+    while not deal.is_over and len(moves) < 400:
+        move = rng.choice(engine.legal_moves(deal))
+        engine.apply(deal, move)
+        moves.append(move)
+    path = tmp_path / "game.json"
+    record.save(record.GameRecord.from_state(deal, moves), path)
+
+    page.goto(base)
+    page.set_input_files("#load-file", str(path))
+    page.wait_for_selector("body[data-mode=replay]", state="attached")
+    assert page.inner_text("#slider-text") == f"move {len(moves)} of {len(moves)}"
+    assert browser.log_names(page) == [engine.move_name(m) for m in moves]
+
+    k = len(moves) // 2
+    page.eval_on_selector("#slider", f"(s) => {{ s.value = {k}; s.dispatchEvent(new Event('input')); }}")
+    page.wait_for_function(f"document.getElementById('slider-text').textContent === 'move {k} of {len(moves)}'")
+    there = engine.new_deal("standard", 2, seed=9)
+    for move in moves[:k]:
+        engine.apply(there, move)
+    shown = page.eval_on_selector_all(
+        ".pile", "els => els.sort((a, b) => a.dataset.pile - b.dataset.pile).map(e => e.dataset.cards)")
+    assert shown == [" ".join(map(card_name, p)) for p in there.piles]
+    page.click("#forward")
+    page.wait_for_function(f"document.getElementById('slider-text').textContent === 'move {k + 1} of {len(moves)}'")
+    assert len(browser.log_names(page)) == k + 1
+
+    page.reload()  # the position is in the address: a reload keeps it
+    page.wait_for_selector("body[data-mode=replay]", state="attached")
+    assert page.inner_text("#slider-text") == f"move {k + 1} of {len(moves)}"
+
+    page.fill("#adviser", "heuristic")
+    page.click("#ask")
+    page.wait_for_selector("#advice-body .choice")
+
+
+@pytest.mark.slow
+def test_the_pictures_of_the_table(base, chromium, tmp_path):
+    written = browser.take_screenshots(tmp_path, base, chromium)
+    from PIL import Image
+
+    for path in written:
+        with Image.open(path) as image:
+            colours = image.convert("RGB").getcolors(maxcolors=1 << 20)
+            assert colours is None or len(colours) > 50, f"{path.name} looks blank"
