@@ -87,28 +87,21 @@ def wait_version_after(page, before: int) -> None:
 
 
 def click_a_move(page) -> str:
-    """Make one move by clicking, as a person would: a card that lights a pile, else a pile that
-    lights a pile, else end turn. Returns the move's name (``play 9H->N``...)."""
-    for card in page.query_selector_all("#hand .card"):
-        card.click()
-        lit = page.query_selector_all(".pile.lit")
-        if lit:
-            name = f"play {card.get_attribute('data-name')}->{lit[0].get_attribute('data-name')}"
-            before = version(page)
-            lit[0].click()
-            wait_version_after(page, before)
-            return name
-        card.click()  # put it back
-    for pile in page.query_selector_all(".pile.movable"):
-        pile.click()
-        lit = page.query_selector_all(".pile.lit")
-        if lit:
-            name = f"move {pile.get_attribute('data-name')}->{lit[0].get_attribute('data-name')}"
-            before = version(page)
-            lit[0].click()
-            wait_version_after(page, before)
-            return name
-        pile.click()
+    """Make one move by clicking, as a person would: a card the page marks playable, then the
+    first pile that lights up for it; else a pile marked movable, then a lit pile; else end turn.
+    Returns the move's name (``play 9H->N``...)."""
+    for source, kind in (("#hand .card.playable", "play"), (".pile.movable", "move")):
+        first = page.query_selector(source)
+        if first is None:
+            continue
+        first.click()
+        target = page.query_selector(".pile.lit")
+        assert target is not None, f"{first.get_attribute('data-name')} was marked, but lit no pile"
+        name = f"{kind} {first.get_attribute('data-name')}->{target.get_attribute('data-name')}"
+        before = version(page)
+        target.click()
+        wait_version_after(page, before)
+        return name
     before = version(page)
     page.click("#end-turn")
     wait_version_after(page, before)
@@ -156,12 +149,12 @@ def take_screenshots(folder: Path, base: str, browser) -> list[Path]:
 
 
 def _screenshot(page, path: Path) -> Path:
-    """A screenshot kept small: 128 colours are plenty for cards on felt."""
+    """A screenshot kept small: 256 colours (octree) keep the cards' reds and the felt."""
     from PIL import Image
 
     page.screenshot(path=str(path))
     with Image.open(path) as image:
-        small = image.convert("RGB").quantize(colors=128, method=Image.Quantize.MEDIANCUT)
+        small = image.convert("RGB").quantize(colors=256, method=Image.Quantize.FASTOCTREE)
     small.save(path, optimize=True)
     return path
 

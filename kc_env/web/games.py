@@ -176,7 +176,7 @@ class Table(Game):
         move = actions.decode(action)
         engine.apply(self.state, move)
         self.moves.append(move)
-        entry = {"n": len(self.moves), "seat": seat, "name": engine.move_name(move)}
+        entry = views.log_entry(len(self.moves), seat, move)
         if thought is not None:
             entry["advice"] = thought
         self.log.append(entry)
@@ -288,7 +288,7 @@ class Replay(Game):
         state = engine.new_deal(self.rec.rules, self.rec.num_players, seed=deal.seed, dealer=deal.dealer)
         log = []
         for i, move in enumerate(deal.moves[:k], start=1):
-            log.append({"n": i, "seat": state.current_player, "name": engine.move_name(move)})
+            log.append(views.log_entry(i, state.current_player, move))
             engine.apply(state, move)
         if k == len(deal.moves) and deal.truncated:
             truncate(state)

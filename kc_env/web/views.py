@@ -50,6 +50,13 @@ def legal(state: GameState) -> list[dict[str, Any]]:
     return out
 
 
+def log_entry(n: int, seat: int, move: engine.Move) -> dict[str, Any]:
+    """One line of the move log: its number in the deal, who moved, the move's name and the piles
+    it changed (so the page can mark them)."""
+    piles = [move.pile] if move.kind == "play" else [move.src, move.dst] if move.kind == "move" else []
+    return {"n": n, "seat": seat, "name": engine.move_name(move), "piles": piles}
+
+
 def table(state: GameState, names: Sequence[str], open_hands: bool, viewer: int | None) -> dict[str, Any]:
     """The piles, the stock, every hand (its cards when ``open_hands`` or it is ``viewer``'s,
     else only its size) and whose turn it is."""
@@ -120,4 +127,4 @@ def rules_label(rules: Rules, name: str | None) -> str:
     return base + (f" ({', '.join(changed)})" if changed else "")
 
 
-__all__ = ["card", "legal", "table", "deal_result", "match_books", "scoring_text", "rules_label"]
+__all__ = ["card", "legal", "log_entry", "table", "deal_result", "match_books", "scoring_text", "rules_label"]

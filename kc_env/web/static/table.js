@@ -201,9 +201,10 @@ function show(view) {
   drawBooks(view);
   drawControls(view);
   light();
+  markLast(view);
   if (view.mode === "replay") setAddress(view.id, view.replay.deal, view.replay.at);
   if (!app.busy) describeWait(view);
-  if ($("follow").checked) ask();
+  if ($("follow").checked && canAsk(view)) ask();
   pump();
 }
 
@@ -367,6 +368,19 @@ function describeWait(view) {
   else if (w === "next_deal") setStatus(view.mode === "play" ? "The deal is over." : "The deal is over; the next one follows.");
   else if (w === "over") setStatus("The game is over.");
   else setStatus("");
+}
+
+// The piles the last move changed, marked until the next move.
+function markLast(view) {
+  const last = view.log[view.log.length - 1];
+  for (const el of document.querySelectorAll(".pile")) {
+    el.classList.toggle("last", !!last && last.piles.includes(Number(el.dataset.pile)));
+  }
+}
+
+function canAsk(view) {
+  if (view.mode === "replay") return !view.table.over;
+  return view.waiting === "person" || (view.mode === "watch" && view.waiting === "agent");
 }
 
 // -- what is lit: the legal moves the server listed ----------------------------------------------
