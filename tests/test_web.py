@@ -321,3 +321,55 @@ def test_the_static_files_ship_in_the_wheel():
     pyproject = (Path(__file__).resolve().parents[1] / "pyproject.toml").read_text()
     assert '"kc_env.web" = ["static/*"]' in pyproject.split("[tool.setuptools.package-data]")[1]
     assert {p.name for p in STATIC.iterdir()} == {"index.html", "table.js", "cards.js", "table.css"}
+
+
+# -- kc serve ------------------------------------------------------------------------------------------------
+
+def test_kc_serve_refuses_a_bad_port_in_one_line(capsys):
+    from kc_env.cli import main
+
+    assert main(["serve", "--port", "70000"]) == 2
+    assert capsys.readouterr().err == "kc serve: --port must be 0 to 65535, not 70000\n"
+
+
+def test_kc_serve_says_when_its_port_is_taken(capsys):
+    import socket
+
+    from kc_env.cli import main
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main(["serve", "--port", str(port)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"kc serve: cannot listen on 127.0.0.1 port {port}: ") and err.count("\n") == 1
+
+
+def test_kc_serve_refuses_a_model_folder_that_is_not_one(capsys, tmp_path):
+    from kc_env.cli import main
+
+    assert main(["serve", "--model", str(tmp_path)]) == 2
+    assert capsys.readouterr().err.startswith(f"kc serve: --model: {tmp_path}: no model.json")
+
+
+def test_a_model_folder_given_to_the_server_is_offered_at_the_seats():
+    from kc_env.agents.policy_model import shipped_models
+
+    folder = str(shipped_models()["ppo-standard-2p"])
+    with TestClient(create_app(Store(models=[folder]), pace=0)) as c:
+        assert folder in [a["spec"] for a in c.get("/api/config").json()["agents"]]
+        view = new(c, seats=(folder, "random"))
+        assert view["setup"]["seats"][0]["spec"] == folder
+
+
+def test_a_missing_web_extra_is_one_line_naming_it(capsys, monkeypatch):
+    import importlib.util
+
+    from kc_env.cli import main
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "uvicorn" else real(name, *a))
+    assert main(["serve", "--help"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("kc serve: needs the web extra: pip install 'kc_env[web]'") and "uvicorn" in err
