@@ -216,9 +216,14 @@ def test_the_oldest_game_is_forgotten_when_the_store_is_full():
 
 # -- replays -----------------------------------------------------------------------------------------------
 
-def test_a_saved_game_replays_at_every_move(client):
+def test_a_saved_game_replays_at_every_move(client, tmp_path, capsys):
+    from kc_env.cli import main
+
     view = play_out(client, new(client, seats=("you", "greedy"), seed=4), random.Random(2))
     text = client.get(f"/api/games/{view['id']}/record").text
+    (tmp_path / "game.json").write_text(text)
+    assert main(["replay", str(tmp_path / "game.json")]) == 0  # the record kc replay reads
+    assert capsys.readouterr().out.rstrip().endswith("---")
     replay = client.post("/api/replays", content=text).json()
     rec = record.loads(text)
     assert replay["mode"] == "replay" and replay["replay"]["at"] == len(rec.moves)

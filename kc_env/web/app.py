@@ -79,32 +79,25 @@ def create_app(store: Store | None = None, pace: float = DEFAULT_PACE) -> Starle
         query = request.query_params
         return await _answer(lambda: _locked(game, lambda: game.view(deal=query.get("deal"), at=query.get("at"))))
 
-    async def move(request: Request) -> Response:
+    async def change(request: Request, refusal: str, make: Callable[[Table, dict[str, Any]], None]) -> Response:
+        """Carry out ``make(table, body)`` on a live table, under its lock, and answer its new view."""
         game = store.get(request.path_params["id"])
         data = await _json_body(request)
         if not isinstance(game, Table):
-            raise GameError("a replay takes no moves", 409)
+            raise GameError(refusal, 409)
 
-        def play() -> dict[str, Any]:
-            unknown = sorted(set(data) - {"action", "move", "at"})
-            if unknown or ("action" in data) == ("move" in data):
-                raise GameError("a move is {\"action\": INDEX, \"at\": VERSION} or {\"move\": \"play 9H->N\", \"at\": VERSION}")
-            game.play(data["action"] if "action" in data else data["move"], data.get("at"))
+        def changed() -> dict[str, Any]:
+            make(game, data)
             return game.view()
 
-        return await _answer(lambda: _locked(game, play))
+        return await _answer(lambda: _locked(game, changed))
+
+    async def move(request: Request) -> Response:
+        return await change(request, "a replay takes no moves", _play)
 
     async def advance(request: Request) -> Response:
-        game = store.get(request.path_params["id"])
-        data = await _json_body(request)
-        if not isinstance(game, Table):
-            raise GameError("a replay moves by its slider, not by advancing", 409)
-
-        def step() -> dict[str, Any]:
-            game.advance(data.get("at"))
-            return game.view()
-
-        return await _answer(lambda: _locked(game, step))
+        return await change(request, "a replay moves by its slider, not by advancing",
+                            lambda table, data: table.advance(data.get("at")))
 
     async def advice(request: Request) -> Response:
         game = store.get(request.path_params["id"])
@@ -141,6 +134,14 @@ def create_app(store: Store | None = None, pace: float = DEFAULT_PACE) -> Starle
 
 
 # -- requests and answers -------------------------------------------------------------------------
+
+def _play(table: Table, data: Mapping[str, Any]) -> None:
+    """The person's move from a request body: ``{"action": INDEX}`` or ``{"move": NAME}``, and ``at``."""
+    unknown = sorted(set(data) - {"action", "move", "at"})
+    if unknown or ("action" in data) == ("move" in data):
+        raise GameError('a move is {"action": INDEX, "at": VERSION} or {"move": "play 9H->N", "at": VERSION}')
+    table.play(data["action"] if "action" in data else data["move"], data.get("at"))
+
 
 async def _body(request: Request) -> bytes:
     """The request's body, refused past ``MAX_BODY`` bytes before it is all read."""
