@@ -378,3 +378,34 @@ def test_a_missing_web_extra_is_one_line_naming_it(capsys, monkeypatch):
     assert main(["serve", "--help"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("kc serve: needs the web extra: pip install 'kc_env[web]'") and "uvicorn" in err
+
+
+def test_the_table_answers_views_while_an_agent_thinks_and_applies_its_move_once():
+    import threading
+
+    from kc_env.agents.base import Agent
+
+    class Slow(Agent):
+        spec = "slow"
+
+        def __init__(self):
+            self.started, self.go = threading.Event(), threading.Event()
+
+        def act(self, obs):
+            self.started.set()
+            assert self.go.wait(10)
+            return int(obs["action_mask"].nonzero()[0][0])
+
+    store = Store()
+    with TestClient(create_app(store, pace=0)) as c:
+        view = new(c, seats=("you", "random"), seed=5)  # seat 1 acts first
+        slow = store.get(view["id"]).agents[1] = Slow()
+        answers = []
+        thinker = threading.Thread(target=lambda: answers.append(post(c, view, "advance")))
+        thinker.start()
+        assert slow.started.wait(10)
+        assert c.get(f"/api/games/{view['id']}").json() == view  # answered while the agent thinks
+        assert "already choosing" in post(c, view, "advance", status=409)["error"]
+        slow.go.set()
+        thinker.join(10)
+        assert answers[0]["version"] == view["version"] + 1 and len(answers[0]["log"]) == 1

@@ -15,7 +15,7 @@
 Every answer is JSON; an error is ``{"error": "<one line>"}`` with status 400 (malformed), 404
 (no such game), 409 (not now: a stale version, not your turn), 413 (too large) or 422 (an
 illegal move, with the engine's reason), and changes nothing. Game logic runs in worker threads
-(an agent's move may take a while), one request at a time per game.
+(an agent's move may take a while); each table orders the requests to it (``games.Table``).
 """
 
 from __future__ import annotations
@@ -77,10 +77,10 @@ def create_app(store: Store | None = None, pace: float = DEFAULT_PACE) -> Starle
     async def view(request: Request) -> Response:
         game = store.get(request.path_params["id"])
         query = request.query_params
-        return await _answer(lambda: _locked(game, lambda: game.view(deal=query.get("deal"), at=query.get("at"))))
+        return await _answer(lambda: game.view(deal=query.get("deal"), at=query.get("at")))
 
     async def change(request: Request, refusal: str, make: Callable[[Table, dict[str, Any]], None]) -> Response:
-        """Carry out ``make(table, body)`` on a live table, under its lock, and answer its new view."""
+        """Carry out ``make(table, body)`` on a live table and answer its new view."""
         game = store.get(request.path_params["id"])
         data = await _json_body(request)
         if not isinstance(game, Table):
@@ -90,7 +90,7 @@ def create_app(store: Store | None = None, pace: float = DEFAULT_PACE) -> Starle
             make(game, data)
             return game.view()
 
-        return await _answer(lambda: _locked(game, changed))
+        return await _answer(changed)
 
     async def move(request: Request) -> Response:
         return await change(request, "a replay takes no moves", _play)
@@ -109,11 +109,11 @@ def create_app(store: Store | None = None, pace: float = DEFAULT_PACE) -> Starle
                 return game.advice(adviser, query.get("deal"), query.get("at"))
             return game.advice(adviser)
 
-        return await _answer(lambda: _locked(game, think))
+        return await _answer(think)
 
     async def saved(request: Request) -> Response:
         game = store.get(request.path_params["id"])
-        text = await run_in_threadpool(lambda: _locked(game, lambda: record.dumps(game.record())))
+        text = await run_in_threadpool(lambda: record.dumps(game.record()))
         return Response(text, media_type="application/json",
                         headers={"Content-Disposition": f'attachment; filename="kc-{game.id}.json"'})
 
@@ -169,11 +169,6 @@ async def _json_body(request: Request) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise GameError(f"the request body must be a JSON object, not {type(data).__name__}")
     return data
-
-
-def _locked(game, fn: Callable[[], Any]) -> Any:
-    with game.lock:
-        return fn()
 
 
 async def _answer(fn: Callable[[], Any], status: int = 200) -> Response:

@@ -44,14 +44,12 @@ class GameError(ValueError):
 
 
 class Game:
-    """What every kept game has: its id (given when the server keeps it), its kind and a lock
-    that orders the requests to it."""
+    """What every kept game has: its id (given when the server keeps it) and its kind."""
 
     kind = "game"
 
     def __init__(self) -> None:
         self.id = ""
-        self.lock = threading.Lock()
 
     def view(self, **where: Any) -> dict[str, Any]:  # pragma: no cover - every kind defines it
         raise NotImplementedError
@@ -92,6 +90,8 @@ class Table(Game):
         self.one_deal, self.max_moves, self.max_deals = one_deal, max_moves, max_deals
         self.match = Match(rules, len(self.specs), seed=seed)
         self.version = 0
+        self.lock = threading.Lock()  # held while the table is read or changed, never while an agent thinks
+        self.thinking = threading.Lock()  # held while a seat's agent chooses its move
         self._deal()
 
     @property
@@ -122,15 +122,16 @@ class Table(Game):
     def play(self, move: Any, at: Any) -> None:
         """The person's move: an action index, or a move's name (``play 9H->N``, ``move W->N``,
         ``end turn``); refused with the engine's reason when illegal."""
-        check_version(at, self.version)
-        if self.waiting() != "person":
-            raise GameError(self._not_yours(), 409)
-        action = self._action(move)
-        if actions.legal_mask(self.state)[action] != 1:
-            move = actions.decode(action)
-            reason = engine.why_illegal(self.state, move) or "not legal now"
-            raise GameError(f"{engine.move_name(move)}: {reason}", 422)
-        self._apply(self.person, action, None)
+        with self.lock:
+            check_version(at, self.version)
+            if self.waiting() != "person":
+                raise GameError(self._not_yours(), 409)
+            action = self._action(move)
+            if actions.legal_mask(self.state)[action] != 1:
+                move = actions.decode(action)
+                reason = engine.why_illegal(self.state, move) or "not legal now"
+                raise GameError(f"{engine.move_name(move)}: {reason}", 422)
+            self._apply(self.person, action, None)
 
     def _action(self, move: Any) -> int:
         if isinstance(move, str) and len(move) <= 40:
@@ -152,25 +153,37 @@ class Table(Game):
         return "the deal is over" + (": advance to the next deal" if waiting == "next_deal" else "")
 
     def advance(self, at: Any) -> None:
-        """The next agent move, or the next deal of a match once a deal is over."""
-        check_version(at, self.version)
-        waiting = self.waiting()
-        if waiting == "person":
-            raise GameError("it is your turn: the table waits for your move", 409)
-        if waiting == "over":
-            raise GameError(("the match" if not self.one_deal and self.match.is_over else "the game") + " is over", 409)
-        if waiting == "next_deal":
-            self._deal()
-            self.version += 1
-            return
-        seat = self.state.current_player
-        agent = self.agents[seat]
-        obs = self._obs(seat)
-        thought = advise(agent, obs) if self.mode == "watch" and isinstance(agent, PolicyAgent) else None
-        action = int(agent.act(obs))
+        """The next agent move, or the next deal of a match once a deal is over.
+
+        The agent thinks outside the table's lock (the search agent may take seconds), so views
+        are answered meanwhile; one agent thinks at a time per table, and its move is applied
+        only if the table is still at the version it was asked at."""
+        with self.lock:
+            check_version(at, self.version)
+            waiting = self.waiting()
+            if waiting == "person":
+                raise GameError("it is your turn: the table waits for your move", 409)
+            if waiting == "over":
+                raise GameError(("the match" if not self.one_deal and self.match.is_over else "the game") + " is over", 409)
+            if waiting == "next_deal":
+                self._deal()
+                self.version += 1
+                return
+            if not self.thinking.acquire(blocking=False):
+                raise GameError("an agent is already choosing its move at this table", 409)
+            seat = self.state.current_player
+            obs = self._obs(seat)
+        try:
+            agent = self.agents[seat]
+            thought = advise(agent, obs) if self.mode == "watch" and isinstance(agent, PolicyAgent) else None
+            action = int(agent.act(obs))
+        finally:
+            self.thinking.release()
         if not 0 <= action < actions.NUM_ACTIONS or obs["action_mask"][action] != 1:
             raise GameError(f"{self.names[seat]} chose action {action}, which is not legal; the table is unchanged", 500)
-        self._apply(seat, action, thought)
+        with self.lock:
+            check_version(at, self.version)
+            self._apply(seat, action, thought)
 
     def _apply(self, seat: int, action: int, thought: dict[str, Any] | None) -> None:
         move = actions.decode(action)
@@ -191,13 +204,17 @@ class Table(Game):
     def view(self, **where: Any) -> dict[str, Any]:
         """The table as the page draws it: in ``play`` mode the person's hand only (every hand
         once the deal is over), in ``watch`` mode every hand."""
+        with self.lock:
+            return self._view()
+
+    def _view(self) -> dict[str, Any]:
         waiting = self.waiting()
         out = {
             "id": self.id, "kind": self.kind, "mode": self.mode, "version": self.version, "waiting": waiting,
             "setup": self._setup(), "deal": {"number": self.match.deal_number + (0 if self.state.is_over else 1),
                                              "seed": self.state.seed},
             "table": views.table(self.state, self.names, self.mode == "watch", self.person),
-            "log": self.log, "match": views.match_books(self.match, self.names),
+            "log": list(self.log), "match": views.match_books(self.match, self.names),
             "legal": views.legal(self.state) if waiting == "person" else [],
         }
         if self.state.is_over:
@@ -215,20 +232,23 @@ class Table(Game):
     def advice(self, agent: Agent) -> dict[str, Any]:
         """What ``agent`` would do at the current decision. At a person's table only the person's
         own decisions are open to it (an opponent's would show that opponent's cards)."""
-        waiting = self.waiting()
-        if waiting not in ("person", "agent"):
-            raise GameError("there is no decision to advise on: the deal is over", 409)
-        if self.mode == "play" and waiting != "person":
-            raise GameError("advice is for your own turn (another seat's would show its cards)", 409)
-        seat = self.state.current_player
-        return {"seat": seat, **advise(agent, self._obs(seat))}
+        with self.lock:
+            waiting = self.waiting()
+            if waiting not in ("person", "agent"):
+                raise GameError("there is no decision to advise on: the deal is over", 409)
+            if self.mode == "play" and waiting != "person":
+                raise GameError("advice is for your own turn (another seat's would show its cards)", 409)
+            seat = self.state.current_player
+            obs = self._obs(seat)
+        return {"seat": seat, **advise(agent, obs)}
 
     def record(self) -> record.Record:
         """The game as ``kc play --save`` saves it: one deal as a game record (even unfinished),
         a match as a match record of its finished deals."""
-        if self.one_deal:
-            return record.GameRecord.from_state(self.state, self.moves, self.truncated)
-        return record.MatchRecord.from_match(self.match)
+        with self.lock:
+            if self.one_deal:
+                return record.GameRecord.from_state(self.state, self.moves, self.truncated)
+            return record.MatchRecord.from_match(self.match)
 
 
 @dataclass(frozen=True)

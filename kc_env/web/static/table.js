@@ -481,7 +481,10 @@ async function advance() {
     show(next);
   } catch (e) {
     app.busy = false;
-    if (e.status === 409) return reload();
+    if (e.status === 409) {  // another tab moved this table on, or its agent is thinking: look again soon
+      app.timer = setTimeout(() => reload(), 250);
+      return;
+    }
     setStatus(e.message, "error");
   }
 }
