@@ -64,6 +64,20 @@ def _refused_click(page) -> str:
     raise AssertionError("every pile fits every card: no illegal click to try")
 
 
+def _dragged_move(page) -> str:
+    """Drag a playable card onto a pile it lights up (found by clicking it first, then put back)."""
+    card = page.query_selector("#hand .card.playable")
+    assert card is not None, "the deal of this test gives the person a card to play at once"
+    card.click()
+    pile = page.query_selector(".pile.lit").get_attribute("data-name")
+    card.click()
+    name = card.get_attribute("data-name")
+    before = browser.version(page)
+    page.drag_and_drop(f"#hand .card[data-name='{name}']", f".pile[data-name='{pile}']")
+    browser.wait_version_after(page, before)
+    return f"play {name}->{pile}"
+
+
 def test_a_full_deal_against_the_heuristic_by_clicking(base, page):
     browser.start_table(page, base, ["you", "heuristic"], one_deal=True, seed=21)
     assert browser.wait_turn(page) == "person"
@@ -73,7 +87,7 @@ def test_a_full_deal_against_the_heuristic_by_clicking(base, page):
     view = browser.api_view(base, page)
     assert view["version"] == browser.version(page)  # the server changed nothing either
 
-    mine: list[str] = []
+    mine = [_dragged_move(page)]
     reloaded = False
     while browser.wait_turn(page) == "person":
         mine.append(browser.click_a_move(page))

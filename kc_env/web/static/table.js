@@ -258,6 +258,9 @@ function drawPiles(view) {
     pile.cards.forEach((c) => fan.appendChild(Cards.element(c)));
     el.appendChild(fan);
     el.addEventListener("click", () => clickPile(p));
+    if (pile.cards.length) draggable(el, () => ({pile: p}));
+    el.addEventListener("dragover", (e) => { if (myTurn()) e.preventDefault(); });
+    el.addEventListener("drop", (e) => { e.preventDefault(); if (app.selected) clickPile(p); });
     cell.appendChild(el);
     spread(fan, pile.cards.length);
   });
@@ -292,6 +295,7 @@ function drawHand(view) {
     const el = Cards.element(c);
     el.setAttribute("role", "button");
     el.addEventListener("click", () => clickCard(c.id));
+    draggable(el, () => ({card: c.id}));
     hand.appendChild(el);
   }
 }
@@ -343,7 +347,8 @@ function drawBooks(view) {
 }
 
 function drawControls(view) {
-  $("watch-controls").hidden = view.mode !== "watch";
+  $("watch-controls").hidden = view.mode === "replay";
+  $("step").hidden = $("run").hidden = view.mode !== "watch";
   $("replay-controls").hidden = view.mode !== "replay";
   $("run").textContent = app.running ? "Pause" : "Play";
   if (view.mode === "replay") {
@@ -406,6 +411,18 @@ function light() {
   $("end-turn").disabled = !view || view.waiting !== "person";
 }
 
+// Dragging a card (or a pile) onto a pile is the same as clicking the one, then the other.
+function draggable(el, what) {
+  el.draggable = true;
+  el.addEventListener("dragstart", (e) => {
+    if (!myTurn()) { e.preventDefault(); return; }
+    e.stopPropagation();
+    e.dataTransfer.setData("text/plain", "");
+    app.selected = what();
+    light();
+  });
+}
+
 function myTurn() { return app.view && app.view.waiting === "person" && !app.busy; }
 
 function clickCard(card) {
@@ -457,9 +474,7 @@ async function reload(why) {
 
 function stopTimer() { if (app.timer) clearTimeout(app.timer); app.timer = null; }
 
-function delay() {
-  return app.view && app.view.mode === "watch" ? Number($("delay").value) : app.config.pace * 1000;
-}
+function delay() { return Number($("delay").value); }
 
 function pump() {
   stopTimer();
