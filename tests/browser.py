@@ -135,6 +135,7 @@ def take_screenshots(folder: Path, base: str, browser) -> list[Path]:
             if page.query_selector(".pile.lit"):
                 break
             card.click()
+        page.fill("#delay", "800")  # as kc serve's default pace shows it (the tests run at 0)
         page.evaluate("window.scrollTo(0, 0)")
         out.append(_screenshot(page, folder / name))
         page.close()
@@ -144,6 +145,7 @@ def take_screenshots(folder: Path, base: str, browser) -> list[Path]:
         before = version(page)
         page.click("#step")
         wait_version_after(page, before)
+    page.fill("#delay", "800")
     out.append(_screenshot(page, folder / "web-watch.png"))
     return out
 
