@@ -409,3 +409,18 @@ def test_the_table_answers_views_while_an_agent_thinks_and_applies_its_move_once
         slow.go.set()
         thinker.join(10)
         assert answers[0]["version"] == view["version"] + 1 and len(answers[0]["log"]) == 1
+
+
+def test_a_deal_cut_off_by_the_move_limit_is_saved_as_truncated():
+    from kc_env.agents import RandomAgent
+    from kc_env.rules import Rules
+    from kc_env.web.games import Table
+
+    table = Table(Rules(), "standard", ["random", "random"], [RandomAgent(seed=1), RandomAgent(seed=2)], seed=3,
+                  one_deal=True, max_moves=12)
+    while table.waiting() != "over":
+        table.advance(table.version)
+    view = table.view()
+    assert len(view["log"]) == 12 and view["result"]["truncated"] and "cut off" in view["result"]["text"]
+    rec = table.record()
+    assert rec.truncated and record.replay(rec).blocked

@@ -2,7 +2,7 @@
 replay of a saved record, each behind the same ``view`` the page draws.
 
 The server holds every game's state; the page only asks for views and sends the person's moves
-(by action index) and "advance" (the next agent move, or the next deal of a match). Each change
+(by name, or by action index) and "advance" (the next agent move, or the next deal of a match). Each change
 carries the ``version`` of the game the page last saw, so two tabs on one game, or a request
 sent twice, never apply a move twice: a stale version is refused and changes nothing, as is an
 illegal or malformed move (``GameError``, with the HTTP status the server answers with).
@@ -15,7 +15,7 @@ saved as the record ``kc replay`` reads (``kc_env.record``).
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -354,7 +354,4 @@ class Replay(Game):
         return self.rec
 
 
-AgentLoader = Callable[[str, int], Agent]
-"""``load(spec, seed)``: an agent for a seat (the server checks the spec against those it offers)."""
-
-__all__ = ["PERSON", "MAX_DEALS", "GameError", "Game", "Table", "Replay", "AgentLoader", "check_version"]
+__all__ = ["PERSON", "MAX_DEALS", "GameError", "Game", "Table", "Replay", "check_version"]
