@@ -104,7 +104,9 @@ class GameState:
     drawn: bool = False  # the player to act has drawn this turn
     played: bool = False  # ... has played a card this turn
     moved: bool = False  # ... has moved a pile this turn
-    idle_turns: int = 0  # turns in a row with empty stock, no draw, no play, no pile move
+    opened: bool = False  # ... has moved a whole pile, leaving its place empty (RULES.md 4.8)
+    idle_turns: int = 0  # turns in a row without lasting progress (RULES.md 4.8)
+    cleared: int = 0  # complete piles cleared into the stock this deal (RULES.md 4.7)
     is_over: bool = False
     winner: int | None = None
     blocked: bool = False
@@ -124,7 +126,8 @@ class GameState:
             rules=self.rules, num_players=self.num_players, dealer=self.dealer,
             piles=[list(p) for p in self.piles], hands=[list(h) for h in self.hands],
             stock=list(self.stock), current_player=self.current_player, drawn=self.drawn,
-            played=self.played, moved=self.moved, idle_turns=self.idle_turns,
+            played=self.played, moved=self.moved, opened=self.opened, idle_turns=self.idle_turns,
+            cleared=self.cleared,
             is_over=self.is_over, winner=self.winner, blocked=self.blocked,
             move_count=self.move_count, turns_without_play=list(self.turns_without_play),
             joker_value=dict(self.joker_value), seed=self.seed, rng=rng,
@@ -138,7 +141,7 @@ class GameState:
             tuple(map(tuple, self.hands)), tuple(self.stock), self.current_player, self.drawn,
             self.played, self.moved, self.idle_turns, self.is_over, self.winner, self.blocked,
             self.move_count, tuple(self.turns_without_play), tuple(sorted(self.joker_value.items())),
-            self.seed, self.rng.getstate(),
+            self.seed, self.rng.getstate(), self.opened, self.cleared,
         )
 
 
@@ -401,12 +404,16 @@ def _fits_a_corner(state: GameState, pile: list[int]) -> bool:
     return state.rules.corner_build == "alternate" or len(pile) == 1
 
 
-def _part_start(state: GameState, p: int, q: int) -> int | None:
-    """Where the part of pile ``p`` that may move onto non-empty pile ``q`` starts, or None."""
+def _part_start(state: GameState, p: int, q: int, later: bool = False) -> int | None:
+    """Where the part of pile ``p`` that may move onto non-empty pile ``q`` starts, or None.
+
+    A part that leaves cards behind (``partial``) may only be the turn's first pile move
+    (RULES.md 4.4, so that no part goes back and forth in one turn); ``later`` ignores that
+    limit (to tell why a move is illegal)."""
     pile = state.piles[p]
     top_rank = state.top_value[q][0]
     i = value(state, pile[0])[0] - (top_rank - 1)
-    if i < 0 or i >= len(pile) or (i > 0 and state.rules.pile_moves != "partial"):
+    if i < 0 or i >= len(pile) or (i > 0 and (state.rules.pile_moves != "partial" or (state.moved and not later))):
         return None
     x = pile[i]
     if x < 52 and not state.accepts[q] >> x & 1:
@@ -580,6 +587,9 @@ def _why_pile_move_illegal(state: GameState, move: MovePile) -> str | None:
         return "pile_moves is 'none': only a king-bottomed side pile may move, into an empty corner"
     top = _top_name(state, q)
     if state.rules.pile_moves == "partial":
+        if _part_start(state, p, q, later=True) is not None:
+            return (f"pile_moves is 'partial': a part that leaves cards on {src} may only be the first pile "
+                    "move of a turn")
         return f"no part of {src} fits on {top} ({dst})"
     bottom = state.piles[p][0]
     if _is_same_suit_corner(state, q) and bottom < 52 and state.accepts[q] >> bottom & 1:
@@ -637,6 +647,7 @@ def _move_pile(state: GameState, p: int, q: int) -> None:
         state.piles[q].append(c)
         state.top_value[q] = value(state, c)
     state.moved = True
+    state.opened = state.opened or i == 0
     _refresh(state, p)
     _after_pile_grew(state, q)
 
@@ -650,6 +661,7 @@ def _after_pile_grew(state: GameState, p: int) -> None:
             state.joker_value.pop(c, None)
         state.stock.extend(cleared)
         state.rng.shuffle(state.stock)
+        state.cleared += 1
     _refresh(state, p)
 
 
@@ -662,20 +674,40 @@ def _end_turn(state: GameState) -> None:
         drew = True
     if not state.played:
         state.turns_without_play[seat] += 1
-    if state.played or state.moved or drew or state.stock:
-        state.idle_turns = 0
-    else:
-        state.idle_turns += 1
-        if state.idle_turns >= state.num_players:
-            end_blocked(state)
-            return
+    state.idle_turns = 0 if made_progress(state, drew) else state.idle_turns + 1
+    state.drawn = state.played = state.moved = state.opened = False
+    if is_blocked(state):
+        end_blocked(state)
+        return
     state.current_player = (seat + 1) % state.num_players
     _begin_turn(state)
 
 
+def made_progress(state: GameState, drew: bool) -> bool:
+    """RULES.md 4.8: whether the turn ending now made lasting progress: a card left the hand, a
+    card was drawn, or a pile move left its place empty. A part moved from pile to pile
+    (``partial``) is no progress: it can be moved back."""
+    return state.played or state.opened or drew
+
+
+MAX_CLEARED = 4
+"""RULES.md 4.7: a deal in which this many piles have been cleared ends (blocked) with the turn."""
+
+
+def is_blocked(state: GameState) -> bool:
+    """RULES.md 4.8, checked when a turn ends: ``idle_turns`` turns in a row without lasting
+    progress (a full round), or the ``MAX_CLEARED``-th cleared pile."""
+    return state.idle_turns >= idle_limit(state) or state.cleared >= MAX_CLEARED
+
+
+def idle_limit(state: GameState) -> int:
+    """The turns in a row without lasting progress that block the deal (RULES.md 4.8)."""
+    return state.num_players
+
+
 def _begin_turn(state: GameState) -> None:
     """RULES.md 4.1: the start-of-turn draw (``start``), or the draw when stuck (``stuck``)."""
-    state.drawn = state.played = state.moved = False
+    state.drawn = state.played = state.moved = state.opened = False
     draw = state.rules.draw
     if not state.stock or draw == "end":
         return
@@ -774,12 +806,15 @@ def to_text(state: GameState) -> str:
     lines = [f"{name}: {cards_text(state.piles[p])}" for p, name in enumerate(PILE_NAMES)]
     lines += [f"hand {i}: {cards_text(h)}" for i, h in enumerate(state.hands)]
     lines.append(f"stock: {cards_text(reversed(state.stock))}")
-    flags = [f for f, on in (("drawn", state.drawn), ("played", state.played), ("moved", state.moved)) if on]
+    flags = [f for f, on in (("drawn", state.drawn), ("played", state.played), ("moved", state.moved),
+                             ("opened", state.opened and state.rules.pile_moves == "partial")) if on]
     lines.append(" ".join([f"turn: {state.current_player}"] + flags))
     if state.dealer:
         lines.append(f"dealer: {state.dealer}")
     if state.idle_turns:
         lines.append(f"idle: {state.idle_turns}")
+    if state.cleared:
+        lines.append(f"cleared: {state.cleared}")
     if any(state.turns_without_play):
         lines.append("unplayed: " + " ".join(map(str, state.turns_without_play)))
     if state.is_over:
@@ -792,8 +827,11 @@ def from_text(text: str, rules: Rules | str | None = None, seed: int = 0) -> Gam
     """A position from text (see ``to_text``). Cards not written are out of this position.
 
     Lines: one per pile (``N: 9H 8S`` bottom to top, ``-`` for empty), ``hand I: ...`` for seats
-    0.., ``stock: ...`` top card first, ``turn: I [drawn] [played] [moved]``, and optionally
-    ``dealer: I``, ``idle: K`` (idle turns in a row, RULES.md 4.8), ``unplayed: K0 K1 ..`` (turns
+    0.., ``stock: ...`` top card first, ``turn: I [drawn] [played] [moved] [opened]`` (``opened``: a
+    pile move this turn left its place empty; implied by ``moved`` unless ``pile_moves`` is
+    ``partial``), and optionally ``dealer: I``, ``idle: K`` (turns in a
+    row without lasting progress, RULES.md 4.8), ``cleared: K`` (piles cleared this deal, RULES.md
+    4.7), ``unplayed: K0 K1 ..`` (turns
     each seat ended without playing a card, for chips) and ``over: out|blocked [winner I]``. A joker is ``JK``.
     If the player to act has not drawn yet, the start of the turn happens now (RULES.md 4.1).
     Raises ``PositionError`` naming the line at fault.
@@ -849,15 +887,16 @@ def from_text(text: str, rules: Rules | str | None = None, seed: int = 0) -> Gam
         elif key.lower() == "stock":
             stock = read_cards(words or ["-"], lineno)[::-1]
         elif key.lower() == "turn":
-            if not words or not _is_count(words[0]) or not set(words[1:]) <= {"drawn", "played", "moved"}:
-                raise PositionError(f"line {lineno}: expected 'turn: I [drawn] [played] [moved]', got {raw!r}")
+            if not words or not _is_count(words[0]) or not set(words[1:]) <= {"drawn", "played", "moved", "opened"}:
+                raise PositionError(f"line {lineno}: expected 'turn: I [drawn] [played] [moved] [opened]', got {raw!r}")
             turn = (int(words[0]), set(words[1:]))
             turn_line = lineno
-        elif key.lower() in ("dealer", "idle", "over", "unplayed"):
+        elif key.lower() in ("dealer", "idle", "over", "unplayed", "cleared"):
             extra[key.lower()] = rest
             extra[key.lower() + "_line"] = str(lineno)
         else:
-            raise PositionError(f"line {lineno}: unknown line {key!r} (piles, 'hand I', stock, turn, dealer, idle, unplayed, over)")
+            raise PositionError(f"line {lineno}: unknown line {key!r} "
+                                "(piles, 'hand I', stock, turn, dealer, idle, cleared, unplayed, over)")
 
     missing = [PILE_NAMES[p] for p in range(NUM_PILES) if piles[p] is None]
     if missing:
@@ -872,6 +911,7 @@ def from_text(text: str, rules: Rules | str | None = None, seed: int = 0) -> Gam
     state = GameState(rules=rules, num_players=n, dealer=0, piles=piles, hands=[hands[i] for i in range(n)],
                       stock=stock or [], current_player=turn[0], drawn="drawn" in turn[1],
                       played="played" in turn[1], moved="moved" in turn[1], seed=seed,
+                      opened="opened" in turn[1] or ("moved" in turn[1] and rules.pile_moves != "partial"),
                       rng=random.Random(seed), turns_without_play=[0] * n)
     _read_extras(state, extra)
     empty = [i for i, h in enumerate(state.hands) if not h]
@@ -882,6 +922,8 @@ def from_text(text: str, rules: Rules | str | None = None, seed: int = 0) -> Gam
     for p in range(NUM_PILES):
         if not pile_is_legal(state, p):
             raise PositionError(f"pile {PILE_NAMES[p]} is not a legal pile: {' '.join(map(card_name, state.piles[p]))}")
+    if state.opened and not state.moved:
+        raise PositionError(f"line {turn_line}: 'opened' (a pile move left its place empty) needs 'moved'")
     if not state.is_over and not (state.drawn or state.played or state.moved):
         _begin_turn(state)
     return state
@@ -903,16 +945,19 @@ def check_seed(seed) -> int:
 
 
 def _read_extras(state: GameState, extra: dict[str, str]) -> None:
-    for key in ("dealer", "idle"):
+    for key, attr in (("dealer", "dealer"), ("idle", "idle_turns"), ("cleared", "cleared")):
         if key in extra:
             if not _is_count(extra[key]):
                 raise PositionError(f"line {extra[key + '_line']}: {key} must be a whole number, got {extra[key]!r}")
-            setattr(state, "idle_turns" if key == "idle" else key, int(extra[key]))
+            setattr(state, attr, int(extra[key]))
     if state.dealer >= state.num_players:
         raise PositionError(f"line {extra['dealer_line']}: dealer {state.dealer} but there are {state.num_players} players")
-    if state.idle_turns >= state.num_players and "over" not in extra:
+    if state.idle_turns >= idle_limit(state) and "over" not in extra:
         raise PositionError(f"line {extra['idle_line']}: {state.idle_turns} idle turns in a row with "
                             f"{state.num_players} players: the deal would be blocked already (RULES.md 4.8)")
+    if state.cleared >= MAX_CLEARED and "over" not in extra and not (state.played or state.moved):
+        raise PositionError(f"line {extra['cleared_line']}: {state.cleared} piles cleared: the deal would be "
+                            f"over already (RULES.md 4.7 ends it at {MAX_CLEARED})")
     if "over" in extra:
         words = extra["over"].split()
         ok = words[:1] in (["out"], ["blocked"]) and (len(words) == 1 or (

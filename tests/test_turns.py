@@ -83,6 +83,19 @@ def engine_ends(state: GameState, limit: int) -> set[tuple] | None:
     return ends
 
 
+def jokers_alike(vec: np.ndarray) -> np.ndarray:
+    """The vector with the two jokers merged into one column wherever a card is one-hot: which
+    joker is which inside a pile is not in the vector (``observation``'s one loss), so a walk
+    from it may put the other joker on top after a part has moved."""
+    out = np.array(vec)
+    starts = [observation.SLICES["hand"].start] + [
+        observation.SLICES[f"pile_{name}_{part}"].start for name in engine.PILE_NAMES for part in ("cards", "top", "bottom")]
+    for at in starts:
+        out[at + 52] += out[at + 53]
+        out[at + 53] = 0
+    return out
+
+
 LIMIT = 3000
 """Positions a walk may visit: moving parts of piles back and forth under ``pile_moves: partial``
 can reach millions of positions in one turn; those turns are left out here (the heuristic's
@@ -107,7 +120,7 @@ def test_the_turn_search_reaches_exactly_the_positions_the_engine_reaches(seed):
                 assert engine.why_illegal(s, actions.decode(a)) is None, (engine.to_text(state), end.actions)
                 engine.apply(s, actions.decode(a))
             reached.append(key(s, seat))
-            np.testing.assert_array_equal(end.observation, observation.encode(s, seat))
+            np.testing.assert_array_equal(jokers_alike(end.observation), jokers_alike(observation.encode(s, seat)))
         assert len(reached) == len(set(reached)), "a position listed twice"
         assert set(reached) == expected, engine.to_text(state)
     assert compared >= 45

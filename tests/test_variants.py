@@ -168,7 +168,9 @@ def test_pile_moves_partial_also_moves_the_top_part_from_any_card():
     play(state, "move NE N")  # the part from 10S
     assert pile(state, "NE") == "KH QS JH" and pile(state, "N") == "JD 10S 9D"
     assert_illegal(state, "move N E", "piles never move onto an empty side")
-    assert "move N->NE" in legal(state), "the part may go back: a deal ends by the blocked rule or truncation"
+    assert "move N->NE" not in legal(state), "a part that leaves cards behind: the turn's first pile move only"
+    play(state, "end")
+    assert "move N->NE" in legal(state), "the next player may move it back (no progress, RULES.md 4.8)"
 
 
 # -- 4.5 forced plays --------------------------------------------------------------------------

@@ -191,4 +191,6 @@ def seat_row(obs, piles, pinfo, hands, stock, S, R, b):
     S[b, K.DRAWN] = obs[OBS_DRAWN] > 0.5
     S[b, K.PLAYED] = obs[OBS_PLAYED] > 0.5
     S[b, K.MOVED] = obs[OBS_MOVED] > 0.5
+    # whether a pile move left a space is not in the vector: every move does, but a partial one
+    S[b, K.OPENED] = S[b, K.MOVED] and R[b, K.R_PILE_MOVES] != K.MOVES_PARTIAL
     S[b, K.IDLE] = obs_count(obs[OBS_IDLE], S[b, K.NP])

@@ -65,7 +65,7 @@ def rules_row(rules: Rules, max_moves: int = DEFAULT_MAX_MOVES, reward: str = "w
     return row
 
 
-_ROW = 25 + 8 * 13 + 1 + 54 + 4  # one loaded game, see _state_row
+_ROW = 25 + 8 * 13 + 1 + 54 + 4 + 2  # one loaded game, see _state_row
 
 
 def _state_row(state: GameState) -> list[int]:
@@ -79,7 +79,8 @@ def _state_row(state: GameState) -> list[int]:
     return ([state.dealer, state.current_player, state.drawn, state.played, state.moved, state.idle_turns,
              state.is_over, -1 if state.winner is None else state.winner, state.blocked, state.move_count, n]
             + hands + [len(p) for p in state.piles] + piles + [len(state.stock)]
-            + state.stock + [0] * (54 - len(state.stock)) + [jv[0][0], jv[1][0], jv[0][1], jv[1][1]])
+            + state.stock + [0] * (54 - len(state.stock)) + [jv[0][0], jv[1][0], jv[0][1], jv[1][1]]
+            + [state.opened, state.cleared])
 
 
 def _load_rows(idx: np.ndarray, rows: np.ndarray, g: K.Games) -> None:
@@ -94,6 +95,7 @@ def _load_rows(idx: np.ndarray, rows: np.ndarray, g: K.Games) -> None:
     S[idx, K.SLEN] = rows[:, 129]
     stock[idx, :54] = rows[:, 130:184]
     S[idx[:, None], np.array([K.JR, K.JR + 1, K.JC, K.JC + 1])] = rows[:, 184:188]
+    S[idx[:, None], np.array([K.OPENED, K.CLEARED])] = rows[:, 188:190]
 
 
 class VecGame:
@@ -289,7 +291,7 @@ class VecGame:
             hands=[engine.cards_of(int(self.hands[b, s])) for s in range(n)],
             stock=self.stock[b, :S[K.SLEN]].tolist(), current_player=int(S[K.CUR]),
             drawn=bool(S[K.DRAWN]), played=bool(S[K.PLAYED]), moved=bool(S[K.MOVED]),
-            idle_turns=int(S[K.IDLE]), is_over=bool(S[K.OVER]), winner=self.winner(b),
+            opened=bool(S[K.OPENED]), cleared=int(S[K.CLEARED]), idle_turns=int(S[K.IDLE]), is_over=bool(S[K.OVER]), winner=self.winner(b),
             blocked=bool(S[K.BLOCKED]), move_count=int(S[K.MOVES]), turns_without_play=[0] * n,
             joker_value=jv, seed=self.seeds[b], rng=rng)
         engine._refresh_all(state)

@@ -52,6 +52,7 @@ from collections import namedtuple
 import numpy as np
 
 from .. import cards as _cards
+from .. import engine as _engine
 from .. import observation as _obs
 from ..compiled import njit
 from ..game_info import GAME_INFO
@@ -86,12 +87,14 @@ LEN, TOP_RANK, TOP_COLOUR, ACC = 0, 1, 2, 3
 PINFO = 4
 
 # columns of S
-CUR, DRAWN, PLAYED, MOVED, IDLE, OVER, WINNER, BLOCKED, MOVES, DEALER, NP, SLEN = range(12)
+CUR, DRAWN, PLAYED, MOVED, IDLE, OVER, WINNER, BLOCKED, MOVES, DEALER, NP, SLEN, OPENED = range(13)
 TRUNC = 13  # the env cut the deal off after max_moves
 JR, JC = 14, 16  # joker values: rank at JR + j, colour at JC + j
 LEARNER = 18  # the vector env's learner seat
 LSTEPS = 19  # learner actions this episode
 LOGLEN = 20  # moves logged this deal
+CLEARED = 21  # complete piles cleared into the stock this deal (engine.GameState.cleared)
+MAX_CLEARED = _engine.MAX_CLEARED
 NUM_S = 24
 
 # columns of R
@@ -428,8 +431,8 @@ def part_start(piles, pinfo, S, R, b, p, q):
     ``q`` starts, or -1."""
     n = pinfo[b, p, LEN]
     i = card_rank(S, b, piles[b, p, 0]) - (pinfo[b, q, TOP_RANK] - 1)
-    if i < 0 or i >= n or (i > 0 and R[b, R_PILE_MOVES] != MOVES_PARTIAL):
-        return -1
+    if i < 0 or i >= n or (i > 0 and (R[b, R_PILE_MOVES] != MOVES_PARTIAL or S[b, MOVED])):
+        return -1  # a part that leaves cards behind only as the turn's first pile move
     x = piles[b, p, i]
     if x < 52 and not (pinfo[b, q, ACC] >> x) & 1:
         return -1
@@ -571,6 +574,7 @@ def after_pile_grew(piles, pinfo, stock, S, R, mt, b, p):
             S[b, SLEN] += 1
         pinfo[b, p, LEN] = 0
         mt_shuffle(mt, b, stock[b], S[b, SLEN])
+        S[b, CLEARED] += 1
     refresh(piles, pinfo, S, R, b, p)
 
 
@@ -611,6 +615,8 @@ def move_pile(piles, pinfo, stock, S, R, mt, b, p, q):
         pinfo[b, q, TOP_COLOUR] = card_colour(S, b, c)
     pinfo[b, p, LEN] = i
     S[b, MOVED] = 1
+    if i == 0:
+        S[b, OPENED] = 1
     refresh(piles, pinfo, S, R, b, p)
     after_pile_grew(piles, pinfo, stock, S, R, mt, b, q)
 
@@ -621,6 +627,7 @@ def begin_turn(piles, pinfo, hands, stock, S, R, b, scratch):
     S[b, DRAWN] = 0
     S[b, PLAYED] = 0
     S[b, MOVED] = 0
+    S[b, OPENED] = 0
     draw = R[b, R_DRAW]
     if S[b, SLEN] == 0 or draw == DRAW_END:
         return
@@ -652,6 +659,12 @@ def finish_blocked(hands, S, R, b):
 
 
 @njit(cache=True)
+def is_blocked(piles, pinfo, hands, S, R, b, scratch):
+    """engine.is_blocked, when a turn ends."""
+    return S[b, IDLE] >= S[b, NP] or S[b, CLEARED] >= MAX_CLEARED
+
+
+@njit(cache=True)
 def end_turn(piles, pinfo, hands, stock, S, R, b, scratch):
     """engine._end_turn."""
     seat = S[b, CUR]
@@ -659,13 +672,17 @@ def end_turn(piles, pinfo, hands, stock, S, R, b, scratch):
     if R[b, R_DRAW] == DRAW_END and S[b, SLEN] > 0:
         draw_card(hands, stock, S, b)
         drew = 1
-    if S[b, PLAYED] or S[b, MOVED] or drew or S[b, SLEN] > 0:
+    if S[b, PLAYED] or S[b, OPENED] or drew:  # engine.made_progress
         S[b, IDLE] = 0
     else:
         S[b, IDLE] += 1
-        if S[b, IDLE] >= S[b, NP]:
-            finish_blocked(hands, S, R, b)
-            return
+    S[b, DRAWN] = 0
+    S[b, PLAYED] = 0
+    S[b, MOVED] = 0
+    S[b, OPENED] = 0
+    if is_blocked(piles, pinfo, hands, S, R, b, scratch):
+        finish_blocked(hands, S, R, b)
+        return
     S[b, CUR] = (seat + 1) % S[b, NP]
     begin_turn(piles, pinfo, hands, stock, S, R, b, scratch)
 
