@@ -107,6 +107,7 @@ class GameState:
     opened: bool = False  # ... has moved a whole pile, leaving its place empty (RULES.md 4.8)
     idle_turns: int = 0  # turns in a row without lasting progress (RULES.md 4.8)
     cleared: int = 0  # complete piles cleared into the stock this deal (RULES.md 4.7)
+    first_turn: bool = True  # no turn of this deal has ended yet (cross_king_move, RULES.md 4.3)
     is_over: bool = False
     winner: int | None = None
     blocked: bool = False
@@ -127,7 +128,7 @@ class GameState:
             piles=[list(p) for p in self.piles], hands=[list(h) for h in self.hands],
             stock=list(self.stock), current_player=self.current_player, drawn=self.drawn,
             played=self.played, moved=self.moved, opened=self.opened, idle_turns=self.idle_turns,
-            cleared=self.cleared,
+            cleared=self.cleared, first_turn=self.first_turn,
             is_over=self.is_over, winner=self.winner, blocked=self.blocked,
             move_count=self.move_count, turns_without_play=list(self.turns_without_play),
             joker_value=dict(self.joker_value), seed=self.seed, rng=rng,
@@ -141,7 +142,7 @@ class GameState:
             tuple(map(tuple, self.hands)), tuple(self.stock), self.current_player, self.drawn,
             self.played, self.moved, self.idle_turns, self.is_over, self.winner, self.blocked,
             self.move_count, tuple(self.turns_without_play), tuple(sorted(self.joker_value.items())),
-            self.seed, self.rng.getstate(), self.opened, self.cleared,
+            self.seed, self.rng.getstate(), self.opened, self.cleared, self.first_turn,
         )
 
 
@@ -172,7 +173,8 @@ def _accepts(state: GameState, p: int) -> int:
     if not pile:
         if p >= 4:
             return KING_MASK | JOKER_MASK
-        return ALL_REAL if state.rules.kings_on_sides else ALL_REAL & ~KING_MASK
+        jokers = JOKER_MASK if state.rules.joker_on_empty_side else 0
+        return (ALL_REAL if state.rules.kings_on_sides else ALL_REAL & ~KING_MASK) | jokers
     rank, colour = state.top_value[p]
     if rank == 1:
         return 0
@@ -237,7 +239,7 @@ def pile_is_legal(state: GameState, p: int) -> bool:
     if p >= 4:
         if bottom < 52 and RANK[bottom] != KING:
             return False
-    elif bottom >= 52:
+    elif bottom >= 52 and not state.rules.joker_on_empty_side:
         return False
     if bottom >= 52 and state.joker_value.get(bottom) != (KING, NO_COLOUR):
         return False
@@ -286,6 +288,8 @@ def new_deal(rules: Rules | str | None = None, num_players: int = 2, seed: int |
                       current_player=(dealer + 1) % num_players, seed=seed, rng=rng,
                       turns_without_play=[0] * num_players)
     _deal_cross(state)
+    if rules.first_player == "random":
+        state.current_player = rng.randrange(num_players)
     _refresh_all(state)
     _begin_turn(state)
     return state
@@ -302,10 +306,12 @@ def _deal_cross(state: GameState) -> None:
     for side in SIDES:
         while not state.piles[side] and any(c < 52 for c in state.stock):
             c = state.stock.pop()
-            if c >= 52:
+            if c >= 52 and state.rules.joker_on_empty_side:  # it stands for a king of no colour
+                state.joker_value[c] = (KING, NO_COLOUR)
+            elif c >= 52:
                 state.stock.insert(0, c)
                 continue
-            if to_corner and RANK[c] == KING:
+            if to_corner and c < 52 and RANK[c] == KING:
                 corner = next((k for k in CORNERS if not state.piles[k]), None)
                 if corner is not None:
                     state.piles[corner].append(c)
@@ -339,13 +345,24 @@ def _forced_plays(state: GameState, hand: int, plays: list[PlayCard]) -> tuple[l
     applies, ``fill_spaces_first`` restricts card plays only, so pile moves stay legal under it.
     """
     rules = state.rules
-    if rules.king_first and hand & KING_MASK and any(not state.piles[k] for k in CORNERS):
+    if rules.king_first == "before_others" and _king_and_open_corner(state, hand):
         return [m for m in plays if m.pile >= 4 and m.card < 52 and RANK[m.card] == KING], "king_first"
     if rules.fill_spaces_first:
         into_sides = [m for m in plays if m.pile < 4 and not state.piles[m.pile]]
         if into_sides:
             return into_sides, "fill_spaces_first"
     return plays, None
+
+
+def _king_and_open_corner(state: GameState, hand: int) -> bool:
+    """Whether the player holds a (real) king while a corner is empty (RULES.md 4.5)."""
+    return bool(hand & KING_MASK) and any(not state.piles[k] for k in CORNERS)
+
+
+def _king_side_may_move(state: GameState) -> bool:
+    """RULES.md 4.3 ``cross_king_move``: a king-bottomed side moves into a corner at any time, or
+    only in the deal's first turn."""
+    return state.rules.cross_king_move == "any_time" or state.first_turn
 
 
 def _pile_moves(state: GameState) -> list[MovePile]:
@@ -357,7 +374,8 @@ def _pile_moves(state: GameState) -> list[MovePile]:
     moves = []
     for p in full:  # king-bottomed sides into empty corners, under every mode
         bottom = piles[p][0]
-        if p < 4 and bottom < 52 and RANK[bottom] == KING and _fits_a_corner(state, piles[p]):
+        if (p < 4 and bottom < 52 and RANK[bottom] == KING and _fits_a_corner(state, piles[p])
+                and _king_side_may_move(state)):
             moves.extend(MovePile(p, k) for k in CORNERS if not piles[k])
     if mode == "none":
         return moves
@@ -393,7 +411,7 @@ def _pile_move_ok(state: GameState, p: int, q: int) -> bool:
     if not piles[q]:
         bottom = piles[p][0]
         return (p < 4 and q >= 4 and bottom < 52 and RANK[bottom] == KING
-                and _fits_a_corner(state, piles[p]))
+                and _fits_a_corner(state, piles[p]) and _king_side_may_move(state))
     return state.rules.pile_moves != "none" and _part_start(state, p, q) is not None
 
 
@@ -463,11 +481,6 @@ def _part_fits(state: GameState, part: list[int], q: int) -> bool:
     return True
 
 
-def _card_plays(state: GameState) -> list[PlayCard]:
-    hand = _hand_mask(state)
-    return _forced_plays(state, hand, _raw_plays(state, hand))[0]
-
-
 def legal_moves(state: GameState) -> list[Move]:
     """Every legal move of the player to act (empty once the deal is over).
 
@@ -481,9 +494,23 @@ def legal_moves(state: GameState) -> list[Move]:
     moves: list[Move] = list(plays)
     if forced != "king_first":
         moves.extend(_pile_moves(state))
-    if not (state.rules.must_play == "all" and plays):
+    if _why_not_end(state, hand, plays, len(moves) - len(plays)) is None:
         moves.append(END_TURN)
     return moves
+
+
+def _why_not_end(state: GameState, hand: int, plays: list[PlayCard], pile_moves: int) -> str | None:
+    """Why the turn may not end now (RULES.md 4.5), or None: ``must_play`` with a card play (or,
+    under ``all_moves``, a pile move) left, ``king_first: before_ending`` with a king in hand
+    and a corner empty. ``pile_moves`` counts the pile moves open now."""
+    rules = state.rules
+    if rules.must_play in ("all", "all_moves") and plays:
+        return f"must_play is {rules.must_play!r} and {move_name(plays[0])} can still be played"
+    if rules.must_play == "all_moves" and pile_moves:
+        return f"must_play is 'all_moves' and {move_name(_pile_moves(state)[0])} can still be made"
+    if rules.king_first == "before_ending" and _king_and_open_corner(state, hand):
+        return "king_first is 'before_ending': a king in hand goes into the empty corner before the turn ends"
+    return None
 
 
 def has_play_or_pile_move(state: GameState) -> bool:
@@ -503,11 +530,10 @@ def why_illegal(state: GameState, move: Move) -> str | None:
     if isinstance(move, MovePile):
         return _why_pile_move_illegal(state, move)
     if isinstance(move, EndTurn):
-        if state.rules.must_play == "all":
-            plays = _card_plays(state)
-            if plays:
-                return f"must_play is 'all' and {move_name(plays[0])} can still be played"
-        return None
+        hand = _hand_mask(state)
+        plays, forced = _forced_plays(state, hand, _raw_plays(state, hand))
+        pile_moves = 0 if forced == "king_first" or state.rules.must_play != "all_moves" else len(_pile_moves(state))
+        return _why_not_end(state, hand, plays, pile_moves)
     return f"not a move: {move!r}"
 
 
@@ -522,7 +548,7 @@ def _why_play_illegal(state: GameState, move: PlayCard) -> str | None:
         return f"{card_name(card)} is not in player {state.current_player}'s hand"
     if not state.accepts[p] >> card & 1:  # names are formatted only for a refusal: this is the hot path
         return f"{card_name(card)} may not go on {PILE_NAMES[p]}: {_why_not_fit(state, card, p)}"
-    if not (state.rules.king_first or state.rules.fill_spaces_first):
+    if not (state.rules.king_first == "before_others" or state.rules.fill_spaces_first):
         return None
     hand = _hand_mask(state)
     plays, forced = _forced_plays(state, hand, _raw_plays(state, hand))
@@ -572,13 +598,15 @@ def _why_pile_move_illegal(state: GameState, move: MovePile) -> str | None:
         return f"{src} is empty"
     if _pile_move_ok(state, p, q):
         hand = _hand_mask(state)
-        if state.rules.king_first and _forced_plays(state, hand, _raw_plays(state, hand))[1] == "king_first":
+        if state.rules.king_first == "before_others" and _forced_plays(state, hand, _raw_plays(state, hand))[1] == "king_first":
             return "king_first: while you hold a king and a corner is empty, no pile may move"
         return None
     if not state.piles[q]:
         if q < 4:
             return f"piles never move onto an empty side ({dst})"
         bottom = state.piles[p][0]
+        if p < 4 and bottom < 52 and RANK[bottom] == KING and not _king_side_may_move(state):
+            return "cross_king_move is 'first_turn': a king's side moves into a corner only in the deal's first turn"
         if p < 4 and bottom < 52 and RANK[bottom] == KING:
             return (f"corner_build is 'same_suit': only a lone king may move into the empty corner {dst} "
                     f"(the cards on {card_name(bottom)} are not of its suit)")
@@ -672,10 +700,10 @@ def _end_turn(state: GameState) -> None:
     if rules.draw == "end" and state.stock:
         state.hands[seat].append(state.stock.pop())
         drew = True
-    if not state.played:
+    if not state.played and (rules.extra_chip == "did_not_play" or not _raw_plays(state, _hand_mask(state))):
         state.turns_without_play[seat] += 1
     state.idle_turns = 0 if made_progress(state, drew) else state.idle_turns + 1
-    state.drawn = state.played = state.moved = state.opened = False
+    state.drawn = state.played = state.moved = state.opened = state.first_turn = False
     if is_blocked(state):
         end_blocked(state)
         return
@@ -695,14 +723,23 @@ MAX_CLEARED = 4
 
 
 def is_blocked(state: GameState) -> bool:
-    """RULES.md 4.8, checked when a turn ends: ``idle_turns`` turns in a row without lasting
-    progress (a full round), or the ``MAX_CLEARED``-th cleared pile."""
-    return state.idle_turns >= idle_limit(state) or state.cleared >= MAX_CLEARED
+    """RULES.md 4.8, checked when a turn ends (its flags cleared): ``idle_limit`` turns in a row
+    without lasting progress, under ``blocked_when: no_moves`` an empty stock with no move open
+    to anyone, or the ``MAX_CLEARED``-th cleared pile."""
+    if state.idle_turns >= idle_limit(state) or state.cleared >= MAX_CLEARED:
+        return True
+    return state.rules.blocked_when == "no_moves" and not state.stock and not anyone_can_move(state)
 
 
 def idle_limit(state: GameState) -> int:
-    """The turns in a row without lasting progress that block the deal (RULES.md 4.8)."""
-    return state.num_players
+    """The turns in a row without lasting progress that block the deal (RULES.md 4.8): a full
+    round, or two under ``blocked_when: no_moves`` (where they only back up the rule)."""
+    return state.num_players * (2 if state.rules.blocked_when == "no_moves" else 1)
+
+
+def anyone_can_move(state: GameState) -> bool:
+    """Whether some player has a card play or there is a pile move (``blocked_when: no_moves``)."""
+    return any(mask_of(h) & a for h in state.hands for a in state.accepts) or bool(_pile_moves(state))
 
 
 def _begin_turn(state: GameState) -> None:
@@ -807,7 +844,8 @@ def to_text(state: GameState) -> str:
     lines += [f"hand {i}: {cards_text(h)}" for i, h in enumerate(state.hands)]
     lines.append(f"stock: {cards_text(reversed(state.stock))}")
     flags = [f for f, on in (("drawn", state.drawn), ("played", state.played), ("moved", state.moved),
-                             ("opened", state.opened and state.rules.pile_moves == "partial")) if on]
+                             ("opened", state.opened and state.rules.pile_moves == "partial"),
+                             ("first", state.first_turn and state.rules.cross_king_move == "first_turn")) if on]
     lines.append(" ".join([f"turn: {state.current_player}"] + flags))
     if state.dealer:
         lines.append(f"dealer: {state.dealer}")
@@ -829,7 +867,8 @@ def from_text(text: str, rules: Rules | str | None = None, seed: int = 0) -> Gam
     Lines: one per pile (``N: 9H 8S`` bottom to top, ``-`` for empty), ``hand I: ...`` for seats
     0.., ``stock: ...`` top card first, ``turn: I [drawn] [played] [moved] [opened]`` (``opened``: a
     pile move this turn left its place empty; implied by ``moved`` unless ``pile_moves`` is
-    ``partial``), and optionally ``dealer: I``, ``idle: K`` (turns in a
+    ``partial``; ``first``: no turn of the deal has ended yet, written under ``cross_king_move:
+    first_turn``), and optionally ``dealer: I``, ``idle: K`` (turns in a
     row without lasting progress, RULES.md 4.8), ``cleared: K`` (piles cleared this deal, RULES.md
     4.7), ``unplayed: K0 K1 ..`` (turns
     each seat ended without playing a card, for chips) and ``over: out|blocked [winner I]``. A joker is ``JK``.
@@ -887,8 +926,9 @@ def from_text(text: str, rules: Rules | str | None = None, seed: int = 0) -> Gam
         elif key.lower() == "stock":
             stock = read_cards(words or ["-"], lineno)[::-1]
         elif key.lower() == "turn":
-            if not words or not _is_count(words[0]) or not set(words[1:]) <= {"drawn", "played", "moved", "opened"}:
-                raise PositionError(f"line {lineno}: expected 'turn: I [drawn] [played] [moved] [opened]', got {raw!r}")
+            if not words or not _is_count(words[0]) or not set(words[1:]) <= {"drawn", "played", "moved", "opened", "first"}:
+                raise PositionError(f"line {lineno}: expected 'turn: I [drawn] [played] [moved] [opened] [first]', "
+                                    f"got {raw!r}")
             turn = (int(words[0]), set(words[1:]))
             turn_line = lineno
         elif key.lower() in ("dealer", "idle", "over", "unplayed", "cleared"):
@@ -912,6 +952,7 @@ def from_text(text: str, rules: Rules | str | None = None, seed: int = 0) -> Gam
                       stock=stock or [], current_player=turn[0], drawn="drawn" in turn[1],
                       played="played" in turn[1], moved="moved" in turn[1], seed=seed,
                       opened="opened" in turn[1] or ("moved" in turn[1] and rules.pile_moves != "partial"),
+                      first_turn="first" in turn[1],
                       rng=random.Random(seed), turns_without_play=[0] * n)
     _read_extras(state, extra)
     empty = [i for i, h in enumerate(state.hands) if not h]

@@ -1,11 +1,11 @@
 """The whole table as one vector (PettingZoo's ``state()``), for centralised critics and other
 training-only uses: what no seat may see is in it, so never give it to a policy that plays.
 
-Layout (``STATE_SIZE`` = 1584 + 6 x 54 + 54 = 1962 float32):
+Layout (``STATE_SIZE`` = 1599 + 6 x 54 + 54 = 1977 float32):
 
 | slice | size | meaning |
 |---|---|---|
-| ``public`` | 1584 | ``observation.encode(state, seat=0, totals)``: seat 0's observation (piles, counts, scores, turn, rules), so seats are offsets from seat 0 |
+| ``public`` | 1599 | ``observation.encode(state, seat=0, totals)``: seat 0's observation (piles, counts, scores, turn, rules), so seats are offsets from seat 0 |
 | ``hands`` | 6 x 54 | every hand one-hot by card id, seat 0 first (unused seats 0) |
 | ``stock`` | 54 | for each card id in the stock its depth: 1 for the top card, ``1 - k/54`` for the card ``k`` below it, 0 for a card not in the stock |
 """

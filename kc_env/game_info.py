@@ -11,7 +11,7 @@ from kc_env.game_info import GAME_INFO
 GAME_INFO.num_distinct_actions    # 497: one Discrete(497) for every rule set and player count
 GAME_INFO.move_offset             # 432: move pile s onto d is move_offset + s * num_piles + d
 GAME_INFO.end_turn_action         # 496
-GAME_INFO.observation_size        # 1584 float32 values per seat (observation layout 1)
+GAME_INFO.observation_size        # 1599 float32 values per seat (observation layout 2)
 GAME_INFO.min_num_players, GAME_INFO.max_num_players  # 2, 6
 GAME_INFO.default_max_moves       # 1000: a deal is cut off after this many moves by default
 GAME_INFO.rewards["score"]        # Bounds(min_utility=-54.0, max_utility=0.0, utility_sum=None)

@@ -13,7 +13,7 @@ while True:
 ```
 
 - **Observation**: the learner's observation vector (``kc_env.observation``, layout 1,
-  ``Box(1584,)`` float32). The action mask is *not* in the observation: it is
+  ``Box(1599,)`` float32). The action mask is *not* in the observation: it is
   ``env.action_masks()`` (a bool array, the method sb3-contrib's ``MaskablePPO`` calls) and
   ``info["action_mask"]`` (int8).
 - **Actions**: ``Discrete(497)`` (``kc_env.actions``). The learner keeps acting until it plays

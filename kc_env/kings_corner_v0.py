@@ -7,7 +7,7 @@
 | Parallel API       | No                                                         |
 | Agents             | `agents = ['player_0', ..., 'player_{n-1}']`, n = 2 to 6   |
 | Action values      | [0, 496]                                                   |
-| Observation shape  | Dict: `observation` (1584,) float32, `action_mask` (497,) int8 |
+| Observation shape  | Dict: `observation` (1599,) float32, `action_mask` (497,) int8 |
 | Observation values | [0, 1], except `scores` [-2, 2] and `rule_penalty` [0, 4]  |
 
 Kings in the Corner for 2 to 6 players (rules: ``RULES.md``), as a PettingZoo AEC environment.
@@ -40,7 +40,7 @@ Cards are 0..51 (``suit * 13 + rank - 1``, suits C D H S) and the jokers 52, 53;
 
 ### Observations
 ``{"observation": vector, "action_mask": mask}``. The vector (``kc_env.observation``, layout 1,
-1584 float32 values) holds only what the agent's seat may see, seats written relative to it:
+1599 float32 values) holds only what the agent's seat may see, seats written relative to it:
 
 | slices | size | meaning |
 |---|---|---|
@@ -109,7 +109,7 @@ warns and ends the game, the offender gets -1 and the other agents 0
 ``options={"position": TEXT}`` starts from a position written as text (``engine.from_text``;
 it must have ``num_players`` hands and not be over). Other option keys are ignored.
 
-``state()`` is the whole table, every hand and the stock order (``state_space``: ``Box(1962,)``,
+``state()`` is the whole table, every hand and the stock order (``state_space``: ``Box(1977,)``,
 layout in ``kc_env.full_state``), as PettingZoo defines it for centralised training. It holds
 what no seat may see: training-only information, never a playing policy's input.
 
@@ -291,7 +291,7 @@ class raw_env(AECEnv, EzPickle):
         }
 
     def state(self) -> np.ndarray:
-        """The whole table (every hand and the stock order) as ``float32[1962]``, in
+        """The whole table (every hand and the stock order) as ``float32[1977]``, in
         ``state_space`` (``kc_env.full_state``). Training-only information (e.g. a centralised
         critic): no policy that plays may see it."""
         return full_state.encode_state(self.game, self.totals)

@@ -43,14 +43,19 @@ Choices where RULES.md is silent (each one is tested in ``tests/test_match.py``)
   pot is ``Match.pot``. A deal is settled when it is recorded, in the order the payments fall
   due at the table: (1) every seat antes 1 into the pot; (2) each seat puts 1 more into the pot
   for every turn it ended without playing a card (``GameState.turns_without_play``; a pile move
-  alone does not count as playing a card); (3) the deal's winner takes the whole pot, or, with
-  no winner, the pot stays for the next deal; (4) with ``chips_per_card``, every other seat
-  pays the winner its hand's penalty by ``rules.table``. Chips never go below 0: a seat that
+  alone does not count as playing a card; under ``extra_chip: could_not_play`` only the turns in
+  which no card from hand could be played); (3) with ``chips_per_card: to_pot`` every seat
+  without the win puts its hand's penalty by ``rules.table`` into the pot; (4) the deal's winner
+  takes the whole pot, or, with no winner, the pot stays for the next deal; (5) with
+  ``chips_per_card: to_winner``, every other seat pays the winner its hand's penalty. Chips never go below 0: a seat that
   owes more than it has pays what it has and *cannot pay*; the deal is still settled to the end
   and the match is over after it (``Scored.short`` names those seats). The match is also over
   when a seat is left with 0 chips, since it cannot ante the next deal. Then the most chips
   wins and a tie is shared (``tie_break`` is not used). A pot left over when the match ends
   belongs to nobody and does not count. ``target`` is not used by chips.
+- **card_chips.** The per-card payment alone (RULES.md 5.2): chips as under ``chips``, but no
+  ante, no pot and no extra chip; each seat without the win pays the winner its hand's penalty
+  by ``rules.table``; a blocked deal with no winner costs nothing. Over as under ``chips``.
 - **Truncation.** ``play_match`` cuts a deal off after ``max_moves`` moves (all moves, end-turn
   moves included) and ends it as a blocked deal (``truncate``): no winner, or under
   ``blocked: fewest_cards`` the single seat with the fewest cards. It is scored like any
@@ -69,7 +74,7 @@ from dataclasses import dataclass, field
 
 from . import engine
 from .engine import GameState, Move
-from .rules import PENALTY_TABLES, Rules
+from .rules import CHIP_SYSTEMS, PENALTY_TABLES, Rules
 
 Chooser = Callable[[GameState, list[Move]], Move]
 """A move chooser for ``play_match``: ``choose(state, legal_moves) -> move`` (one of the moves)."""
@@ -220,16 +225,41 @@ def score_chips(totals: Sequence[int], state: GameState, rules: Rules, pot: int 
     for seat in range(state.num_players):
         pot += pay(seat, state.turns_without_play[seat])
     winner = state.winner
+    owed = engine.deal_penalties(state, rules.penalty_table())
+    if rules.chips_per_card == "to_pot":
+        for seat in range(state.num_players):
+            pot += pay(seat, owed[seat])
     if winner is not None:
         chips[winner] += pot
         pot = 0
-        if rules.chips_per_card:
-            for seat, owed in enumerate(engine.deal_penalties(state, rules.penalty_table())):
-                chips[winner] += pay(seat, owed)
+        if rules.chips_per_card == "to_winner":
+            for seat in range(state.num_players):
+                chips[winner] += pay(seat, owed[seat])
+    return _chips_scored(totals, chips, short, pot)
+
+
+def _chips_scored(totals: Sequence[int], chips: list[int], short: set[int], pot: int) -> Scored:
+    """The books after a chips deal: over when a seat could not pay or has none left."""
     new = tuple(chips)
     over = bool(short) or min(new) == 0
     return Scored(_added(new, [-t for t in totals]), new, over,
                   best_seats(new, lowest=False) if over else (), pot, tuple(sorted(short)))
+
+
+def score_card_chips(totals: Sequence[int], state: GameState, rules: Rules, pot: int = 0) -> Scored:
+    """card_chips (RULES.md 5.2): each seat without the win pays the winner its hand's penalty
+    in chips; no ante, no pot. Over as under chips."""
+    _check_finished(state)
+    chips = list(totals)
+    short: set[int] = set()
+    if state.winner is not None:
+        for seat, owed in enumerate(engine.deal_penalties(state, rules.penalty_table())):
+            paid = min(owed, chips[seat])
+            if paid < owed:
+                short.add(seat)
+            chips[seat] -= paid
+            chips[state.winner] += paid
+    return _chips_scored(totals, chips, short, pot)
 
 
 Scorer = Callable[[Sequence[int], GameState, Rules, int], Scored]
@@ -238,13 +268,14 @@ SCORERS: dict[str, Scorer] = {name: score_penalties for name in (*PENALTY_TABLES
     "wins": score_wins,
     "single": score_single,
     "chips": score_chips,
+    "card_chips": score_card_chips,
 }
 """The scoring function of every value of ``Rules.scoring``."""
 
 
 def starting_totals(rules: Rules, num_players: int) -> tuple[int, ...]:
     """Totals before the first deal: ``rules.chips`` each under chips, else 0."""
-    return (rules.chips if rules.scoring == "chips" else 0,) * num_players
+    return (rules.chips if rules.scoring in CHIP_SYSTEMS else 0,) * num_players
 
 
 def score_deal(totals: Sequence[int], state: GameState, rules: Rules, pot: int = 0) -> Scored:

@@ -1,7 +1,10 @@
 """The observation of one seat: a fixed-length float32 vector, the same length for every rule set
 and 2 to 6 players, holding only what that seat may see (DESIGN.md, Observations).
 
-Layout version ``OBS_LAYOUT_VERSION = 1``, ``OBS_SIZE = 1584`` values. ``LAYOUT`` lists the
+Layout version ``OBS_LAYOUT_VERSION = 2``, ``OBS_SIZE = 1599`` values. The first 1584 values
+are layout 1 exactly (``LAYOUT_SIZES[1]``): a model trained on layout 1 reads them and nothing
+else (``agents.policy_model``), and every rule value layout 1 knew is written where it was. The
+rule values added since (issue 19) come after them, with the one fact of the deal they need. ``LAYOUT`` lists the
 slices in order as (name, size, meaning) and ``SLICES[name]`` is each one's ``slice``. Seats are
 written relative to the viewer: offset 0 is the viewer, offset 1 the seat on its left (the next
 to play), and so on. Cards are one-hot by card id (``kc_env.cards``: ``suit * 13 + rank - 1``
@@ -34,6 +37,8 @@ each pile has the same block of six slices, ``pile_{P}_...``.
 | 1568 | rule_target | 1 | ``target`` / 1000, clipped to 1 (0 under ``single``) |
 | 1569 | rule_chips | 1 | ``chips`` / 1000, clipped to 1 |
 | 1570 | rule_penalty | 14 | the penalty table in force, A 2 .. 10 J Q K JK, / 25, clipped to 4 |
+| 1584 | rule_{variant}_more | 14 | layout 2: one one-hot per variant of ``MORE_CHOICES``, values in that order |
+| 1598 | first_turn | 1 | no turn of this deal has ended yet (``cross_king_move: first_turn``) |
 
 The 46 rule values are, in order: draw 3 (start end stuck), kings_on_sides 2 (true false),
 cross_kings 2 (to_corner stay), pile_moves 3 (whole none partial), must_play 2 (optional all),
@@ -41,7 +46,18 @@ king_first 2 (false true), fill_spaces_first 2 (false true), corner_build 2 (alt
 same_suit), clear_complete_piles 2 (false true), blocked 2 (no_winner fewest_cards), jokers 2
 (0 2), scoring 11 (standard wikipedia pip kleplek kings_double per_card custom winner_collects
 wins chips single), table 7 (standard wikipedia pip kleplek kings_double per_card custom),
-tie_break 2 (extra_deal shared), chips_per_card 2 (false true).
+tie_break 2 (extra_deal shared), chips_per_card 2 (false true). Since layout 2, ``true`` of
+king_first is its value ``before_others`` and ``true`` of chips_per_card ``to_winner``; a value
+added in layout 2 also sets the layout-1 slot of its nearest old value (``LEGACY``:
+king_first before_ending and chips_per_card to_pot as true, must_play all_moves as all, scoring
+card_chips as chips).
+
+The 14 values of layout 2 (``MORE_CHOICES``) are, in order: must_play 1 (all_moves),
+king_first 1 (before_ending), scoring 1 (card_chips), chips_per_card 1 (to_pot), blocked_when 2
+(idle_round no_moves), extra_chip 2 (could_not_play did_not_play), first_player 2
+(left_of_dealer random), cross_king_move 2 (any_time first_turn), joker_on_empty_side 2 (false
+true). A variant that is new in layout 2 has all its values; one that layout 1 knew has only
+its new ones (all 0 while an old value is in force).
 
 The score scale is ``rules.chips`` under ``chips``, 1 under ``single``, else ``rules.target``;
 ``scores`` is all 0 when no match totals are given (an episode of one deal).
@@ -64,9 +80,9 @@ import numpy as np
 
 from .cards import NUM_CARDS, RANK, card_name
 from .engine import NUM_PILES, PILE_NAMES, GameState
-from .rules import MAX_PLAYERS, MIN_PLAYERS, RANK_KEYS, Rules
+from .rules import CHIP_SYSTEMS, MAX_PLAYERS, MIN_PLAYERS, RANK_KEYS, Rules
 
-OBS_LAYOUT_VERSION = 1
+OBS_LAYOUT_VERSION = 2
 CARD_SCALE = 54  # hand and stock sizes
 PILE_SCALE = 13  # the longest pile: K down to A
 HAND_SIZE_SCALE = 26
@@ -95,7 +111,29 @@ RULE_CHOICES: dict[str, tuple] = {
     "chips_per_card": (False, True),
 }
 """The one-hot rule variants of layout 1, frozen here: a change in ``rules.CHOICES`` must come
-with a new layout version (a test compares the two)."""
+with a new layout version (a test compares ``RULE_CHOICES`` and ``MORE_CHOICES`` with it)."""
+MORE_CHOICES: dict[str, tuple] = {
+    "must_play": ("all_moves",),
+    "king_first": ("before_ending",),
+    "scoring": ("card_chips",),
+    "chips_per_card": ("to_pot",),
+    "blocked_when": ("idle_round", "no_moves"),
+    "extra_chip": ("could_not_play", "did_not_play"),
+    "first_player": ("left_of_dealer", "random"),
+    "cross_king_move": ("any_time", "first_turn"),
+    "joker_on_empty_side": (False, True),
+}
+"""The rule values layout 2 added, frozen here: every value of a new variant, only the new values
+of a variant layout 1 knew."""
+LEGACY: dict[str, dict] = {
+    "king_first": {"before_others": True, "before_ending": True},
+    "chips_per_card": {"to_winner": True, "to_pot": True},
+    "must_play": {"all_moves": "all"},
+    "scoring": {"card_chips": "chips"},
+}
+"""Per variant, the layout-1 value whose slot a value of today sets (the nearest old value)."""
+LAYOUT_SIZES = {1: 1584, 2: 1599}
+"""The vector's length in each layout version; each starts with the one before it."""
 PENALTY_KEYS = (*RANK_KEYS, "JK")
 
 
@@ -130,6 +168,9 @@ LAYOUT: tuple[tuple[str, int, str], ...] = tuple(
        ("rule_target", 1, f"rules: target / {BIG_SCALE}, clipped to 1 (0 under single)"),
        ("rule_chips", 1, f"rules: chips / {BIG_SCALE}, clipped to 1"),
        ("rule_penalty", len(PENALTY_KEYS), f"penalty table A..K, JK / {PENALTY_SCALE}, clipped to 4")]
+    + [(f"rule_{k}_more", len(v), f"rules (layout 2): {k}, one-hot {' '.join(map(str, v))}")
+       for k, v in MORE_CHOICES.items()]
+    + [("first_turn", 1, "no turn of this deal has ended yet")]
 )
 """Every slice of the vector in order: (name, size, meaning)."""
 
@@ -169,7 +210,7 @@ LOW, HIGH = _bounds()
 
 def score_scale(rules: Rules) -> float:
     """What match totals are divided by: ``chips`` under chips, 1 under single, else ``target``."""
-    if rules.scoring == "chips":
+    if rules.scoring in CHIP_SYSTEMS:
         return float(rules.chips)
     if rules.scoring == "single" or not rules.target:
         return 1.0
@@ -182,8 +223,12 @@ def rules_vector(rules: Rules) -> np.ndarray:
     out = np.zeros(OBS_SIZE - RULES_START, dtype=np.float32)
     for key, choices in RULE_CHOICES.items():
         value = getattr(rules, key)
-        pos = next(i for i, c in enumerate(choices) if c == value and type(c) is type(value))
-        out[SLICES[f"rule_{key}"].start - RULES_START + pos] = 1
+        old = LEGACY.get(key, {}).get(value, value)
+        out[SLICES[f"rule_{key}"].start - RULES_START + _index(choices, old)] = 1
+    for key, choices in MORE_CHOICES.items():
+        value = getattr(rules, key)
+        if _index(choices, value) is not None:
+            out[SLICES[f"rule_{key}_more"].start - RULES_START + _index(choices, value)] = 1
     out[SLICES["rule_hand_size"].start - RULES_START] = rules.hand_size / HAND_SIZE_SCALE
     out[SLICES["rule_target"].start - RULES_START] = min((rules.target or 0) / BIG_SCALE, 1.0)
     out[SLICES["rule_chips"].start - RULES_START] = min(rules.chips / BIG_SCALE, 1.0)
@@ -193,6 +238,11 @@ def rules_vector(rules: Rules) -> np.ndarray:
         out[start + i] = min(table[key] / PENALTY_SCALE, PENALTY_CLIP)
     out.setflags(write=False)
     return out
+
+
+def _index(choices: tuple, value) -> int | None:
+    """Where ``value`` is among ``choices`` (True is not 1), or None."""
+    return next((i for i, c in enumerate(choices) if c == value and type(c) is type(value)), None)
 
 
 # Where ``encode`` writes each value, found once (a ``SLICES`` lookup per value costs).
@@ -209,6 +259,7 @@ _MY_TURN = SLICES["my_turn"].start
 _TO_ACT = SLICES["to_act"].start
 _DEALER = SLICES["dealer"].start
 _NUM_PLAYERS = SLICES["num_players"].start
+_FIRST_TURN = SLICES["first_turn"].start
 _PILE_SLOTS = tuple(tuple(PILE_START + p * PILE_BLOCK + offset
                           for offset in (_CARDS, _TOP, _BOTTOM, _LENGTH, _TOP_RANK, _TOP_COLOUR))
                     for p in range(NUM_PILES))
@@ -272,6 +323,7 @@ def encode(state: GameState, seat: int, totals: Sequence[float] | None = None) -
     vec[_MY_TURN] = not state.is_over and cur == seat
     vec[_TO_ACT + (cur - seat) % n] = 1.0
     vec[_DEALER + (state.dealer - seat) % n] = 1.0
+    vec[_FIRST_TURN] = state.first_turn
     return np.frombuffer(vec, dtype=np.float32)
 
 
@@ -378,6 +430,10 @@ def decode_rules(vec: np.ndarray) -> Rules:
     fields: dict = {}
     for key, choices in RULE_CHOICES.items():
         fields[key] = choices[int(np.argmax(vec[SLICES[f"rule_{key}"]]))]
+    for key, choices in MORE_CHOICES.items():
+        more = vec[SLICES[f"rule_{key}_more"]]
+        if more.max() > 0.5:
+            fields[key] = choices[int(np.argmax(more))]
     fields["hand_size"] = _count(vec[SLICES["rule_hand_size"].start], HAND_SIZE_SCALE)
     fields["chips"] = _count(vec[SLICES["rule_chips"].start], BIG_SCALE)
     target = _count(vec[SLICES["rule_target"].start], BIG_SCALE)
@@ -392,6 +448,7 @@ def decode_rules(vec: np.ndarray) -> Rules:
 
 
 __all__ = [
-    "OBS_LAYOUT_VERSION", "OBS_SIZE", "LAYOUT", "SLICES", "LOW", "HIGH", "RULE_CHOICES", "SeatView",
+    "OBS_LAYOUT_VERSION", "OBS_SIZE", "LAYOUT", "LAYOUT_SIZES", "SLICES", "LOW", "HIGH", "RULE_CHOICES",
+    "MORE_CHOICES", "LEGACY", "SeatView",
     "encode", "decode", "decode_rules", "rules_vector", "score_scale",
 ]

@@ -32,9 +32,11 @@ RANK_KEYS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 MIN_PLAYERS, MAX_PLAYERS = 2, 6
 """RULES.md 2.2: a table seats 2 to 6 players (``kc_env.game_info.GAME_INFO`` shows them)."""
 
-SYSTEMS = ("winner_collects", "wins", "chips", "single")
+SYSTEMS = ("winner_collects", "wins", "chips", "single", "card_chips")
 """RULES.md 5.2: scoring systems that are not a plain penalty table."""
 SCORING_VALUES = tuple(PENALTY_TABLES) + ("custom",) + SYSTEMS
+CHIP_SYSTEMS = ("chips", "card_chips")
+"""RULES.md 5.2: the systems played for chips (each starts with ``chips``, no target)."""
 
 
 class RulesError(ValueError):
@@ -50,7 +52,7 @@ class Rules:
     cross_kings: str = "to_corner"
     pile_moves: str = "whole"
     must_play: str = "optional"
-    king_first: bool = False
+    king_first: bool | str = False
     fill_spaces_first: bool = False
     corner_build: str = "alternate"
     clear_complete_piles: bool = False
@@ -60,19 +62,28 @@ class Rules:
     scoring: str = "standard"
     table: str = "standard"
     custom_table: Mapping[str, int] | None = field(default=None, hash=False, compare=True)
-    target: int | None = 25
+    target: int | None = None
     tie_break: str = "extra_deal"
     chips: int = 50
-    chips_per_card: bool = False
+    chips_per_card: bool | str = False
+    blocked_when: str = "idle_round"
+    extra_chip: str = "could_not_play"
+    first_player: str = "left_of_dealer"
+    cross_king_move: str = "any_time"
+    joker_on_empty_side: bool = False
 
     def __post_init__(self) -> None:
+        for name, alias in ALIASES.items():
+            if getattr(self, name) is True:
+                object.__setattr__(self, name, alias)
         for name, allowed in CHOICES.items():
             value = getattr(self, name)
             if isinstance(allowed, tuple):
-                ok = value in allowed and type(value) is type(allowed[0])
+                ok = any(value == a and type(value) is type(a) for a in allowed)
                 if not ok:
+                    also = f" (true means {ALIASES[name]})" if name in ALIASES else ""
                     raise RulesError(
-                        f"rule {name!r} cannot be {value!r}; allowed: {', '.join(map(_show, allowed))}"
+                        f"rule {name!r} cannot be {value!r}; allowed: {', '.join(map(_show, allowed))}{also}"
                     )
         for name in ("hand_size", "chips"):
             value = getattr(self, name)
@@ -80,6 +91,8 @@ class Rules:
                 raise RulesError(f"rule {name!r} must be a whole number of at least 1, not {value!r}")
         if self.scoring == "single":
             object.__setattr__(self, "target", None)
+        elif self.target is None:
+            object.__setattr__(self, "target", usual_target(self.scoring, self.table))
         elif type(self.target) is not int or self.target < 1:
             raise RulesError(
                 f"rule 'target' must be a whole number of at least 1 with scoring {self.scoring!r}, "
@@ -142,11 +155,11 @@ class Rules:
         return cls.from_dict(value)
 
     def replace(self, **changes: Any) -> Rules:
-        """A copy with some fields changed (validated). Leaving ``single`` without naming a target
-        gives the default target back (``single`` keeps none)."""
+        """A copy with some fields changed (validated). A target not named follows the scoring when
+        it was the usual one of the old scoring (``usual_target``; ``single`` keeps none)."""
         data = {**self.to_dict(), **changes}
-        if data["target"] is None and "target" not in changes:
-            data["target"] = Rules.target
+        if "target" not in changes and self.target in (None, usual_target(self.scoring, self.table)):
+            data["target"] = None
         return self.from_dict(data)
 
     def to_dict(self) -> dict[str, Any]:
@@ -181,6 +194,17 @@ class Rules:
             )
 
 
+USUAL_TARGETS = {"pip": 100, "kleplek": 50}
+"""RULES.md 5.1: the target a penalty table is usually played to (any other: 25)."""
+
+
+def usual_target(scoring: str, table: str = "standard") -> int:
+    """The target when none is given: the usual one of the penalty table that scores the deals
+    (``scoring``, or ``table`` under ``winner_collects``), else 25."""
+    name = table if scoring == "winner_collects" else scoring
+    return USUAL_TARGETS.get(name, 25)
+
+
 def _show(value: Any) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
 
@@ -209,8 +233,8 @@ CHOICES: dict[str, tuple] = {
     "kings_on_sides": (True, False),
     "cross_kings": ("to_corner", "stay"),
     "pile_moves": ("whole", "none", "partial"),
-    "must_play": ("optional", "all"),
-    "king_first": (False, True),
+    "must_play": ("optional", "all", "all_moves"),
+    "king_first": (False, "before_others", "before_ending"),
     "fill_spaces_first": (False, True),
     "corner_build": ("alternate", "same_suit"),
     "clear_complete_piles": (False, True),
@@ -219,17 +243,25 @@ CHOICES: dict[str, tuple] = {
     "scoring": SCORING_VALUES,
     "table": tuple(PENALTY_TABLES) + ("custom",),
     "tie_break": ("extra_deal", "shared"),
-    "chips_per_card": (False, True),
+    "chips_per_card": (False, "to_winner", "to_pot"),
+    "blocked_when": ("idle_round", "no_moves"),
+    "extra_chip": ("could_not_play", "did_not_play"),
+    "first_player": ("left_of_dealer", "random"),
+    "cross_king_move": ("any_time", "first_turn"),
+    "joker_on_empty_side": (False, True),
 }
 """The allowed values of every variant with a fixed choice, the default first."""
+ALIASES: dict[str, str] = {"king_first": "before_others", "chips_per_card": "to_winner"}
+"""Variants that were true/false once: ``true`` still reads as this value."""
 
 DESCRIPTIONS: dict[str, str] = {
     "draw": "when a player draws: at the start of the turn, with the end-turn move, or only when stuck",
     "kings_on_sides": "whether a king may be played onto an empty side",
     "cross_kings": "a king turned up for a side at the deal goes to a corner, or stays",
     "pile_moves": "moving piles: whole piles, none (but king-bottomed sides into corners), or partial",
-    "must_play": "all: the turn may not end while a card from hand can be played",
-    "king_first": "while holding a king and a corner is empty, only kings into corners",
+    "must_play": "all: the turn may not end while a card from hand can be played; all_moves: nor a pile move",
+    "king_first": ("holding a king with a corner empty: before_others (true), only kings into corners; "
+                   "before_ending, the turn may not end"),
     "fill_spaces_first": "while a side is empty and a card can go there, only plays into empty sides",
     "corner_build": "corner piles alternate colours, or follow the king's suit",
     "clear_complete_piles": "a pile K down to A is removed and shuffled into the stock",
@@ -239,17 +271,22 @@ DESCRIPTIONS: dict[str, str] = {
     "scoring": "a penalty table (lowest total wins) or another scoring system",
     "table": "penalty table used by winner_collects, chips_per_card and score rewards",
     "custom_table": "penalty per rank (A..K, JK) for scoring or table 'custom'",
-    "target": "total that ends the match (ignored by single)",
+    "target": "total that ends the match (ignored by single; not given: pip 100, kleplek 50, else 25)",
     "tie_break": "a tie at the end of a match: one more deal, or all tied players win",
-    "chips": "chips each player starts with under scoring chips",
-    "chips_per_card": "under chips, losers also pay the winner their penalty in chips",
+    "chips": "chips each player starts with under scoring chips or card_chips",
+    "chips_per_card": "under chips, losers also pay their penalty in chips: to_winner (true), or to_pot",
+    "blocked_when": "a deal is blocked after a round without progress, or also once nobody can move",
+    "extra_chip": "under chips, a chip more for a turn without a play: one that could not play, or any",
+    "first_player": "who starts a deal: the dealer's left, or a seat drawn at random",
+    "cross_king_move": "under cross_kings stay, a king's side moves to a corner any time, or on the first turn",
+    "joker_on_empty_side": "whether a joker may start a side pile (as a king of no colour)",
 }
 
 PRESETS: dict[str, dict[str, Any]] = {
     "standard": {},
     "bicycle": {"cross_kings": "stay", "must_play": "all", "scoring": "single"},
     "pagat": {"draw": "end", "cross_kings": "stay"},
-    "printable": {"draw": "end", "cross_kings": "stay"},
+    "printable": {"draw": "end", "cross_kings": "stay", "cross_king_move": "first_turn"},
     "wikihow": {"clear_complete_piles": True},
     "online": {"kings_on_sides": False, "scoring": "kings_double", "tie_break": "shared"},
     "german": {"scoring": "wins", "target": 5},

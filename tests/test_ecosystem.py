@@ -72,10 +72,10 @@ def test_sb3_make_vec_env():
     from stable_baselines3.common.env_util import make_vec_env
 
     venv = make_vec_env("KingsCorner-v0", n_envs=4)  # asks for render_mode="rgb_array"
-    assert venv.reset().shape == (4, 1584)
+    assert venv.reset().shape == (4, 1599)
     assert venv.get_images()[0].shape == (*image_size(2), 3)
     venv.close()
-    assert make_vec_env("kc_env:KingsCorner-v0", n_envs=2).reset().shape == (2, 1584)  # imports kc_env itself
+    assert make_vec_env("kc_env:KingsCorner-v0", n_envs=2).reset().shape == (2, 1599)  # imports kc_env itself
 
 
 @pytest.mark.parametrize("spec", ["heuristic", agents.load("greedy")])

@@ -19,14 +19,14 @@ def test_game_info_holds_the_documented_contract():
     assert g.num_distinct_actions == 497
     assert (g.play_offset, g.move_offset, g.end_turn_action) == (0, 432, 496)
     assert (g.num_cards, g.num_piles) == (54, 8)
-    assert g.observation_size == 1584
+    assert g.observation_size == 1599
     assert (g.min_num_players, g.max_num_players) == (2, 6)
     assert g.default_max_moves == 1000
     assert g.default_reward == "win_loss" and tuple(g.rewards) == rewards.REWARDS == ("win_loss", "score")
     assert (g.min_utility, g.max_utility, g.utility_sum) == (-1.0, 1.0, 0.0)
     assert g.rewards["score"] == rewards.Bounds(-54.0, 0.0, None)
     assert g.action_layout_version == actions.ACTION_LAYOUT_VERSION == 1
-    assert g.observation_layout_version == observation.OBS_LAYOUT_VERSION == 1
+    assert g.observation_layout_version == observation.OBS_LAYOUT_VERSION == 2
 
 
 def test_game_info_is_computed_by_the_modules_that_own_each_fact():

@@ -28,10 +28,10 @@ def test_make_vec_gives_the_fast_env_and_sync_still_works():
     assert envs.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
     assert envs.single_action_space == gymnasium.spaces.Discrete(497) and envs.action_space.shape == (8,)
     obs, info = envs.reset(seed=0)
-    assert obs.shape == (8, 1584) and obs.dtype == np.float32
+    assert obs.shape == (8, 1599) and obs.dtype == np.float32
     assert info["action_mask"].shape == (8, 497) and info["action_mask"].dtype == np.int8 and info["_action_mask"].all()
     sync = gymnasium.make_vec("KingsCorner-v0", num_envs=2, vectorization_mode="sync", opponents="greedy")
-    assert sync.reset(seed=0)[0].shape == (2, 1584)
+    assert sync.reset(seed=0)[0].shape == (2, 1599)
     with pytest.raises(ValueError, match="one deal per episode"):
         gymnasium.make_vec("KingsCorner-v0", num_envs=2, episode="match")
 
@@ -50,7 +50,7 @@ def test_same_step_autoreset_and_masks_follow_the_returned_observation():
         if done.any():
             assert np.array_equal(info["_final_obs"], done) and np.array_equal(info["final_info"]["_episode"], done)
             for i in np.flatnonzero(done):
-                assert info["final_obs"][i].shape == (1584,)
+                assert info["final_obs"][i].shape == (1599,)
                 assert rewards[i] == info["final_info"]["episode"]["r"][i]
             ended += int(done.sum())
         else:

@@ -13,7 +13,7 @@ import pytest
 from kc_env import PRESETS, Rules, engine
 from kc_env import observation as obs
 from kc_env.engine import NUM_PILES
-from kc_env.rules import CHOICES
+from kc_env.rules import ALIASES, CHOICES
 
 RULE_SETS = [Rules.preset(name) for name in sorted(PRESETS)] + [
     Rules.preset("standard", jokers=2, pile_moves="partial"),
@@ -42,8 +42,8 @@ def positions(count_per_case: int = 6, seed: int = 0):
 
 
 def test_layout_is_contiguous_and_sized():
-    assert obs.OBS_LAYOUT_VERSION == 1
-    assert obs.OBS_SIZE == sum(size for _, size, _ in obs.LAYOUT) == 1584
+    assert obs.OBS_LAYOUT_VERSION == 2
+    assert obs.OBS_SIZE == sum(size for _, size, _ in obs.LAYOUT) == obs.LAYOUT_SIZES[2] == 1599
     start = 0
     for name, size, meaning in obs.LAYOUT:
         assert obs.SLICES[name] == slice(start, start + size) and meaning
@@ -66,14 +66,26 @@ def test_docstring_table_matches_the_layout():
         elif name == "rule_{variant}":
             first = obs.SLICES[f"rule_{next(iter(obs.RULE_CHOICES))}"].start
             assert first == int(offset) and sum(map(len, obs.RULE_CHOICES.values())) == int(size)
+        elif name == "rule_{variant}_more":
+            first = obs.SLICES[f"rule_{next(iter(obs.MORE_CHOICES))}_more"].start
+            assert first == int(offset) == obs.LAYOUT_SIZES[1] and sum(map(len, obs.MORE_CHOICES.values())) == int(size)
         else:
             assert obs.SLICES[name] == slice(int(offset), int(offset) + int(size)), name
 
 
 def test_frozen_rule_choices_match_the_rules_module():
-    """A new variant or value in rules.CHOICES needs a new observation layout version."""
-    assert obs.RULE_CHOICES == CHOICES
-    encoded = set(obs.RULE_CHOICES) | {"hand_size", "target", "chips", "custom_table"}
+    """A new variant or value in rules.CHOICES needs a new observation layout version: layout 1's
+    values (true read by its alias) and those layout 2 added are exactly the allowed values."""
+    def named(key, value):
+        return ALIASES[key] if key in ALIASES and value is True else value
+
+    values = {key: [named(key, v) for v in choices] for key, choices in obs.RULE_CHOICES.items()}
+    for key, more in obs.MORE_CHOICES.items():
+        values[key] = values.get(key, []) + list(more)
+    assert {key: tuple(v) for key, v in values.items()} == CHOICES
+    assert all(obs.LEGACY.get(key, {}).get(v, v) in obs.RULE_CHOICES[key] for key in obs.RULE_CHOICES
+               for v in CHOICES[key]), "every value of a layout-1 variant sets a layout-1 slot"
+    encoded = set(values) | {"hand_size", "target", "chips", "custom_table"}
     assert {f.name for f in dataclasses.fields(Rules)} == encoded
 
 

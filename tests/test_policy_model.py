@@ -51,7 +51,7 @@ def test_a_layout_version_mismatch_is_refused(model_folder):
     card = json.loads((model_folder / "model.json").read_text())
     card["obs_layout_version"] = 99
     (model_folder / "model.json").write_text(json.dumps(card))
-    with pytest.raises(ModelError, match="observation layout version 99, this kc_env has version 1"):
+    with pytest.raises(ModelError, match="observation layout version 99, this kc_env has version 2"):
         load_network(model_folder)
 
 
@@ -102,7 +102,7 @@ def test_shapes_that_do_not_chain_are_refused(tmp_path):
     (w1, b1), = net.hidden
     bad = PolicyNetwork(((w1[:, :100], b1),), net.action)
     folder = save(tmp_path / "bad", bad, {})
-    with pytest.raises(ModelError, match=r"array pi.0.weight has shape \(8, 100\), expected \(8, 1584\)"):
+    with pytest.raises(ModelError, match=r"array pi.0.weight has shape \(8, 100\), expected \(8, 1599\)"):
         load_network(folder)
 
 

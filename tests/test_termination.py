@@ -46,7 +46,7 @@ def choose(policy: str, state: engine.GameState, rng: random.Random):
     if policy == "pass":
         return ends[0] if ends else moves[0]
     if policy == "shuttle":  # a part to and fro when it can, else pass
-        partial = [m for m in piles if engine._part_start(state, m.src, m.dst) not in (None, 0)]
+        partial = [m for m in piles if state.piles[m.dst] and engine._part_start(state, m.src, m.dst) not in (None, 0)]
         return rng.choice(partial or piles or ends or moves)
     if policy == "cling":  # random, but never the last card, and pass often
         hand = state.hands[state.current_player]

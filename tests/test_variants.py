@@ -458,7 +458,7 @@ PRESET_TABLE = {  # RULES.md 6, row by row
     "pagat": dict(draw="end", cross_kings="stay", kings_on_sides=True, must_play="optional",
                   scoring="standard", target=25),
     "printable": dict(draw="end", cross_kings="stay", kings_on_sides=True, must_play="optional",
-                      scoring="standard", target=25),
+                      scoring="standard", target=25, cross_king_move="first_turn"),
     "wikihow": dict(draw="start", cross_kings="to_corner", kings_on_sides=True, must_play="optional",
                     scoring="standard", clear_complete_piles=True, target=25),
     "online": dict(draw="start", cross_kings="to_corner", kings_on_sides=False, must_play="optional",
@@ -540,8 +540,8 @@ def test_from_yaml_loads_a_rule_set_and_is_strict(tmp_path):
     empty.write_text("")
     assert Rules.from_yaml(empty) == Rules()
     bad = tmp_path / "bad.yaml"
-    bad.write_text("preset: pagat\nking_first: maybe\n")
-    with pytest.raises(RulesError, match=r"bad.yaml: rule 'king_first' cannot be 'maybe'; allowed: false, true"):
+    bad.write_text("preset: pagat\nfill_spaces_first: maybe\n")
+    with pytest.raises(RulesError, match=r"bad.yaml: rule 'fill_spaces_first' cannot be 'maybe'; allowed: false, true"):
         Rules.from_yaml(bad)
     unknown = tmp_path / "unknown.yaml"
     unknown.write_text("draws: end\n")

@@ -205,7 +205,7 @@ def test_the_fuzzer_draws_every_field_of_rules():
     assert {deal_config(k)[2] for k in range(1000)} == set(rewards.REWARDS)
 
 
-DEAL_IGNORES = {"target", "tie_break", "chips", "chips_per_card"}
+DEAL_IGNORES = {"target", "tie_break", "chips", "chips_per_card", "extra_chip"}
 """The fields of ``Rules`` that only score a match (RULES.md 5): a deal's play and its rewards
 never read them, so the kernel's rules row has no column for them (the observation, which the
 kernel writes from ``observation.rules_vector``, does)."""

@@ -1,7 +1,7 @@
 """The network shape: a trunk shared by the policy and the value head, then one layer stack
 each (``network.shared`` and ``network.hidden`` in the config).
 
-The observation is wide (1584 values) and its first layer is most of the compute of a PPO
+The observation is wide (1599 values) and its first layer is most of the compute of a PPO
 update, so the trunk computes it once for both heads. The exported actor is the trunk's
 layers followed by the policy head's, all ``x @ W.T + b`` then the activation.
 

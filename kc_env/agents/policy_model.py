@@ -15,8 +15,10 @@ the softmax or argmax. A network may have a *prior*: a rule-based agent (``heuri
 layers learn a correction to that agent's play (residual policy learning) instead of the whole
 game. ``kc export`` (in ``training/``) writes the folder; this module reads it,
 and refuses, with a message that says which, a folder without its files, a corrupt file, an
-array that would need unpickling, a layout version other than this package's, or shapes that do
-not fit together. It reads only the arrays the card's network needs, checks each ``.npy`` header
+array that would need unpickling, a layout version this package cannot feed, or shapes that do
+not fit together. An observation layout starts with the one before it
+(``observation.LAYOUT_SIZES``), so a network trained on an older layout reads the first values
+of today's vector, the ones it was trained on (``PolicyNetwork.obs_size``). It reads only the arrays the card's network needs, checks each ``.npy`` header
 (format, dtype, shape) before reading its data, and caps the card (``MAX_CARD_BYTES``) and the
 weights (``MAX_WEIGHTS_BYTES``): an extra or oversized member costs nothing.
 """
@@ -33,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from ..actions import ACTION_LAYOUT_VERSION, NUM_ACTIONS
-from ..observation import OBS_LAYOUT_VERSION, OBS_SIZE
+from ..observation import LAYOUT_SIZES, OBS_LAYOUT_VERSION
 from .base import COMPILED, Agent, legal_actions
 
 FORMAT = "kc_env.policy"
@@ -77,7 +79,7 @@ class PolicyNetwork:
     def logits(self, obs: np.ndarray, masks: np.ndarray | None = None) -> np.ndarray:
         """Action logits for a batch ``[B, OBS_SIZE]`` (or one vector), before masking. A network
         with a prior needs the ``masks`` too (the prior agent picks among the legal actions)."""
-        x = np.asarray(obs, dtype=np.float32)[..., :OBS_SIZE]
+        x = np.asarray(obs, dtype=np.float32)[..., :self.obs_size]
         act = ACTIVATIONS[self.activation]
         for w, b in self.hidden:
             x = act(x @ w.T + b)
@@ -92,6 +94,12 @@ class PolicyNetwork:
             rows = np.atleast_2d(logits)
             rows[np.arange(len(rows)), chosen] += np.float32(self.prior_weight)
         return logits
+
+    @property
+    def obs_size(self) -> int:
+        """How many values of the observation the network reads: the length of the layout it was
+        trained on, the first values of today's (``observation.LAYOUT_SIZES``)."""
+        return (self.hidden[0][0] if self.hidden else self.action[0]).shape[1]
 
     def probabilities(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """The masked action probabilities (softmax over legal actions), batch or single."""
@@ -146,9 +154,10 @@ def read_card(folder: str | Path) -> dict[str, Any]:
     if card.get("format_version") != FORMAT_VERSION:
         raise ModelError(f"{path}: policy format version {card.get('format_version')!r}; "
                          f"this kc_env reads version {FORMAT_VERSION}")
-    for key, what, ours in (("obs_layout_version", "observation layout", OBS_LAYOUT_VERSION),
-                            ("action_layout_version", "action layout", ACTION_LAYOUT_VERSION)):
-        if type(card.get(key)) is not int or card.get(key) != ours:  # not true, not 1.0
+    for key, what, ours, readable in (
+            ("obs_layout_version", "observation layout", OBS_LAYOUT_VERSION, tuple(LAYOUT_SIZES)),
+            ("action_layout_version", "action layout", ACTION_LAYOUT_VERSION, (ACTION_LAYOUT_VERSION,))):
+        if type(card.get(key)) is not int or card.get(key) not in readable:  # not true, not 1.0
             raise ModelError(f"{path}: the model was trained for {what} version {card.get(key)!r}, "
                              f"this kc_env has version {ours}; retrain or export it for this version")
     players = card.get("num_players")
@@ -201,7 +210,7 @@ def load_network(folder: str | Path) -> tuple[PolicyNetwork, dict[str, Any]]:
 
 def _expected_shapes(card: dict[str, Any]) -> dict[str, tuple[int, ...]]:
     """Every array the card's network needs, by name, with the shape it must have."""
-    widths = [OBS_SIZE, *card["network"].get("hidden", []), NUM_ACTIONS]
+    widths = [LAYOUT_SIZES[card["obs_layout_version"]], *card["network"].get("hidden", []), NUM_ACTIONS]
     names = [f"pi.{i}" for i in range(len(widths) - 2)] + ["action"]
     shapes = {}
     for k, name in enumerate(names):
@@ -267,7 +276,7 @@ def _network_from(arrays: dict[str, np.ndarray], card: dict[str, Any], path: Pat
     hidden = tuple((arrays[f"pi.{i}.weight"].astype(np.float32), arrays[f"pi.{i}.bias"].astype(np.float32))
                    for i in range(depth))
     action = (arrays["action.weight"].astype(np.float32), arrays["action.bias"].astype(np.float32))
-    width = OBS_SIZE
+    width = LAYOUT_SIZES[card["obs_layout_version"]]
     for name, (w, b) in [(f"pi.{i}", layer) for i, layer in enumerate(hidden)] + [("action", action)]:
         if w.ndim != 2 or w.shape[1] != width or b.shape != (w.shape[0],):
             raise ModelError(f"{path}: layer {name} has shape {w.shape} / {b.shape}, expected (*, {width}) / (*,)")

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from ..compiled import njit
+from ..observation import LAYOUT_SIZES
 from ..vector import kernel as K
 from . import turns, view
 from .base import Agent, legal_actions
@@ -40,7 +41,10 @@ FEATURES_VERSION = 1
 CARD_FILE, WEIGHTS_FILE = "model.json", "weights.npz"
 PILE_FEATURES = 20
 _OTHERS_AT = 54 + 2 + 8 * PILE_FEATURES
-FEATURES = _OTHERS_AT + 5 + 3 + 2 + 5 + (K.OBS_SIZE - K.RULES_START)
+RULES_END = LAYOUT_SIZES[1]
+"""The features hold the rules as observation layout 1 writes them (its rule values stay where
+they were), so that models of ``FEATURES_VERSION`` 1 keep their width."""
+FEATURES = _OTHERS_AT + 5 + 3 + 2 + 5 + (RULES_END - K.RULES_START)
 """Numbers describing one end-of-turn position (layout ``FEATURES_VERSION``)."""
 MAX_FILE_BYTES = 16 * 2**20
 
@@ -88,7 +92,7 @@ def features(obs, out):
     for j in range(5):
         out[f + j] = obs[view.OBS_NUM_PLAYERS + j]
     f += 5
-    out[f:] = obs[K.RULES_START:]
+    out[f:] = obs[K.RULES_START:RULES_END]
 
 
 @njit

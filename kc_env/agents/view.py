@@ -60,6 +60,14 @@ _CLEAR = SLICES["rule_clear_complete_piles"].start  # false true
 _BLOCKED = SLICES["rule_blocked"].start  # no_winner fewest_cards
 _JOKERS = SLICES["rule_jokers"].start  # 0 2
 _HAND_SIZE = SLICES["rule_hand_size"].start
+# layout 2's values (observation.MORE_CHOICES): a one-hot of the new values only, or of all values
+_ALL_MOVES = SLICES["rule_must_play_more"].start  # all_moves
+_BEFORE_ENDING = SLICES["rule_king_first_more"].start  # before_ending
+_BLOCKED_WHEN = SLICES["rule_blocked_when_more"].start  # idle_round no_moves
+_CROSS_KING_MOVE = SLICES["rule_cross_king_move_more"].start  # any_time first_turn
+_JOKER_SIDE = SLICES["rule_joker_on_empty_side_more"].start  # false true
+_FIRST_PLAYER = SLICES["rule_first_player_more"].start  # left_of_dealer random
+OBS_FIRST_TURN = SLICES["first_turn"].start
 NO_LIMIT = np.int64(1) << 40  # the row's max_moves: a turn walked here is never cut off
 
 
@@ -117,8 +125,16 @@ def read_rules(obs, R, b):
     R[b, K.R_DRAW] = obs_argmax(obs, _DRAW, 3)
     R[b, K.R_KINGS_ON_SIDES] = obs[_KINGS_ON_SIDES] > 0.5
     R[b, K.R_PILE_MOVES] = obs_argmax(obs, _PILE_MOVES, 3)
-    R[b, K.R_MUST_ALL] = obs[_MUST_PLAY + 1] > 0.5
+    R[b, K.R_MUST_PLAY] = obs[_MUST_PLAY + 1] > 0.5
+    if obs[_ALL_MOVES] > 0.5:
+        R[b, K.R_MUST_PLAY] = K.MUST_ALL_MOVES
     R[b, K.R_KING_FIRST] = obs[_KING_FIRST + 1] > 0.5
+    if obs[_BEFORE_ENDING] > 0.5:
+        R[b, K.R_KING_FIRST] = K.KING_FIRST_BEFORE_ENDING
+    R[b, K.R_NO_MOVES] = obs[_BLOCKED_WHEN + 1] > 0.5
+    R[b, K.R_CROSS_FIRST_TURN] = obs[_CROSS_KING_MOVE + 1] > 0.5
+    R[b, K.R_JOKER_SIDE] = obs[_JOKER_SIDE + 1] > 0.5
+    R[b, K.R_FIRST_RANDOM] = obs[_FIRST_PLAYER + 1] > 0.5
     R[b, K.R_FILL_FIRST] = obs[_FILL + 1] > 0.5
     R[b, K.R_SAME_SUIT] = obs[_CORNER_BUILD + 1] > 0.5
     R[b, K.R_CLEAR] = obs[_CLEAR + 1] > 0.5
@@ -194,3 +210,4 @@ def seat_row(obs, piles, pinfo, hands, stock, S, R, b):
     # whether a pile move left a space is not in the vector: every move does, but a partial one
     S[b, K.OPENED] = S[b, K.MOVED] and R[b, K.R_PILE_MOVES] != K.MOVES_PARTIAL
     S[b, K.IDLE] = obs_count(obs[OBS_IDLE], S[b, K.NP])
+    S[b, K.FIRST] = obs[OBS_FIRST_TURN] > 0.5

@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
             print(engine.to_text(state).rstrip())
             print(f"penalties {list(record.penalties)}  totals {list(match.totals)}")
     print(f"\n=== {'match over' if match.is_over else 'stopped'} after {match.deal_number} deals ===")
-    names = {"chips": "chips", "wins": "deals won", "single": "won"}
+    names = {"chips": "chips", "card_chips": "chips", "wins": "deals won", "single": "won"}
     for seat, total in enumerate(match.totals):
         mark = "  <- wins" if seat in match.winners else ""
         print(f"  player {seat}: {total} {names.get(match.rules.scoring, 'penalty points')}{mark}")

@@ -12,7 +12,7 @@ game = VecGame(4)
 game.deal([0], "pagat", 3, seeds=[7], dealers=[0])  # == engine.new_deal("pagat", 3, seed=7)
 game.load(1, engine.new_deal("pagat", 3, seed=8))  # or copy an engine state in
 masks = game.legal_masks([0])               # int8 [1, 497], as actions.legal_mask
-obs = game.observe([0], [game.to_act(0)])   # float32 [1, 1584], as observation.encode
+obs = game.observe([0], [game.to_act(0)])   # float32 [1, 1599], as observation.encode
 game.step([0], [496])                       # end turn, as engine.apply(state, END_TURN)
 game.to_act([0, 1]), game.over([0, 1]), game.winners([0, 1])  # int64 / bool arrays, one per game
 game.to_state(0)                            # back to an engine GameState (hands sorted)
@@ -39,6 +39,9 @@ DEFAULT_MAX_MOVES = GAME_INFO.default_max_moves
 _REWARD_KINDS = {"win_loss": K.REWARD_WIN_LOSS, "score": K.REWARD_SCORE}
 _DRAW = {"start": K.DRAW_START, "end": K.DRAW_END, "stuck": K.DRAW_STUCK}
 _PILE_MOVES = {"whole": K.MOVES_WHOLE, "none": K.MOVES_NONE, "partial": K.MOVES_PARTIAL}
+_MUST_PLAY = {"optional": K.MUST_OPTIONAL, "all": K.MUST_ALL, "all_moves": K.MUST_ALL_MOVES}
+_KING_FIRST = {False: K.KING_FIRST_OFF, "before_others": K.KING_FIRST_BEFORE_OTHERS,
+               "before_ending": K.KING_FIRST_BEFORE_ENDING}
 
 
 def rules_row(rules: Rules, max_moves: int = DEFAULT_MAX_MOVES, reward: str = "win_loss") -> np.ndarray:
@@ -48,8 +51,8 @@ def rules_row(rules: Rules, max_moves: int = DEFAULT_MAX_MOVES, reward: str = "w
     row[K.R_DRAW] = _DRAW[rules.draw]
     row[K.R_KINGS_ON_SIDES] = rules.kings_on_sides
     row[K.R_PILE_MOVES] = _PILE_MOVES[rules.pile_moves]
-    row[K.R_MUST_ALL] = rules.must_play == "all"
-    row[K.R_KING_FIRST] = rules.king_first
+    row[K.R_MUST_PLAY] = _MUST_PLAY[rules.must_play]
+    row[K.R_KING_FIRST] = _KING_FIRST[rules.king_first]
     row[K.R_FILL_FIRST] = rules.fill_spaces_first
     row[K.R_SAME_SUIT] = rules.corner_build == "same_suit"
     row[K.R_CLEAR] = rules.clear_complete_piles
@@ -59,13 +62,17 @@ def rules_row(rules: Rules, max_moves: int = DEFAULT_MAX_MOVES, reward: str = "w
     row[K.R_REWARD] = _REWARD_KINDS[reward]
     row[K.R_JOKERS] = rules.jokers
     row[K.R_TO_CORNER] = rules.cross_kings == "to_corner"
+    row[K.R_NO_MOVES] = rules.blocked_when == "no_moves"
+    row[K.R_CROSS_FIRST_TURN] = rules.cross_king_move == "first_turn"
+    row[K.R_JOKER_SIDE] = rules.joker_on_empty_side
+    row[K.R_FIRST_RANDOM] = rules.first_player == "random"
     table = rules.penalty_table()
     for i, key in enumerate(obs_mod.PENALTY_KEYS):
         row[K.R_PEN + i] = table[key]
     return row
 
 
-_ROW = 25 + 8 * 13 + 1 + 54 + 4 + 2  # one loaded game, see _state_row
+_ROW = 25 + 8 * 13 + 1 + 54 + 4 + 3  # one loaded game, see _state_row
 
 
 def _state_row(state: GameState) -> list[int]:
@@ -80,7 +87,7 @@ def _state_row(state: GameState) -> list[int]:
              state.is_over, -1 if state.winner is None else state.winner, state.blocked, state.move_count, n]
             + hands + [len(p) for p in state.piles] + piles + [len(state.stock)]
             + state.stock + [0] * (54 - len(state.stock)) + [jv[0][0], jv[1][0], jv[0][1], jv[1][1]]
-            + [state.opened, state.cleared])
+            + [state.opened, state.cleared, state.first_turn])
 
 
 def _load_rows(idx: np.ndarray, rows: np.ndarray, g: K.Games) -> None:
@@ -95,7 +102,7 @@ def _load_rows(idx: np.ndarray, rows: np.ndarray, g: K.Games) -> None:
     S[idx, K.SLEN] = rows[:, 129]
     stock[idx, :54] = rows[:, 130:184]
     S[idx[:, None], np.array([K.JR, K.JR + 1, K.JC, K.JC + 1])] = rows[:, 184:188]
-    S[idx[:, None], np.array([K.OPENED, K.CLEARED])] = rows[:, 188:190]
+    S[idx[:, None], np.array([K.OPENED, K.CLEARED, K.FIRST])] = rows[:, 188:191]
 
 
 class VecGame:
@@ -232,7 +239,7 @@ class VecGame:
         return out
 
     def observe(self, idx: Sequence[int], seats: Sequence[int]) -> np.ndarray:
-        """float32 ``[len(idx), 1584]``: the observation of ``seats[i]`` in game ``idx[i]``."""
+        """float32 ``[len(idx), 1599]``: the observation of ``seats[i]`` in game ``idx[i]``."""
         idx = np.asarray(idx, dtype=np.int64)
         out = np.empty((len(idx), K.OBS_SIZE), dtype=np.float32)
         K.encode_batch(idx, np.asarray(seats, dtype=np.int64), self.state, self.rules_vecs, out)
@@ -291,7 +298,8 @@ class VecGame:
             hands=[engine.cards_of(int(self.hands[b, s])) for s in range(n)],
             stock=self.stock[b, :S[K.SLEN]].tolist(), current_player=int(S[K.CUR]),
             drawn=bool(S[K.DRAWN]), played=bool(S[K.PLAYED]), moved=bool(S[K.MOVED]),
-            opened=bool(S[K.OPENED]), cleared=int(S[K.CLEARED]), idle_turns=int(S[K.IDLE]), is_over=bool(S[K.OVER]), winner=self.winner(b),
+            opened=bool(S[K.OPENED]), cleared=int(S[K.CLEARED]), first_turn=bool(S[K.FIRST]),
+            idle_turns=int(S[K.IDLE]), is_over=bool(S[K.OVER]), winner=self.winner(b),
             blocked=bool(S[K.BLOCKED]), move_count=int(S[K.MOVES]), turns_without_play=[0] * n,
             joker_value=jv, seed=self.seeds[b], rng=rng)
         engine._refresh_all(state)

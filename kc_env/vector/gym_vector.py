@@ -8,7 +8,7 @@ import kc_env  # registers KingsCorner-v0, with this class as its vector entry p
 
 envs = gymnasium.make_vec("KingsCorner-v0", num_envs=256, vectorization_mode="vector_entry_point",
                           opponents="heuristic")
-obs, info = envs.reset(seed=0)                     # obs float32 [256, 1584]
+obs, info = envs.reset(seed=0)                     # obs float32 [256, 1599]
 masks = info["action_mask"]                        # int8 [256, 497], the learners' legal actions
 obs, rewards, terminations, truncations, info = envs.step(actions)
 ```
@@ -17,7 +17,7 @@ obs, rewards, terminations, truncations, info = envs.step(actions)
   ``num_envs`` goes to it: ``rules``, ``num_players``, ``opponents``, ``learner_seat``, ``reward``,
   ``max_moves``, ``dealer``, ``illegal_action``, ``record``); ``reset(seed=s)`` seeds game ``i``
   with ``s + i``. One episode is one deal (``episode="deal"``; a match is refused).
-- Spaces: ``single_observation_space`` ``Box(1584,)`` float32, ``single_action_space``
+- Spaces: ``single_observation_space`` ``Box(1599,)`` float32, ``single_action_space``
   ``Discrete(497)``; ``observation_space`` and ``action_space`` are their batches (a
   ``MultiDiscrete`` of actions).
 - Masks in ``info``: ``info["action_mask"]`` (int8 ``[num_envs, 497]``, with ``info["_action_mask"]``

@@ -94,19 +94,23 @@ LEARNER = 18  # the vector env's learner seat
 LSTEPS = 19  # learner actions this episode
 LOGLEN = 20  # moves logged this deal
 CLEARED = 21  # complete piles cleared into the stock this deal (engine.GameState.cleared)
+FIRST = 22  # no turn of the deal has ended yet (engine.GameState.first_turn)
 MAX_CLEARED = _engine.MAX_CLEARED
 NUM_S = 24
 
 # columns of R
-(R_DRAW, R_KINGS_ON_SIDES, R_PILE_MOVES, R_MUST_ALL, R_KING_FIRST, R_FILL_FIRST, R_SAME_SUIT, R_CLEAR,
+(R_DRAW, R_KINGS_ON_SIDES, R_PILE_MOVES, R_MUST_PLAY, R_KING_FIRST, R_FILL_FIRST, R_SAME_SUIT, R_CLEAR,
  R_FEWEST, R_HAND_SIZE, R_MAX_MOVES, R_REWARD, R_JOKERS, R_TO_CORNER) = range(14)
 R_PEN = 14  # 14 penalties: ranks A..K, then the joker
-NUM_R = R_PEN + 14
+R_NO_MOVES, R_CROSS_FIRST_TURN, R_JOKER_SIDE, R_FIRST_RANDOM = range(R_PEN + 14, R_PEN + 18)
+NUM_R = R_PEN + 18
 DRAW_START, DRAW_END, DRAW_STUCK = 0, 1, 2
 MOVES_WHOLE, MOVES_NONE, MOVES_PARTIAL = 0, 1, 2
+MUST_OPTIONAL, MUST_ALL, MUST_ALL_MOVES = 0, 1, 2
+KING_FIRST_OFF, KING_FIRST_BEFORE_OTHERS, KING_FIRST_BEFORE_ENDING = 0, 1, 2
 REWARD_WIN_LOSS, REWARD_SCORE = 0, 1
 
-# -- observation layout (kc_env.observation, layout 1) ----------------------------------------
+# -- observation layout (kc_env.observation, layout 2) ----------------------------------------
 
 OBS_SIZE = _obs.OBS_SIZE
 RULES_START = _obs.RULES_START
@@ -129,6 +133,7 @@ O_MY_TURN = _obs.SLICES["my_turn"].start
 O_TO_ACT = _obs.SLICES["to_act"].start
 O_DEALER = _obs.SLICES["dealer"].start
 O_NUM_PLAYERS = _obs.SLICES["num_players"].start
+O_FIRST_TURN = _obs.SLICES["first_turn"].start
 
 MT_N = 624  # Mersenne Twister state words; mt[b, MT_N] is the index (Random.getstate()[1])
 
@@ -329,9 +334,10 @@ def accepts(piles, pinfo, R, b, p):
     if pinfo[b, p, LEN] == 0:
         if p >= 4:
             return KING_MASK | JOKER_MASK
+        jokers = JOKER_MASK if R[b, R_JOKER_SIDE] else np.int64(0)
         if R[b, R_KINGS_ON_SIDES]:
-            return ALL_REAL
-        return ALL_REAL & ~KING_MASK
+            return ALL_REAL | jokers
+        return (ALL_REAL & ~KING_MASK) | jokers
     rank = pinfo[b, p, TOP_RANK]
     colour = pinfo[b, p, TOP_COLOUR]
     if rank == 1:
@@ -462,7 +468,7 @@ def pile_moves(piles, pinfo, S, R, b, out, k, first_only):
             continue
         bottom = piles[b, p, 0]
         if p < 4 and empty_corners > 0 and bottom < 52 and RANK[bottom] == KING and (
-                R[b, R_SAME_SUIT] == 0 or n == 1):
+                R[b, R_SAME_SUIT] == 0 or n == 1) and (R[b, R_CROSS_FIRST_TURN] == 0 or S[b, FIRST]):
             for c in range(4, 8):
                 if pinfo[b, c, LEN] == 0:
                     out[k] = MOVE_OFFSET + p * 8 + c
@@ -493,12 +499,12 @@ def legal_actions(piles, pinfo, hands, S, R, b, out):
         return 0
     hand = hands[b, S[b, CUR]]
     k = np.int64(0)  # not a literal 0, which would compile pile_moves once more for it
-    king_first = False
+    king_and_corner = False
     if R[b, R_KING_FIRST] and hand & KING_MASK:
         for c in range(4, 8):
             if pinfo[b, c, LEN] == 0:
-                king_first = True
-    if king_first:  # only kings into corners, no pile moves
+                king_and_corner = True
+    if king_and_corner and R[b, R_KING_FIRST] == KING_FIRST_BEFORE_OTHERS:  # only kings into corners, no pile moves
         for p in range(4, 8):
             m = hand & pinfo[b, p, ACC] & KING_MASK
             while m:
@@ -524,7 +530,9 @@ def legal_actions(piles, pinfo, hands, S, R, b, out):
                 k += 1
         plays = k
         k = pile_moves(piles, pinfo, S, R, b, out, k, False)
-    if not (R[b, R_MUST_ALL] and plays > 0):
+    must = R[b, R_MUST_PLAY]  # engine._why_not_end
+    may_end = not ((must != MUST_OPTIONAL and plays > 0) or (must == MUST_ALL_MOVES and k > 0))
+    if may_end and not (king_and_corner and R[b, R_KING_FIRST] == KING_FIRST_BEFORE_ENDING):
         out[k] = END_TURN_ACTION
         k += 1
     return k
@@ -660,8 +668,21 @@ def finish_blocked(hands, S, R, b):
 
 @njit(cache=True)
 def is_blocked(piles, pinfo, hands, S, R, b, scratch):
-    """engine.is_blocked, when a turn ends."""
-    return S[b, IDLE] >= S[b, NP] or S[b, CLEARED] >= MAX_CLEARED
+    """engine.is_blocked, when a turn ends (its flags cleared)."""
+    limit = S[b, NP] * (2 if R[b, R_NO_MOVES] else 1)  # engine.idle_limit
+    if S[b, IDLE] >= limit or S[b, CLEARED] >= MAX_CLEARED:
+        return True
+    return R[b, R_NO_MOVES] != 0 and S[b, SLEN] == 0 and not anyone_can_move(piles, pinfo, hands, S, R, b, scratch)
+
+
+@njit(cache=True)
+def anyone_can_move(piles, pinfo, hands, S, R, b, scratch):
+    """engine.anyone_can_move."""
+    for seat in range(S[b, NP]):
+        for p in range(8):
+            if hands[b, seat] & pinfo[b, p, ACC]:
+                return True
+    return pile_moves(piles, pinfo, S, R, b, scratch, np.int64(0), np.bool_(True)) > 0
 
 
 @njit(cache=True)
@@ -680,6 +701,7 @@ def end_turn(piles, pinfo, hands, stock, S, R, b, scratch):
     S[b, PLAYED] = 0
     S[b, MOVED] = 0
     S[b, OPENED] = 0
+    S[b, FIRST] = 0
     if is_blocked(piles, pinfo, hands, S, R, b, scratch):
         finish_blocked(hands, S, R, b)
         return
@@ -736,14 +758,18 @@ def deal(piles, pinfo, hands, stock, S, R, mt, b, seed, dealer, n, scratch):
         while pinfo[b, side, LEN] == 0 and real > 0:
             top -= 1
             c = stock[b, top]
-            if c >= 52:  # a joker cannot start a side: to the bottom of the stock
+            if c >= 52 and R[b, R_JOKER_SIDE]:  # it stands for a king of no colour
+                S[b, JR + c - 52] = KING
+                S[b, JC + c - 52] = NO_COLOUR
+            elif c >= 52:  # a joker cannot start a side: to the bottom of the stock
                 for i in range(top, 0, -1):
                     stock[b, i] = stock[b, i - 1]
                 stock[b, 0] = c
                 top += 1
                 continue
-            real -= 1
-            if R[b, R_TO_CORNER] and RANK[c] == KING:
+            if c < 52:
+                real -= 1
+            if c < 52 and R[b, R_TO_CORNER] and RANK[c] == KING:
                 corner = -1
                 for k in range(4, 8):
                     if pinfo[b, k, LEN] == 0:
@@ -757,6 +783,9 @@ def deal(piles, pinfo, hands, stock, S, R, mt, b, seed, dealer, n, scratch):
             pinfo[b, side, LEN] = 1
     S[b, SLEN] = top
     S[b, CUR] = (dealer + 1) % n
+    S[b, FIRST] = 1
+    if R[b, R_FIRST_RANDOM]:  # engine: rng.randrange(n)
+        S[b, CUR] = mt_randbelow(mt, b, n)
     for p in range(8):
         refresh(piles, pinfo, S, R, b, p)
     begin_turn(piles, pinfo, hands, stock, S, R, b, scratch)
@@ -839,6 +868,7 @@ def encode(piles, pinfo, hands, S, b, seat, rules_vec, out):
     out[O_TO_ACT + (S[b, CUR] - seat) % n] = 1.0
     out[O_DEALER + (S[b, DEALER] - seat) % n] = 1.0
     out[O_NUM_PLAYERS + n - 2] = 1.0
+    out[O_FIRST_TURN] = S[b, FIRST]
 
 
 @njit(cache=True)

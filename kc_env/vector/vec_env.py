@@ -11,9 +11,9 @@ model = MaskablePPO("MlpPolicy", env, n_steps=64).learn(100_000)
 Each of the ``num_envs`` games is what ``KingsCorner-v0`` (``kc_env.gym_env``) is: the learner
 holds one seat, the opponents play their turns inside ``step``, and every observation, mask and
 reward is the learner's. The same rules, action layout (``Discrete(497)``) and observation
-(``Box(1584,)``, layout 1) as the reference engine; ``tests/test_vector_diff.py`` proves it.
+(``Box(1599,)``, layout 2) as the reference engine; ``tests/test_vector_diff.py`` proves it.
 
-- ``step(actions)`` returns ``obs`` float32 ``[num_envs, 1584]``, ``rewards`` float32, ``dones``
+- ``step(actions)`` returns ``obs`` float32 ``[num_envs, 1599]``, ``rewards`` float32, ``dones``
   bool and one info dict per game. A game whose episode ended is dealt again at once (the SB3
   convention): its info holds ``terminal_observation``, ``TimeLimit.truncated`` (cut off after
   ``max_moves`` moves), ``episode`` (``r`` the learner's reward, ``l`` its number of actions,
@@ -405,7 +405,7 @@ def _opponent_list(opponents: Any, n: int) -> list[Any]:
 
 
 def _batch_policy(spec: Any, rules: Rules, num_players: int) -> BatchPolicy:
-    """A function ``(obs [k, 1584] float32, masks [k, 497] int8) -> actions [k]`` for ``spec``
+    """A function ``(obs [k, 1599] float32, masks [k, 497] int8) -> actions [k]`` for ``spec``
     (with a warning when it is an exported model trained for another table)."""
     if isinstance(spec, str) and spec in COMPILED:
         from ..agents.batch import rule_based
