@@ -33,7 +33,7 @@ def _custom_table(rng: random.Random) -> dict[str, int]:
 FREE = {
     "hand_size": lambda rng: rng.choice([1, 2, 3, 5, 8, 10]),
     "custom_table": _custom_table,  # kept only when scoring or table is custom, and then required
-    "target": lambda rng: rng.choice([1, 10, 25, 100, 1000, 1500]),
+    "target": lambda rng: rng.choice([None, 1, 10, 25, 100, 1000, 1500]),  # None: the usual one
     "chips": lambda rng: rng.choice([1, 5, 50, 1000, 1500]),
 }
 """How each field of ``Rules`` without a fixed list of values is drawn."""

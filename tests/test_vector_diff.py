@@ -345,3 +345,40 @@ def test_vec_env_per_game_opponents_equal_reference():
     for b in range(B):
         env.set_opponents([b], table[b % 3])
     play_and_replay(env, rules, n, "win_loss", MAX_MOVES, lambda b: table[b % 3], episodes=18, seed=1)
+
+
+HOUSE_RULE_LINES = [  # tests/test_house_rules.py's positions, with the moves played there
+    ("N: 10S\nE: AS\nS: AD\nW: AC\nhand 0: 9D 5C\nhand 1: 5H 4S 3S\nstock: -\nturn: 0",
+     {"blocked_when": "no_moves"}, ["end", "end", "9D N", "end"]),
+    ("N: 10S\nE: AS\nS: AD\nW: AC\nhand 0: 9D 5C\nhand 1: 5H 4S 3S\nstock: -\nturn: 0",
+     {"blocked_when": "no_moves"}, ["end", "end", "end", "end"]),
+    ("N: 2S\nE: AS\nS: AD\nW: AC\nhand 0: KD QH\nhand 1: 5H\nstock: -\nturn: 0",
+     {"king_first": "before_ending"}, ["KD NE", "end"]),
+    ("N: 3S\nE: 2H\nS: AD\nW: AC\nhand 0: 9D 5C\nhand 1: 5H 4S\nstock: -\nturn: 0",
+     {"must_play": "all_moves"}, ["move E N", "move W N", "9D E", "5C W"]),
+    ("N: KS\nE: 9H\nhand 0: 2C 8S\nhand 1: 3D\nhand 2: 4D\nstock: -\nturn: 0 drawn first",
+     {"cross_kings": "stay", "cross_king_move": "first_turn"}, ["end", "end"]),
+    ("N: 10S\nhand 0: JK QH QS\nhand 1: 3D\nstock: -\nturn: 0 drawn",
+     {"jokers": 2, "joker_on_empty_side": True}, ["JK E", "QH E", "end"]),
+    ("N: 9H\nE: QH\nS: JD\nNE: KC QD JS 10H\nhand 0: 2S 5D\nhand 1: 5H\nstock: -\nturn: 0",
+     {"pile_moves": "partial"}, ["move NE E", "end", "move E NE", "end"]),
+]
+
+
+@pytest.mark.parametrize("text, overrides, moves", HOUSE_RULE_LINES)
+def test_the_house_rule_positions_play_the_same_in_the_kernel(text, overrides, moves):
+    """Each new value of issue 19 on its rule-book position: the kernel's masks and state equal
+    the engine's at every move."""
+    full = "\n".join([text] + [f"{p}: -" for p in engine.PILE_NAMES if f"{p}:" not in text])
+    state = engine.from_text(full, Rules(**overrides))
+    game = VecGame(1)
+    game.load(0, state)
+    for text_move in moves + [None]:
+        assert np.array_equal(game.legal_masks([0])[0], actions.legal_mask(state)), (text_move, engine.to_text(state))
+        assert comparable(game.to_state(0)) == comparable(state), engine.to_text(state)
+        if text_move is None or state.is_over:
+            break
+        a = actions.encode(engine.parse_move(text_move))
+        engine.apply(state, actions.decode(a))
+        game.step([0], [a])
+    assert state.is_over == game.is_over(0)
