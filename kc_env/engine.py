@@ -41,7 +41,7 @@ from .cards import (
     mask_of,
     parse_card,
 )
-from .rules import Rules
+from .rules import MAX_CLEARED, Rules
 
 PILE_NAMES = ("N", "E", "S", "W", "NE", "SE", "SW", "NW")
 PILE_INDEX = {name: i for i, name in enumerate(PILE_NAMES)}
@@ -718,10 +718,6 @@ def made_progress(state: GameState, drew: bool) -> bool:
     return state.played or state.opened or drew
 
 
-MAX_CLEARED = 4
-"""RULES.md 4.7: a deal in which this many piles have been cleared ends (blocked) with the turn."""
-
-
 def is_blocked(state: GameState) -> bool:
     """RULES.md 4.8, checked when a turn ends (its flags cleared): ``idle_limit`` turns in a row
     without lasting progress, under ``blocked_when: no_moves`` an empty stock with no move open
@@ -1074,4 +1070,5 @@ __all__ = [
     "Move", "IllegalMove", "PositionError", "GameState", "new_deal", "legal_moves", "apply",
     "why_illegal", "deal_penalties", "hand_penalty", "move_name", "parse_move", "to_text",
     "from_text", "pile_is_legal", "end_blocked", "all_cards", "redeal_unseen", "has_play_or_pile_move", "BLACK", "RED", "cards_of",
+    "made_progress", "is_blocked", "idle_limit", "anyone_can_move", "MAX_CLEARED",
 ]

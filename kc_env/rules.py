@@ -29,6 +29,8 @@ PENALTY_TABLES: dict[str, dict[str, int]] = {
 }
 """RULES.md 5.1: the named penalty tables, by rank name."""
 RANK_KEYS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+MAX_CLEARED = 52
+"""RULES.md 4.7: a deal in which this many piles have been cleared ends (blocked) with the turn."""
 MIN_PLAYERS, MAX_PLAYERS = 2, 6
 """RULES.md 2.2: a table seats 2 to 6 players (``kc_env.game_info.GAME_INFO`` shows them)."""
 

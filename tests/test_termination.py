@@ -28,12 +28,13 @@ def move_bound(num_players: int, idle_limit: int) -> int:
     """RULES.md 4.8: the most moves a deal can take. Between two cleared piles (an *epoch*) at
     most 54 cards are drawn and 54 played, and at most 20 + 3 x 54 pile moves leave a space
     (2 x the piles in use + the sides in use is at most 20, falls by one at least with each such
-    move and grows by 3 at most with a card play), so at most E = 290 turns per epoch make
-    progress; with at most 3 piles cleared before the last turn and 4 in it there are at most
-    8 epochs. At most ``idle_limit - 1`` turns in a row make no progress, and a turn holds at
-    most one move that is no progress (a part moved from pile to pile) besides its end."""
+    move and grows by 3 at most with a card play), so at most 290 turns per epoch make
+    progress; with at most ``MAX_CLEARED - 1`` piles cleared before the last turn and 4 in it
+    there are at most ``MAX_CLEARED + 4`` epochs, E = 290 x that. At most ``idle_limit - 1``
+    turns in a row make no progress, and a turn holds at most one move that is no progress (a
+    part moved from pile to pile) besides its end."""
     del num_players  # the bound holds for any table; kept to say so at the call
-    events = 8 * (54 + 54 + 20 + 3 * 54)
+    events = (engine.MAX_CLEARED + 4) * (54 + 54 + 20 + 3 * 54)
     turns = (events + 1) * idle_limit
     return 2 * turns + events
 
@@ -152,12 +153,12 @@ def test_passing_while_a_card_fits_under_draw_stuck_blocks_the_deal():
     assert state.is_over and state.blocked and len(state.stock) == 3
 
 
-def test_the_fourth_cleared_pile_ends_the_deal_with_the_turn():
+def test_the_52nd_cleared_pile_ends_the_deal_with_the_turn():
     """RULES.md 4.7: cards of cleared piles go round again, so the deal ends (blocked) with the
-    turn in which the fourth pile is cleared."""
-    corner = "NE: KS QH JS 10H 9S 8H 7S 6H 5S 4H 3S 2H\nhand 0: AS 2C\nhand 1: 3D\nturn: 0 drawn\ncleared: 3"
+    turn in which the 52nd pile is cleared."""
+    corner = "NE: KS QH JS 10H 9S 8H 7S 6H 5S 4H 3S 2H\nhand 0: AS 2C\nhand 1: 3D\nturn: 0 drawn\ncleared: 51"
     state = position(corner, clear_complete_piles=True)
     play(state, "AS NE")
-    assert state.cleared == 4 and not state.is_over, "the turn goes on"
+    assert state.cleared == 52 and not state.is_over, "the turn goes on"
     engine.apply(state, END_TURN)
     assert state.is_over and state.blocked

@@ -52,8 +52,8 @@ from collections import namedtuple
 import numpy as np
 
 from .. import cards as _cards
-from .. import engine as _engine
 from .. import observation as _obs
+from .. import rules as _rules
 from ..compiled import njit
 from ..game_info import GAME_INFO
 
@@ -95,7 +95,7 @@ LSTEPS = 19  # learner actions this episode
 LOGLEN = 20  # moves logged this deal
 CLEARED = 21  # complete piles cleared into the stock this deal (engine.GameState.cleared)
 FIRST = 22  # no turn of the deal has ended yet (engine.GameState.first_turn)
-MAX_CLEARED = _engine.MAX_CLEARED
+MAX_CLEARED = _rules.MAX_CLEARED
 NUM_S = 24
 
 # columns of R
