@@ -203,3 +203,16 @@ def test_decode_rules_for_every_preset():
 def test_decode_rejects_a_vector_of_another_size():
     with pytest.raises(ValueError, match=f"[(]{obs.OBS_SIZE},[)]"):
         obs.decode(np.zeros(100, dtype=np.float32))
+
+
+def test_decode_rules_gives_back_every_value_of_every_variant():
+    """Layout 2 holds every value of ``rules.CHOICES``: the ones layout 1 knew where they were,
+    the new ones after them; ``decode_rules`` reads each back."""
+    table = {r: 2 for r in "A 2 3 4 5 6 7 8 9 10 J Q K".split()}
+    for key, values in CHOICES.items():
+        for value in values:
+            if (key, value) == ("table", "custom"):
+                continue  # the penalty slice holds the table of the scoring in force, not this one
+            extra = {"custom_table": table} if value == "custom" else {}
+            rules = Rules(**{key: value}, **extra)
+            assert obs.decode_rules(obs.encode(engine.new_deal(rules, 2, seed=1), 0)) == rules, (key, value)
