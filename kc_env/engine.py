@@ -697,11 +697,11 @@ def _end_turn(state: GameState) -> None:
     rules = state.rules
     seat = state.current_player
     drew = state.drawn
+    if not state.played and (rules.extra_chip == "did_not_play" or not _raw_plays(state, _hand_mask(state))):
+        state.turns_without_play[seat] += 1  # before the end-turn draw: could the hand play?
     if rules.draw == "end" and state.stock:
         state.hands[seat].append(state.stock.pop())
         drew = True
-    if not state.played and (rules.extra_chip == "did_not_play" or not _raw_plays(state, _hand_mask(state))):
-        state.turns_without_play[seat] += 1
     state.idle_turns = 0 if made_progress(state, drew) else state.idle_turns + 1
     state.drawn = state.played = state.moved = state.opened = state.first_turn = False
     if is_blocked(state):

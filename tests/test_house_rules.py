@@ -235,3 +235,12 @@ def test_joker_on_empty_side_true_lets_a_joker_start_a_side_as_a_king():
 def test_new_values_are_refused_when_misspelt():
     with pytest.raises(RulesError, match="rule 'blocked_when' cannot be 'never'; allowed: idle_round, no_moves"):
         Rules(blocked_when="never")
+
+
+def test_extra_chip_could_not_play_judges_the_hand_before_the_end_turn_draw():
+    """RULES.md 5.2 ``could_not_play`` under ``draw: end``: the card drawn with the end-turn move
+    does not count, it was not in the hand while the player could play."""
+    state = position("N: 10S\nE: AS\nS: AD\nW: AC\nhand 0: 5C\nhand 1: 4S\nstock: 9D 2C\nturn: 0",
+                     scoring="chips", draw="end")
+    play(state, "end")
+    assert state.turns_without_play == [1, 0] and "9D" in [engine.card_name(c) for c in state.hands[0]]

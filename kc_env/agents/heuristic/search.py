@@ -141,15 +141,23 @@ def turn_candidates(obs, mask, w, top_v, top_line, top_len):
 
 @njit
 def _keep(top_v, top_line, top_len, v, line, n):
-    """Put the line ``line[:n]`` of value ``v`` among the best kept, if it beats the worst."""
+    """Put the line ``line[:n]`` of value ``v`` among the best kept, if it beats the worst. The
+    slots stay in the order the lines were found (the worst goes, the new line comes last), so
+    that among lines of equal value ``turn_candidates`` lists first the one found first, whose
+    first move is the heuristic's own."""
+    k = top_v.shape[0]
     worst = 0
-    for i in range(1, top_v.shape[0]):
+    for i in range(1, k):
         if top_v[i] < top_v[worst]:
             worst = i
     if v > top_v[worst]:
-        top_v[worst] = v
-        top_line[worst, :n] = line[:n]
-        top_len[worst] = n
+        for i in range(worst, k - 1):
+            top_v[i] = top_v[i + 1]
+            top_line[i] = top_line[i + 1]
+            top_len[i] = top_len[i + 1]
+        top_v[k - 1] = v
+        top_line[k - 1, :n] = line[:n]
+        top_len[k - 1] = n
 
 
 @njit
