@@ -21,7 +21,7 @@ browser:
 	@if [ -x /usr/bin/chromium ]; then :; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get > /dev/null; then \
 		echo "make: installing Debian's chromium for the browser tests"; \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 			chromium fonts-liberation fonts-dejavu-core > /dev/null; \
 	else \
 		echo "make: no /usr/bin/chromium and not root to apt-get install it: the browser tests will skip"; \
