@@ -53,3 +53,19 @@ def legal_actions(obs: Mapping[str, np.ndarray]) -> np.ndarray:
     if legal.size == 0:
         raise ValueError("the action mask has no legal action: this seat is not to act")
     return legal
+
+
+def spec_parts(spec: str, prefix: str, noun: str, form: str) -> dict[str, str]:
+    """The ``name=value`` parts of ``spec`` after ``prefix`` (e.g. ``search:redeals=16``), values
+    as written, by name: the one parser of an agent spec's settings. Refuses, in one line naming
+    it, a part that is not ``form`` (what a part must be, with an example) or a ``noun`` (what the
+    names are) given twice."""
+    out: dict[str, str] = {}
+    for part in spec.removeprefix(prefix).split(","):
+        name, equals, value = (s.strip() for s in part.partition("="))
+        if not (name and equals and value):
+            raise ValueError(f"agent spec {spec!r}: {part!r} is not {form}")
+        if name in out:
+            raise ValueError(f"agent spec {spec!r}: the {noun} {name} is given twice")
+        out[name] = value
+    return out

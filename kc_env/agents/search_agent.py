@@ -31,7 +31,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from ..match import DEFAULT_MAX_MOVES
-from .base import Agent, legal_actions
+from .base import Agent, legal_actions, spec_parts
 from .greedy import batch_arrays, mask, vector
 from .heuristic.weights import HEURISTIC_WEIGHTS
 
@@ -56,17 +56,9 @@ def spec_options(spec: str) -> dict[str, float]:
     out: dict[str, float] = {name: kind(default) for name, (kind, default) in OPTIONS.items()}
     if spec == SEARCH:
         return out
-    given: set[str] = set()
-    for part in spec.removeprefix(PREFIX).split(","):
-        name, equals, value = (s.strip() for s in part.partition("="))
-        if not (name and equals and value):
-            raise ValueError(f"agent spec {spec!r}: {part!r} is not name=value "
-                             f"(e.g. search:redeals=16,candidates=4,margin=0.02)")
+    for name, value in spec_parts(spec, PREFIX, "option", "name=value (e.g. search:redeals=16,candidates=4,margin=0.02)").items():
         if name not in OPTIONS:
             raise ValueError(f"agent spec {spec!r}: unknown option {name!r}; known: {', '.join(OPTIONS)}")
-        if name in given:
-            raise ValueError(f"agent spec {spec!r}: the option {name} is given twice")
-        given.add(name)
         kind = OPTIONS[name][0]
         try:
             out[name] = kind(value)
@@ -153,8 +145,8 @@ class SearchAgent(Agent):
         top_len = np.zeros(self.candidates + 1, dtype=np.int64)
         heuristic = int(self._search.turn_candidates(ob, mk, self.weights, top_v[:-1], top_line[:-1], top_len[:-1]))
         valid = int(np.count_nonzero(top_v[:-1] > self._search.NO_CANDIDATE))
-        if not self._heuristic_line_first(heuristic, top_v[:valid], top_line, top_len):
-            return heuristic  # the heuristic fell back on greedy
+        if valid == 0 or (int(top_line[0, 0]) if top_len[0] else K.END_TURN_ACTION) != heuristic:
+            return heuristic  # the heuristic fell back on greedy (else its line is the first)
         if self.end_now and mk[K.END_TURN_ACTION] and not (top_len[:valid] == 0).any():
             top_len[valid] = 0  # ending the turn here, with nothing more played
             valid += 1
@@ -168,19 +160,6 @@ class SearchAgent(Agent):
         chosen = best if values[best] > values[0] + self.margin else 0
         self._keep_plan(ob, top_line[chosen], int(top_len[chosen]), blueprint=chosen == 0)
         return int(top_line[chosen, 0]) if top_len[chosen] else K.END_TURN_ACTION
-
-    def _heuristic_line_first(self, heuristic: int, values: np.ndarray, top_line: np.ndarray,
-                              top_len: np.ndarray) -> bool:
-        """Put in row 0 the best candidate that starts with the heuristic's move (among lines of
-        equal value the heuristic may take another than the first); False if none does."""
-        end = self._K.END_TURN_ACTION
-        for i in range(len(values)):
-            if values[i] < values[0]:
-                return False
-            if (int(top_line[i, 0]) if top_len[i] else end) == heuristic:
-                top_line[[0, i]], top_len[[0, i]], values[[0, i]] = top_line[[i, 0]], top_len[[i, 0]], values[[i, 0]]
-                return True
-        return False
 
     def _heuristic(self, ob: np.ndarray, mk: np.ndarray) -> int:
         return int(self._search.heuristic_action_w(ob, mk, self.weights))

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from ..base import Agent, legal_actions
+from ..base import Agent, legal_actions, spec_parts
 from ..greedy import mask, vector
 from .weights import HEURISTIC_WEIGHTS, WEIGHT_NAMES, evaluation_weights
 
@@ -25,18 +25,13 @@ def spec_weights(spec: str) -> dict[str, float]:
     """The weights of a ``heuristic:name=value,...`` spec, by name; refuses a part that is not
     ``name=value`` with a number, or a name given twice (unknown names are refused by
     ``weights.evaluation_weights``)."""
+    form = "name=number (e.g. heuristic:fit_close=0.375,card=1.1)"
     out: dict[str, float] = {}
-    for part in spec.removeprefix(WEIGHTED).split(","):
-        name, equals, value = (s.strip() for s in part.partition("="))
-        if name in out:
-            raise ValueError(f"agent spec {spec!r}: the weight {name} is given twice")
+    for name, value in spec_parts(spec, WEIGHTED, "weight", form).items():
         try:
             out[name] = float(value)
         except ValueError:
-            equals = ""
-        if not (name and equals):
-            raise ValueError(f"agent spec {spec!r}: {part!r} is not name=number "
-                             "(e.g. heuristic:fit_close=0.375,card=1.1)")
+            raise ValueError(f"agent spec {spec!r}: {name}={value!r} is not {form}") from None
     return out
 
 
