@@ -1,7 +1,7 @@
 """The turn-value experiments of docs/experiments.md (2026-12-01), as one script:
 
     python benchmarks/turn_value_diagnostic.py mc --games 40000 --epsilon 0.25 --epochs 6
-    python benchmarks/turn_value_diagnostic.py ranking --seconds 900 --candidates 6 --redeals 12
+    python benchmarks/turn_value_diagnostic.py ranking --seconds 900 --candidates 6 --redeals 12 [--save runs/ranking.npz]
 
 ``mc``: self-play deals (every seat learns, the heuristic's candidates, a random one with
 probability ``epsilon``; seeds 10,000,000+), an MLP 256-128 fitted to each deal's worth for the
@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from pathlib import Path
 
 import numpy as np
 from kc_env.training import turn_value as tv
@@ -51,10 +52,30 @@ def mc(args) -> None:
     print(json.dumps(tv.ranking_check(layers, obs, masks, redeals=32)))
 
 
+def load_rows(path: str | None) -> tuple[list, int]:
+    """The labelled decisions kept in ``path`` (``--save``) and the next chunk of seeds."""
+    if not path or not Path(path).is_file():
+        return [], 0
+    with np.load(path) as z:
+        x, y, d, chunk = z["x"], z["y"], z["d"], int(z["chunk"])
+    starts = np.flatnonzero(np.r_[True, d[1:] != d[:-1]]) if len(d) else np.array([], dtype=np.int64)
+    ends = np.r_[starts[1:], len(d)]
+    return [(x[a:b], y[a:b]) for a, b in zip(starts, ends, strict=True)], chunk
+
+
+def save_rows(path: str, rows: list, chunk: int) -> None:
+    """Keep every labelled decision in ``path`` (numpy arrays, no pickle), whole or not at all."""
+    tmp = Path(path).with_suffix(".partial.npz")
+    np.savez(tmp, x=np.concatenate([r[0] for r in rows]), y=np.concatenate([r[1] for r in rows]),
+             d=np.concatenate([np.full(len(r[1]), i) for i, r in enumerate(rows)]), chunk=chunk)
+    tmp.replace(path)
+
+
 def ranking(args) -> None:
     rules = Rules.preset("standard")
     k, base = args.candidates, 7 * 10**7
-    start, chunk, rows = time.perf_counter(), 0, []
+    rows, chunk = load_rows(args.save)
+    start = time.perf_counter()
     while time.perf_counter() - start < args.seconds:
         obs, masks = tv.turn_starts(rules, 2, np.arange(100) + base + chunk * 100, per_deal=4, seed=chunk)
         chunk += 1
@@ -67,6 +88,8 @@ def ranking(args) -> None:
             v = line_values(ob.astype(np.float32), lines[:valid], lengths[:valid], args.redeals,
                             HEURISTIC_WEIGHTS.copy(), base + len(rows), 1000)
             rows.append((feats[:valid], v.astype(np.float32)))
+        if args.save and rows:
+            save_rows(args.save, rows, chunk)
     decisions = np.arange(len(rows))
     held = set(np.random.default_rng(0).choice(decisions, size=len(rows) // 5, replace=False).tolist())
     train = [i for i in decisions if i not in held]
@@ -100,6 +123,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--seconds", type=float, default=900)
     p.add_argument("--candidates", type=int, default=6)
     p.add_argument("--redeals", type=int, default=12)
+    p.add_argument("--save", help="keep the labelled decisions in this .npz and go on from it when it exists")
     args = parser.parse_args(argv)
     {"mc": mc, "ranking": ranking}[args.what](args)
 
