@@ -1015,6 +1015,17 @@ def new_episodes(idx, g, e, fixed_seat, fixed_dealer, max_redeals):
 
 
 @njit(cache=True)
+def legal_choices(masks, rows, acts, legal):
+    """``legal[i]``: whether ``acts[i]`` is a legal action in row ``rows[i]`` of ``masks`` (one
+    outside 0 .. NUM_ACTIONS - 1 is not). The vector env checks with it every action it is handed
+    (the learner's under ``illegal_action="raise"``, every outside opponent's) before any of them
+    reaches ``env_advance``; ``apply_action`` itself checks nothing."""
+    for i in range(len(acts)):
+        a = acts[i]
+        legal[i] = 0 <= a < NUM_ACTIONS and masks[rows[i], a] != 0
+
+
+@njit(cache=True)
 def env_advance(idx, modes, acts, g, e):
     """Advance each game ``b = idx[i]`` of the vector env (state ``g``, buffers ``e``) as far as
     it can go.

@@ -37,7 +37,7 @@ reward is the learner's. The same rules, action layout (``Discrete(497)``) and o
   the action) before any game moves, so the env is as it was. An action that is not a whole
   number (a float, a string, a bool, NaN) is illegal, as in the other envs, never cast.
 - Illegal opponent actions: every action an outside opponent returns is checked against that
-  seat's mask before it is applied. A bad one is never played: the step is finished for every
+  seat's mask before it is applied (in compiled code, ``kernel.legal_choices``, as the learner's). A bad one is never played: the step is finished for every
   other game, the offending game's episode ends (``info["opponent_illegal_action"]``) and is
   dealt again, and then ``IllegalMove`` names the game, the seat and the action; the step's
   results are on the exception as ``step_return`` and the env stays usable.
@@ -197,8 +197,8 @@ class KingsCornerVecEnv(VecEnv):
 
     def _check_learner_actions(self, acts: np.ndarray) -> None:
         """``illegal_action="raise"``: refuse the first illegal action before any game moves."""
-        legal = (acts >= 0) & (acts < K.NUM_ACTIONS)
-        legal[legal] = self._masks[np.flatnonzero(legal), acts[legal]]
+        legal = np.zeros(len(acts), dtype=np.bool_)
+        K.legal_choices(self._masks, self._all, acts, legal)
         if not legal.all():
             b = int(np.flatnonzero(~legal)[0])
             raw = np.asarray(self._raw_actions, dtype=object).reshape(-1)
@@ -276,8 +276,8 @@ class KingsCornerVecEnv(VecEnv):
             if not waiting.size:
                 return
             acts, raw = self._opponent_actions(waiting)
-            legal = (acts >= 0) & (acts < K.NUM_ACTIONS)
-            legal[legal] = self._opp_mask[waiting[legal], acts[legal]] != 0
+            legal = np.zeros(len(acts), dtype=np.bool_)
+            K.legal_choices(self._opp_mask, waiting, acts, legal)
             if not legal.all():
                 for i in np.flatnonzero(~legal).tolist():
                     self._refuse_opponent(int(waiting[i]), raw[i])
