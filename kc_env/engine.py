@@ -1045,7 +1045,8 @@ def redeal_unseen(state: GameState, seat: int, rng: random.Random | int) -> Game
     with its ``shuffle``, such as a numpy ``Generator``) or a seed; the copy's own generator,
     which shuffles the piles back into an empty stock, is drawn from it too, so nothing of the real
     deal's hidden order leaks into the copy. ``seat``'s observation of the copy is that of
-    ``state`` (tested)."""
+    ``state`` (tested). The search agent re-deals with the compiled twin of this, which reads
+    only the observation (``agents.playouts.redeal``; the two are compared in the tests)."""
     if type(seat) is not int or not 0 <= seat < state.num_players:
         raise ValueError(f"seat must be 0..{state.num_players - 1}, not {seat!r}")
     if isinstance(rng, int) and not isinstance(rng, bool):

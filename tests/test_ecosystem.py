@@ -141,6 +141,47 @@ def test_redeal_unseen_keeps_the_seats_view_and_the_cards(players):
         engine.redeal_unseen(state, players, 0)
 
 
+@pytest.mark.parametrize("players", [2, 4])
+def test_the_search_agents_compiled_redeal_deals_as_the_engines_does(players):
+    """The search agent re-deals in compiled code from the observation alone
+    (``agents.playouts.redeal``), the twin of ``engine.redeal_unseen``: both keep the seat's
+    observation, give each other hand as many cards and the stock the rest, from the same unseen
+    cards, and both deal them anew (each card reaches more than one place over the seeds)."""
+    from kc_env import observation
+    from kc_env.agents import playouts, turns, view
+    from kc_env.vector import kernel as K
+
+    rules = kc_env.Rules.preset("pagat", jokers=2)
+    state = engine.new_deal(rules, num_players=players, seed=5)
+    for move in engine.legal_moves(state)[:1]:
+        engine.apply(state, move)
+    seat = state.current_player
+    obs = observation.encode(state, seat)
+    unseen = sorted(c for s in range(players) if s != seat for c in state.hands[s]) + sorted(state.stock)
+    places = {"compiled": {}, "engine": {}}
+    for seed in range(12):
+        table = turns.alloc(1, view.clears_piles(obs))
+        piles, pinfo, hands, stock, S, R, mt = table
+        playouts.redeal(obs, piles, pinfo, hands, stock, S, R, mt, np.int64(0), np.array([seed + 1], np.uint64), 1000)
+        ob = np.zeros(K.OBS_SIZE, dtype=np.float32)
+        K.encode(piles, pinfo, hands, S, np.int64(0), np.int64(0), obs[K.RULES_START:].copy(), ob)
+        assert np.array_equal(ob, obs)
+        dealt = {j: [c for c in range(54) if (int(hands[0, j]) >> c) & 1] for j in range(1, players)}
+        dealt[0] = [int(c) for c in stock[0, :S[0, K.SLEN]]]  # the stock as place 0
+        new = engine.redeal_unseen(state, seat, seed)
+        assert np.array_equal(observation.encode(new, seat), obs)
+        by_engine = {j: new.hands[(seat + j) % players] for j in range(1, players)}
+        by_engine[0] = new.stock
+        for name, deal in (("compiled", dealt), ("engine", by_engine)):
+            assert sorted(c for cards in deal.values() for c in cards) == sorted(unseen), name
+            assert {j: len(c) for j, c in deal.items()} == {j: len(c) for j, c in by_engine.items()}, name
+            for j, cards in deal.items():
+                for c in cards:
+                    places[name].setdefault(c, set()).add(j)
+    for name in places:
+        assert sum(len(p) > 1 for p in places[name].values()) > len(unseen) // 2, f"{name} does not re-deal"
+
+
 def test_from_sb3_plays_as_an_agent_an_opponent_and_in_a_tournament():
     pytest.importorskip("sb3_contrib")
     torch = pytest.importorskip("torch")
