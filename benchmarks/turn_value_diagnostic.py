@@ -2,6 +2,7 @@
 
     python benchmarks/turn_value_diagnostic.py mc --games 40000 --epsilon 0.25 --epochs 6
     python benchmarks/turn_value_diagnostic.py ranking --seconds 900 --candidates 6 --redeals 12 [--save runs/ranking.npz]
+    python benchmarks/turn_value_diagnostic.py fit --data runs/ranking.npz --duel-deals 1000
 
 ``mc``: self-play deals (every seat learns, the heuristic's candidates, a random one with
 probability ``epsilon``; seeds 10,000,000+), an MLP 256-128 fitted to each deal's worth for the
@@ -12,7 +13,11 @@ the heuristic (seeds 50,000,000+) and ``ranking_check`` on turn starts of 150 he
 ``ranking``: for ``seconds``, turn starts of heuristic deals (seeds 70,000,000+), each of the
 heuristic's ``candidates`` valued by ``redeals`` play-outs on the same re-deals; ``fit_ranking``
 (linear, and an MLP of 64) on 80% of the decisions, and on the rest the play-out value of the
-network's pick less the heuristic's pick.
+network's pick less the heuristic's pick (``--save``: the labelled decisions kept, and added to).
+
+``fit``: the same fit on the decisions ``ranking --save`` kept, then the win share of each fitted
+network's agent (``duel``: the best of the heuristic's ``candidates`` turns by the network) in
+``duel_deals`` duplicate deals against the heuristic and against random (seeds 80,000,000+).
 """
 
 from __future__ import annotations
@@ -90,6 +95,22 @@ def ranking(args) -> None:
             rows.append((feats[:valid], v.astype(np.float32)))
         if args.save and rows:
             save_rows(args.save, rows, chunk)
+    report(rows, k, args.duel_deals)
+
+
+def fit(args) -> None:
+    rows, _ = load_rows(args.data)
+    if not rows:
+        raise SystemExit(f"{args.data}: no labelled decisions (make them with ranking --save)")
+    report(rows, args.candidates, args.duel_deals)
+
+
+def report(rows: list, k: int, duel_deals: int) -> None:
+    """Fit ``fit_ranking`` (linear, and an MLP of 64) on 80% of the decisions; print the play-out
+    value of its pick less the heuristic's on the rest, and with ``duel_deals`` its win share in
+    duplicate deals against the heuristic and random (``k`` candidates, seeds 80,000,000+)."""
+    from kc_env.agents.turn_value import value
+
     decisions = np.arange(len(rows))
     held = set(np.random.default_rng(0).choice(decisions, size=len(rows) // 5, replace=False).tolist())
     train = [i for i in decisions if i not in held]
@@ -100,14 +121,16 @@ def ranking(args) -> None:
         layers = tv.fit_ranking(x, y, d, hidden=hidden, steps=steps, weight_decay=decay)
         ws = tuple(np.ascontiguousarray(w, np.float32) for w, _ in layers)
         bs = tuple(np.ascontiguousarray(b, np.float32) for _, b in layers)
-        from kc_env.agents.turn_value import value
-
         gain = np.array([rows[i][1][int(np.argmax(value(rows[i][0], ws, bs)))] - rows[i][1][0] for i in sorted(held)])
         best = np.array([rows[i][1].max() - rows[i][1][0] for i in sorted(held)])
-        print(json.dumps({"decisions": len(rows), "hidden": list(hidden), "held_out": len(gain),
-                          "gain": round(float(gain.mean()), 4),
-                          "half_width": round(float(1.96 * gain.std() / np.sqrt(len(gain))), 4),
-                          "best_candidate_gain": round(float(best.mean()), 4)}))
+        out = {"decisions": len(rows), "hidden": list(hidden), "held_out": len(gain),
+               "gain": round(float(gain.mean()), 4), "half_width": round(float(1.96 * gain.std() / np.sqrt(len(gain))), 4),
+               "best_candidate_gain": round(float(best.mean()), 4)}
+        for against in ("heuristic", "random") if duel_deals else ():
+            share, half = tv.duel(Rules.preset("standard"), 2, np.arange(duel_deals) + 8 * 10**7, layers, k=k,
+                                  against=against)
+            out[f"against_{against}"] = [round(share, 4), round(half, 4)]
+        print(json.dumps(out))
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -124,8 +147,13 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--candidates", type=int, default=6)
     p.add_argument("--redeals", type=int, default=12)
     p.add_argument("--save", help="keep the labelled decisions in this .npz and go on from it when it exists")
+    p.add_argument("--duel-deals", type=int, default=0)
+    p = sub.add_parser("fit")
+    p.add_argument("--data", required=True, help="labelled decisions kept by ranking --save")
+    p.add_argument("--candidates", type=int, default=6)
+    p.add_argument("--duel-deals", type=int, default=1000)
     args = parser.parse_args(argv)
-    {"mc": mc, "ranking": ranking}[args.what](args)
+    {"mc": mc, "ranking": ranking, "fit": fit}[args.what](args)
 
 
 if __name__ == "__main__":
