@@ -59,3 +59,18 @@ def test_a_checkpoint_without_a_seal_or_sealed_with_another_key_is_refused(tmp_p
     (folder / seal.SEAL_FILE).write_text("not json")
     with pytest.raises(seal.SealError, match="is not a seal"):
         seal.check(folder)
+
+
+def test_processes_making_the_key_at_once_agree_on_it(tmp_path):
+    import multiprocessing
+
+    with multiprocessing.get_context("spawn").Pool(4) as pool:
+        keys = pool.map(_read_key, [str(tmp_path / "race" / "checkpoint.key")] * 8)
+    assert len(set(keys)) == 1 and len(keys[0]) == 32
+
+
+def _read_key(path: str) -> bytes:
+    import os
+
+    os.environ["KC_ENV_SEAL_KEY"] = path
+    return seal._key()

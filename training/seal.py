@@ -39,20 +39,24 @@ def key_path() -> Path:
 
 
 def _key() -> bytes:
-    """The seal key, made on first use (owner-only permissions; two processes making it at once
-    agree, as the one that loses the race reads the winner's)."""
+    """The seal key, made on first use with owner-only permissions. It is written whole under a
+    temporary name and linked into place, so two processes making it at once agree: the one that
+    loses the race reads the winner's key, never a half-written one."""
     path = key_path()
     if not path.is_file():
         path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        except FileExistsError:
-            pass
-        else:
             with os.fdopen(fd, "wb") as f:
                 f.write(secrets.token_bytes(32))
                 f.flush()
                 os.fsync(f.fileno())
+            os.link(tmp, path)
+        except FileExistsError:
+            pass
+        finally:
+            tmp.unlink(missing_ok=True)
     key = path.read_bytes()
     if len(key) < 32:
         raise SealError(f"{path}: the seal key is damaged (under 32 bytes); delete it to make a new one "
