@@ -106,9 +106,17 @@ def head_temp():
 def shared_ray():
     """One Ray on loopback for the module's tests that only need a Ray to train on (starting one,
     with its env runners, is most of such a test's time); afterwards no Ray process is left."""
+    before = os.environ.get("KC_ENV_SEAL_KEY")
     for temp in _ray_temp(own_ray=True):
-        with loopback_ray(temp):
-            yield temp
+        os.environ["KC_ENV_SEAL_KEY"] = str(Path(temp) / "checkpoint.key")  # not the user's key
+        try:
+            with loopback_ray(temp):
+                yield temp
+        finally:
+            if before is None:
+                os.environ.pop("KC_ENV_SEAL_KEY", None)
+            else:
+                os.environ["KC_ENV_SEAL_KEY"] = before
 
 
 STARTED: dict[str, set[psutil.Process]] = {}
