@@ -494,22 +494,24 @@ def legal_moves(state: GameState) -> list[Move]:
     moves: list[Move] = list(plays)
     if forced != "king_first":
         moves.extend(_pile_moves(state))
-    if _why_not_end(state, hand, plays, len(moves) - len(plays)) is None:
+    if _end_held_by(state, hand, plays, len(moves) - len(plays)) is None:
         moves.append(END_TURN)
     return moves
 
 
-def _why_not_end(state: GameState, hand: int, plays: list[PlayCard], pile_moves: int) -> str | None:
-    """Why the turn may not end now (RULES.md 4.5), or None: ``must_play`` with a card play (or,
-    under ``all_moves``, a pile move) left, ``king_first: before_ending`` with a king in hand
-    and a corner empty. ``pile_moves`` counts the pile moves open now."""
+def _end_held_by(state: GameState, hand: int, plays: list[PlayCard], pile_moves: int) -> str | None:
+    """The rule that keeps the turn from ending now (RULES.md 4.5), or None: ``"card"`` for
+    ``must_play`` with a card play left, ``"pile"`` for ``all_moves`` with a pile move left,
+    ``"king"`` for ``king_first: before_ending`` with a king in hand and a corner empty.
+    ``pile_moves`` counts the pile moves open now. No text is made here: it is on the hot path
+    (``legal_moves``); ``why_illegal`` words it."""
     rules = state.rules
     if rules.must_play in ("all", "all_moves") and plays:
-        return f"must_play is {rules.must_play!r} and {move_name(plays[0])} can still be played"
+        return "card"
     if rules.must_play == "all_moves" and pile_moves:
-        return f"must_play is 'all_moves' and {move_name(_pile_moves(state)[0])} can still be made"
+        return "pile"
     if rules.king_first == "before_ending" and _king_and_open_corner(state, hand):
-        return "king_first is 'before_ending': a king in hand goes into the empty corner before the turn ends"
+        return "king"
     return None
 
 
@@ -532,8 +534,15 @@ def why_illegal(state: GameState, move: Move) -> str | None:
     if isinstance(move, EndTurn):
         hand = _hand_mask(state)
         plays, forced = _forced_plays(state, hand, _raw_plays(state, hand))
-        pile_moves = 0 if forced == "king_first" or state.rules.must_play != "all_moves" else len(_pile_moves(state))
-        return _why_not_end(state, hand, plays, pile_moves)
+        open_moves = [] if forced == "king_first" or state.rules.must_play != "all_moves" else _pile_moves(state)
+        held = _end_held_by(state, hand, plays, len(open_moves))
+        if held == "card":
+            return f"must_play is {state.rules.must_play!r} and {move_name(plays[0])} can still be played"
+        if held == "pile":
+            return f"must_play is 'all_moves' and {move_name(open_moves[0])} can still be made"
+        if held == "king":
+            return "king_first is 'before_ending': a king in hand goes into the empty corner before the turn ends"
+        return None
     return f"not a move: {move!r}"
 
 

@@ -530,7 +530,7 @@ def legal_actions(piles, pinfo, hands, S, R, b, out):
                 k += 1
         plays = k
         k = pile_moves(piles, pinfo, S, R, b, out, k, False)
-    must = R[b, R_MUST_PLAY]  # engine._why_not_end
+    must = R[b, R_MUST_PLAY]  # engine._end_held_by
     may_end = not ((must != MUST_OPTIONAL and plays > 0) or (must == MUST_ALL_MOVES and k > 0))
     if may_end and not (king_and_corner and R[b, R_KING_FIRST] == KING_FIRST_BEFORE_ENDING):
         out[k] = END_TURN_ACTION
