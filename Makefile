@@ -8,7 +8,8 @@ STAMP := $(VENV)/.installed
 
 install: $(STAMP)
 
-$(STAMP): pyproject.toml constraints.txt
+# setup.py and kc_env.pth: a change to the .pth file that pip copied into site-packages needs a reinstall
+$(STAMP): pyproject.toml constraints.txt setup.py kc_env.pth
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -c constraints.txt torch==2.13.0
@@ -45,7 +46,7 @@ demo: install
 	$(BIN)/kc export runs/demo runs/demo/model --deals 1000 --against random,greedy,heuristic --overwrite
 
 lint: install
-	$(BIN)/ruff check kc_env training tests benchmarks
+	$(BIN)/ruff check kc_env training tests benchmarks _kc_env_registration.py setup.py
 
 bench: install
 	$(BIN)/kc bench

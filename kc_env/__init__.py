@@ -4,6 +4,8 @@ The rules engine (``kc_env.engine``) imports no RL library; ``import kc_env`` wo
 torch, PettingZoo or Gymnasium installed.
 """
 
+import _kc_env_registration
+
 from . import actions, cards, engine, observation, rewards
 from .engine import IllegalMove, PositionError
 from .game_info import GAME_INFO, GameInfo
@@ -17,9 +19,8 @@ try:  # Gymnasium is a core dependency, but the engine stays importable without 
     import gymnasium as _gymnasium
 except ImportError:  # pragma: no cover
     _gymnasium = None
-if _gymnasium is not None and "KingsCorner-v0" not in _gymnasium.registry:
-    _gymnasium.register(id="KingsCorner-v0", entry_point="kc_env.gym_env:KingsCornerEnv",
-                        vector_entry_point="kc_env.vector:make_vector_env")
+if _gymnasium is not None:  # KingsCorner-v0; kc_env.pth has registered it already when installed
+    _kc_env_registration.register(_gymnasium)
 
 try:  # PettingZoo's registry (1.27+): pettingzoo.make("aec", "kc_env/kings_corner_v0")
     from pettingzoo import aec_registry as _aec_registry
