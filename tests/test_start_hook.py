@@ -109,7 +109,8 @@ def test_a_throwaway_venv_gets_the_pth(tmp_path, kind):
     KingsCorner-v0 without importing kc_env."""
     sources, dist, venv = tmp_path / "sources", tmp_path / "dist", tmp_path / "venv"
     shutil.copytree(ROOT, sources, ignore=shutil.ignore_patterns(
-        ".venv", ".git", "build", "runs", "out", "*.egg-info", "__pycache__", "tests", "docs", "benchmarks"))
+        ".venv", ".git", "build", "runs", "out", "*.egg-info", "__pycache__", ".*_cache", ".hypothesis", "tests", "docs",
+        "benchmarks"))
     hook = "build_wheel" if kind == "wheel" else "build_editable"  # the PEP 517 / 660 hook pip calls
     subprocess.run([sys.executable, "-c", f"from setuptools import build_meta; build_meta.{hook}({str(dist)!r})"],
                    cwd=sources, check=True, capture_output=True)
