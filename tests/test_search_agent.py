@@ -183,7 +183,7 @@ def test_it_follows_its_plan_through_the_turn():
     agent = agents.load("search", seed=0)
     searched = []
 
-    def line_values(obs, lines, lengths, redeals, w, seed, max_moves):
+    def line_values(obs, lines, lengths, redeals, w, seed, max_moves, others):
         values = np.zeros(len(lines))
         values[1:] = 1 + lengths[1:] + np.arange(1, len(lines)) * 1e-3
         best = int(np.argmax(values))
@@ -226,7 +226,7 @@ def test_ending_the_turn_at_once_is_a_candidate_unless_end_now_is_0(end_now):
     heuristic = agents.load("heuristic")
     valued = []
 
-    def line_values(obs, lines, lengths, redeals, w, seed, max_moves):
+    def line_values(obs, lines, lengths, redeals, w, seed, max_moves, others):
         valued.append(lengths.tolist())
         return np.where(lengths == 0, 1.0, 0.0)  # ending at once wins every play-out
 

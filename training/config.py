@@ -197,13 +197,19 @@ class RLlibSettings:
 @dataclass
 class TurnValueSettings:
     """The turn-value trainer (``trainer: turn_value``, ``training/turn_value_train.py``): a value
-    of end-of-turn positions learned by self-play, each iteration a fresh batch of deals played
-    by the last network (the heuristic's choice before the first), then a fit warm-started from
-    it. ``num_players``, ``rules``, ``max_moves``, ``seed`` and ``eval`` mean what they mean for
-    the other trainers; the rest of the config is not read."""
+    of end-of-turn positions, learned by ``method``. ``num_players``, ``rules``, ``max_moves``,
+    ``seed`` and ``eval`` mean what they mean for the other trainers; the rest of the config is
+    not read."""
 
+    method: str = "monte_carlo"
+    """``monte_carlo``: each iteration a fresh batch of self-play deals played by the last network
+    (the heuristic's choice before the first), then a fit to the deals' outcomes, warm-started.
+    ``ranking``: each iteration labels more decisions by play-outs (the heuristic's
+    ``candidates`` best turns at a turn start, each valued on the same ``redeals`` re-deals, in
+    deals against each of ``label_against`` and with that opponent in the play-outs), then fits
+    which candidate is better within each decision on all the labels so far."""
     iterations: int = 3
-    """Rounds of play, then fit."""
+    """Rounds of play (or labelling), then fit."""
     games: int = 20_000
     """Deals played per iteration; half are self-play (every seat learns), half one learner
     against the heuristic."""
@@ -217,6 +223,17 @@ class TurnValueSettings:
     """Passes over each iteration's records."""
     learning_rate: float = 1.0e-3
     """Adam's step size."""
+    redeals: int = 12
+    """``ranking``: re-deals of the unseen cards each candidate is played out on."""
+    label_chunks: int = 20
+    """``ranking``: chunks of 100 deals labelled per iteration against each opponent (about 160
+    decisions a chunk)."""
+    label_against: list[str] = field(default_factory=lambda: ["heuristic", "random"])
+    """``ranking``: the opponents whose deals and play-outs give the labels (heuristic, random)."""
+    fit_steps: int = 3000
+    """``ranking``: full-batch Adam steps of each fit."""
+    weight_decay: float = 1.0e-4
+    """``ranking``: Adam's weight decay."""
 
 
 @dataclass
@@ -453,14 +470,28 @@ def _weight_checks(config: TrainConfig) -> list[tuple[bool, str]]:
     ]
 
 
+TURN_VALUE_METHODS = ("monte_carlo", "ranking")
+LABEL_OPPONENTS = ("heuristic", "random")
+
+
 def _turn_value_checks(t: TurnValueSettings) -> list[tuple[bool, str]]:
+    ranking = t.method == "ranking"
+    against = t.label_against if isinstance(t.label_against, list) else [t.label_against]
     return [
+        (t.method in TURN_VALUE_METHODS, f"turn_value.method must be one of {', '.join(TURN_VALUE_METHODS)}, "
+                                         f"not {t.method!r}"),
         (t.iterations > 0 and t.games > 0 and t.epochs > 0, "turn_value.iterations, games and epochs must be positive"),
         (0 <= t.epsilon <= 1, "turn_value.epsilon must be in [0, 1]"),
         (2 <= t.candidates <= 64, "turn_value.candidates must be 2 to 64"),
-        (bool(t.hidden) and all(type(w) is int and 0 < w <= 4096 for w in t.hidden),
-         "turn_value.hidden must be positive widths up to 4096"),
+        ((ranking or bool(t.hidden)) and all(type(w) is int and 0 < w <= 4096 for w in t.hidden),
+         "turn_value.hidden must be positive widths up to 4096 (none, a linear value, only under ranking)"),
         (t.learning_rate > 0, "turn_value.learning_rate must be positive"),
+        (type(t.redeals) is int and 1 <= t.redeals <= 1024, "turn_value.redeals must be 1 to 1024"),
+        (type(t.label_chunks) is int and t.label_chunks > 0, "turn_value.label_chunks must be positive"),
+        (bool(against) and all(a in LABEL_OPPONENTS for a in against) and len(set(against)) == len(against),
+         f"turn_value.label_against must list some of {', '.join(LABEL_OPPONENTS)}, each once"),
+        (type(t.fit_steps) is int and t.fit_steps > 0 and t.weight_decay >= 0,
+         "turn_value.fit_steps must be positive and weight_decay at least 0"),
     ]
 
 

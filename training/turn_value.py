@@ -18,16 +18,15 @@ import numpy as np
 from numba import prange
 
 from kc_env.agents import turns
-from kc_env.agents.greedy import greedy_action
-from kc_env.agents.heuristic.search import heuristic_action_w
 from kc_env.agents.heuristic.weights import HEURISTIC_WEIGHTS
-from kc_env.agents.playouts import seat_share
+from kc_env.agents.playouts import OTHERS, other_action, seat_share
 from kc_env.agents.turn_value import FEATURES, candidate_features, value
 from kc_env.compiled import njit
 from kc_env.vector import kernel as K
 
-OPPONENTS = ("heuristic", "greedy", "random")
-"""What the seats that do not learn may play, by code (``play_games``' ``others``)."""
+OPPONENTS = OTHERS
+"""What the seats that do not learn may play, by code (``play_games``' ``others``): the play-outs'
+``OTHERS``."""
 
 
 @njit(parallel=True)
@@ -59,13 +58,7 @@ def play_games(seeds, dealers, num_players, rules_row, rules_vec, learners, othe
             K.encode(piles, pinfo, hands, S, g, seat, rules_vec, ob)
             K.write_mask(piles, pinfo, hands, S, R, g, mask, scratch)
             if not (learners[i] >> seat) & 1:
-                if others[i] == 0:
-                    a = heuristic_action_w(ob, mask, w)
-                elif others[i] == 1:
-                    a = greedy_action(ob, mask)
-                else:
-                    n_legal = K.legal_actions(piles, pinfo, hands, S, R, g, scratch)
-                    a = scratch[K.randbelow(rng, g, n_legal)]
+                a = other_action(others[i], ob, mask, w, piles, pinfo, hands, S, R, g, rng, scratch)
                 K.apply_action(piles, pinfo, hands, stock, S, R, mt, g, a, scratch)
                 continue
             valid, own, wins = candidate_features(ob, mask, k, lines, lengths, feats)
@@ -199,15 +192,52 @@ def duel(rules, num_players: int, seeds: np.ndarray, layers, k: int = 8, against
     return float(won.mean()), float(1.96 * won.std() / np.sqrt(len(won)))
 
 
-__all__ = ["play_games", "generate", "fit", "fit_ranking", "bce", "duel", "turn_starts", "ranking_check"]
+__all__ = ["play_games", "generate", "fit", "fit_ranking", "bce", "duel", "turn_starts", "ranking_check",
+           "label_chunk", "LABEL_SEEDS", "load_labels", "save_labels", "fit_ranking_sets"]
+
+LABEL_SEEDS = {"heuristic": 70_000_000, "random": 71_000_000}
+"""Where the deals of ``label_chunk``'s decisions start, by opponent (``seed`` 0)."""
+CHUNK_DEALS = 100
 
 
-def turn_starts(rules, num_players: int, seeds: np.ndarray, per_deal: int = 2, seed: int = 0):
+def label_chunk(rules, num_players: int, chunk: int, against: str, *, k: int = 6, redeals: int = 12,
+                first: int = 0, seed: int = 0, deals: int = CHUNK_DEALS) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Play-out-labelled decisions from chunk ``chunk`` of ``CHUNK_DEALS`` deals against
+    ``against``: at 4 random turn starts of the heuristic's seat in each deal (``turn_starts``)
+    where it has at least 2 candidate turns and none goes out, the features of its ``k`` best
+    candidates and each one's value on the same ``redeals`` re-deals, the other seats played by
+    ``against`` in the play-outs too. ``first``: how many decisions came before (it seeds the
+    re-deals; ``deals``: the first of the chunk's deals only, for tests). Returns one (features
+    [c, FEATURES], values [c]) pair per decision."""
+    from kc_env.agents.playouts import OTHERS, line_values
+
+    base = seed * 10**9 + LABEL_SEEDS[against]
+    obs, masks = turn_starts(rules, num_players, np.arange(deals) + base + chunk * CHUNK_DEALS, per_deal=4,
+                             seed=chunk, against=against)
+    rows = []
+    for ob, m in zip(obs, masks, strict=True):
+        lines, lengths = np.zeros((k, turns.MAX_DEPTH), np.int64), np.zeros(k, np.int64)
+        feats = np.zeros((k, FEATURES), np.float32)
+        valid, _, wins = candidate_features(ob.astype(np.float32), m.astype(np.int8), k, lines, lengths, feats)
+        if valid < 2 or wins >= 0:
+            continue
+        v = line_values(ob.astype(np.float32), lines[:valid], lengths[:valid], redeals, HEURISTIC_WEIGHTS.copy(),
+                        base + first + len(rows), 1000, OTHERS.index(against))
+        rows.append((feats[:valid], v.astype(np.float32)))
+    return rows
+
+
+def turn_starts(rules, num_players: int, seeds: np.ndarray, per_deal: int = 2, seed: int = 0,
+                against: str = "heuristic"):
     """Observations and masks at the start of ``per_deal`` random turns of each deal, the deals
-    played by the heuristic in every seat (held-out positions for ``ranking_check``)."""
+    played by the heuristic in every seat (held-out positions for ``ranking_check``). With
+    ``against="random"`` only seat ``b % num_players`` of deal ``b`` plays the heuristic, and only
+    its turns are kept; the other seats play uniformly random legal moves."""
     from kc_env.agents.batch import rule_based
     from kc_env.vector import VecGame
 
+    if against not in ("heuristic", "random"):
+        raise ValueError(f"turn starts against 'heuristic' or 'random', not {against!r}")
     rng = np.random.default_rng(seed)
     heuristic = rule_based("heuristic")
     g = VecGame(len(seeds))
@@ -220,14 +250,18 @@ def turn_starts(rules, num_players: int, seeds: np.ndarray, per_deal: int = 2, s
     while live.size:
         seats = g.S[live, K.CUR]
         obs, masks = g.observe(live, seats), g.legal_masks(live)
-        starting = (g.S[live, K.PLAYED] == 0) & (g.S[live, K.MOVED] == 0)
+        kept = np.ones(len(live), bool) if against == "heuristic" else seats == live % num_players
+        starting = (g.S[live, K.PLAYED] == 0) & (g.S[live, K.MOVED] == 0) & kept
         for i in np.flatnonzero(starting).tolist():
             b = int(live[i])
             if turn[b] in picks[b] and masks[i].sum() > 1:
                 obs_out.append(obs[i])
                 mask_out.append(masks[i])
             turn[b] += 1
-        g.step(live, heuristic(obs, masks))
+        moves = heuristic(obs, masks)
+        for i in np.flatnonzero(~kept).tolist():
+            moves[i] = rng.choice(np.flatnonzero(masks[i]))
+        g.step(live, moves)
         live = live[(g.S[live, K.OVER] == 0) & (g.S[live, K.TRUNC] == 0)]
     return np.array(obs_out), np.array(mask_out)
 
@@ -251,7 +285,7 @@ def ranking_check(layers, obs: np.ndarray, masks: np.ndarray, *, k: int = 8, red
         if valid < 2 or wins >= 0:
             continue
         played = line_values(ob.astype(np.float32), lines[:valid], lengths[:valid], redeals, HEURISTIC_WEIGHTS.copy(),
-                             seed + i, 1000)
+                             seed + i, 1000, 0)
         pick = int(np.argmax(value(feats[:valid], ws, bs)))
         net_v.append(played[pick])
         heur_v.append(played[0])
@@ -295,3 +329,61 @@ def fit_ranking(x: np.ndarray, y: np.ndarray, decision: np.ndarray, *, hidden=(2
             log(f"step {step + 1}/{steps}: loss {loss.item():.5f} (predicting no difference: "
                 f"{(y_centred ** 2).mean().item():.5f})")
     return _numpy_layers(linears)
+
+
+def load_labels(path) -> tuple[list[tuple[np.ndarray, np.ndarray]], int]:
+    """The labelled decisions kept in ``path`` by ``save_labels`` and how many chunks made them
+    (none and 0 when there is no such file). Plain arrays, read without pickles."""
+    from pathlib import Path
+
+    if not path or not Path(path).is_file():
+        return [], 0
+    with np.load(path, allow_pickle=False) as z:
+        x, y, d, chunk = z["x"], z["y"], z["d"], int(z["chunk"])
+    starts = np.flatnonzero(np.r_[True, d[1:] != d[:-1]]) if len(d) else np.array([], dtype=np.int64)
+    ends = np.r_[starts[1:], len(d)]
+    return [(x[a:b], y[a:b]) for a, b in zip(starts, ends, strict=True)], chunk
+
+
+def save_labels(path, rows: list[tuple[np.ndarray, np.ndarray]], chunks: int) -> None:
+    """Keep the labelled decisions ``rows`` (made by ``chunks`` chunks) in ``path``, whole or not
+    at all."""
+    import io
+
+    from kc_env.files import write_atomic
+
+    buf = io.BytesIO()
+    np.savez(buf, x=np.concatenate([r[0] for r in rows]), y=np.concatenate([r[1] for r in rows]),
+             d=np.concatenate([np.full(len(r[1]), i) for i, r in enumerate(rows)]), chunk=chunks)
+    write_atomic(path, buf.getvalue())
+
+
+def fit_ranking_sets(sets: list[list[tuple[np.ndarray, np.ndarray]]], *, hidden=(), steps: int = 3000,
+                     weight_decay: float = 1e-4, seed: int = 0, start=None, log=print):
+    """``fit_ranking`` on 80% of the decisions of every set of labelled decisions (the same 20%
+    of each set held out for any seed: drawn with seed 0). Returns the layers and, for each set,
+    the mean play-out value of the network's pick less the heuristic's (its first candidate) on
+    the held-out decisions, with the 95% half-width, and the same for the best candidate (an
+    upper bound, a maximum of noisy values)."""
+    rows, held_sets = [], []
+    for one in sets:
+        picked = np.random.default_rng(0).choice(len(one), size=len(one) // 5, replace=False)
+        held_sets.append(sorted((picked + len(rows)).tolist()))
+        rows += one
+    held = {i for h in held_sets for i in h}
+    train = [i for i in range(len(rows)) if i not in held]
+    x = np.concatenate([rows[i][0] for i in train])
+    y = np.concatenate([rows[i][1] for i in train])
+    d = np.concatenate([np.full(len(rows[i][1]), i) for i in train])
+    layers = fit_ranking(x, y, d, hidden=hidden, steps=steps, weight_decay=weight_decay, seed=seed, start=start,
+                         log=log)
+    ws = tuple(np.ascontiguousarray(w, np.float32) for w, _ in layers)
+    bs = tuple(np.ascontiguousarray(b, np.float32) for _, b in layers)
+    gains = []
+    for h in held_sets:
+        gain = np.array([rows[i][1][int(np.argmax(value(rows[i][0], ws, bs)))] - rows[i][1][0] for i in h])
+        best = np.array([rows[i][1].max() - rows[i][1][0] for i in h])
+        gains.append({"held_out": len(gain), "gain": round(float(gain.mean()), 4),
+                      "half_width": round(float(1.96 * gain.std() / np.sqrt(max(1, len(gain)))), 4),
+                      "best_candidate_gain": round(float(best.mean()), 4)})
+    return layers, gains

@@ -1,18 +1,28 @@
-"""``kc train CONFIG`` with ``trainer: turn_value``: learn the value of end-of-turn positions by
-self-play (``training/turn_value.py``), evaluate it after every iteration, and leave the model
-folder in the run (``RUN/model``, what ``kc export`` copies).
+"""``kc train CONFIG`` with ``trainer: turn_value``: learn the value of end-of-turn positions
+(``training/turn_value.py``), evaluate it after every iteration, and leave the model folder in the
+run (``RUN/model``, what ``kc export`` copies).
 
-Each iteration plays ``turn_value.games`` fresh deals with the network of the iteration before
-(the heuristic's choice before the first), half in self-play and half one learner against the
-heuristic, ``epsilon`` of the turns on a random candidate; then fits the network on that
-iteration's records, warm-started. After each iteration the network plays ``eval.deals``
-duplicate deals (seats rotated) against each of ``eval.opponents`` on seeds apart from the
-training seeds, and ``curve.json`` / ``learning_curve.png`` grow by one point.
+``turn_value.method: monte_carlo``: each iteration plays ``turn_value.games`` fresh deals with the
+network of the iteration before (the heuristic's choice before the first), half in self-play and
+half one learner against the heuristic, ``epsilon`` of the turns on a random candidate; then fits
+the network on that iteration's records, warm-started.
+
+``turn_value.method: ranking``: each iteration labels ``label_chunks`` more chunks of 100 deals
+against each of ``label_against`` (``turn_value.label_chunk``: the heuristic's candidate turns
+at its turn starts, valued by play-outs against that opponent), keeping every label in
+``labels_<opponent>.npz`` as it goes (chunk by chunk), then fits which candidate is better within
+each decision on all the labels so far (``fit_ranking_sets``), and records the held-out gain of
+its picks over the heuristic's.
+
+After each iteration the network plays ``eval.deals`` duplicate deals (seats rotated) against
+each of ``eval.opponents`` on seeds apart from the training seeds, and ``curve.json`` /
+``learning_curve.png`` grow by one point.
 
 The run folder holds only JSON and ``.npz`` arrays (no pickle): ``progress.json`` (the
 iterations done and the curve), ``iteration_N/weights.npz`` (each iteration's network, written
 atomically and fsynced by ``kc_env.files.write_atomic``, so a killed run leaves the last whole one), ``config.yaml``.
-``--resume`` continues after the newest whole iteration.
+``--resume`` continues after the newest whole iteration (under ``ranking``, from the last
+labelled chunk).
 """
 
 from __future__ import annotations
@@ -55,11 +65,10 @@ def _load_layers(path: Path, n: int):
         return [(data[f"w{i}"], data[f"b{i}"]) for i in range(n)]
 
 
-def _evaluate(cfg, layers, iteration: int) -> dict:
+def _evaluate(cfg, layers, point: dict) -> dict:
     rules = cfg.rules_object()
     t = cfg.turn_value
     seeds = np.arange(cfg.eval.deals, dtype=np.int64) + cfg.seed * 10**9 + EVAL_SEED_OFFSET
-    point = {"iteration": iteration, "games": iteration * t.games}
     for spec in cfg.eval.opponents:
         share, half = tv.duel(rules, cfg.num_players, seeds, layers, k=t.candidates, against=spec,
                               max_moves=cfg.max_moves)
@@ -76,7 +85,8 @@ def _plot(curve: list[dict], opponents: list[str], path: Path, fair: float) -> N
     except ImportError:
         return
     fig, ax = plt.subplots(figsize=(6, 4))
-    x = [p["games"] for p in curve]
+    key = "decisions" if "decisions" in curve[-1] else "games"
+    x = [p[key] for p in curve]
     for spec in opponents:
         ys = [p[spec][0] for p in curve]
         lo = [p[spec][1] for p in curve]
@@ -84,7 +94,7 @@ def _plot(curve: list[dict], opponents: list[str], path: Path, fair: float) -> N
         ax.plot(x, ys, marker="o", label=f"against {spec}")
         ax.fill_between(x, lo, hi, alpha=0.2)
     ax.axhline(fair, color="grey", lw=0.8, ls="--", label="fair share")
-    ax.set_xlabel("deals played in training")
+    ax.set_xlabel("decisions labelled by play-outs" if key == "decisions" else "deals played in training")
     ax.set_ylabel("win share (95% interval)")
     ax.set_title("turn-value agent")
     ax.legend()
@@ -118,33 +128,18 @@ def train(cfg, folder: str | Path, resume: bool = False, progress: bool = True, 
         config_mod.save(cfg, folder / "config.yaml")
         state = {"done": 0, "curve": []}
     torch.set_num_threads(max(1, cfg.update_threads))
-    rules = cfg.rules_object()
     n = cfg.num_players
     depth = len(t.hidden) + 1
     layers = _load_layers(folder / f"iteration_{state['done']}" / "weights.npz", depth) if state["done"] else None
     if not state["curve"]:
-        state["curve"].append(_evaluate(cfg, None, 0))
+        state["curve"].append(_evaluate(cfg, None, {"iteration": 0, _x_key(t): 0}))
         log(f"iteration 0 (the heuristic's choices): {json.dumps(state['curve'][-1])}")
     for it in range(state["done"] + 1, t.iterations + 1):
         start = time.perf_counter()
-        base = cfg.seed * 10**9 + (it - 1) * t.games
-        seeds = np.arange(t.games, dtype=np.int64) + base
-        rng = np.random.default_rng([cfg.seed, it])
-        solo = rng.integers(0, n, size=t.games)
-        learners = np.where(np.arange(t.games) % 2 == 0, (1 << n) - 1, 1 << solo)
-        xs, ys = [], []
-        for at in range(0, t.games, 4096):
-            x, y, _, _ = tv.generate(rules, n, seeds[at:at + 4096], learners[at:at + 4096], k=t.candidates,
-                                     epsilon=t.epsilon, layers=layers, max_moves=cfg.max_moves, explore_seed=base + at)
-            xs.append(x)
-            ys.append(y)
-        x, y = np.concatenate(xs), np.concatenate(ys)
-        log(f"iteration {it}: {len(x):,} turns from {t.games:,} deals in {time.perf_counter() - start:.0f} s")
-        layers = tv.fit(x, y, hidden=tuple(t.hidden), epochs=t.epochs, lr=t.learning_rate, seed=cfg.seed + it,
-                        start=layers, log=lambda msg, it=it: log(f"iteration {it}: {msg}"))
-        del x, y, xs, ys
+        step = _ranking_iteration if t.method == "ranking" else _monte_carlo_iteration
+        layers, point = step(cfg, folder, it, layers, log)
         _save_layers(folder / f"iteration_{it}" / "weights.npz", layers)
-        state["curve"].append(_evaluate(cfg, layers, it))
+        state["curve"].append(_evaluate(cfg, layers, {"iteration": it, **point}))
         state["done"] = it
         write_atomic(state_path, json.dumps(state, indent=1) + "\n")
         log(f"iteration {it}: {json.dumps(state['curve'][-1])} ({time.perf_counter() - start:.0f} s)")
@@ -153,8 +148,68 @@ def train(cfg, folder: str | Path, resume: bool = False, progress: bool = True, 
     _plot(state["curve"], cfg.eval.opponents, folder / "learning_curve.png", 1.0 / n)
     model.save(folder / "model", layers, {
         "candidates": t.candidates, "num_players": n, "rules": cfg.rules_object().to_dict(),
-        "trained": {"trainer": "turn_value", "iterations": t.iterations, "games_per_iteration": t.games,
-                    "epsilon": t.epsilon, "seed": cfg.seed, "curve": state["curve"]},
+        "trained": {"trainer": "turn_value", "method": t.method, "iterations": t.iterations, **_method_card(t),
+                    "seed": cfg.seed, "curve": state["curve"]},
     })
     log(f"model: {folder / 'model'}   learning curve: {folder / 'learning_curve.png'}")
     return TurnValueResult(folder, state["curve"])
+
+
+def _x_key(t) -> str:
+    return "decisions" if t.method == "ranking" else "games"
+
+
+def _method_card(t) -> dict:
+    if t.method == "ranking":
+        return {"label_chunks_per_iteration": t.label_chunks, "label_against": list(t.label_against),
+                "redeals": t.redeals}
+    return {"games_per_iteration": t.games, "epsilon": t.epsilon}
+
+
+def _monte_carlo_iteration(cfg, folder: Path, it: int, layers, log):
+    """One round of self-play deals, then a fit to their outcomes (module docstring)."""
+    t, n, rules = cfg.turn_value, cfg.num_players, cfg.rules_object()
+    start = time.perf_counter()
+    base = cfg.seed * 10**9 + (it - 1) * t.games
+    seeds = np.arange(t.games, dtype=np.int64) + base
+    rng = np.random.default_rng([cfg.seed, it])
+    solo = rng.integers(0, n, size=t.games)
+    learners = np.where(np.arange(t.games) % 2 == 0, (1 << n) - 1, 1 << solo)
+    xs, ys = [], []
+    for at in range(0, t.games, 4096):
+        x, y, _, _ = tv.generate(rules, n, seeds[at:at + 4096], learners[at:at + 4096], k=t.candidates,
+                                 epsilon=t.epsilon, layers=layers, max_moves=cfg.max_moves, explore_seed=base + at)
+        xs.append(x)
+        ys.append(y)
+    x, y = np.concatenate(xs), np.concatenate(ys)
+    log(f"iteration {it}: {len(x):,} turns from {t.games:,} deals in {time.perf_counter() - start:.0f} s")
+    layers = tv.fit(x, y, hidden=tuple(t.hidden), epochs=t.epochs, lr=t.learning_rate, seed=cfg.seed + it,
+                    start=layers, log=lambda msg: log(f"iteration {it}: {msg}"))
+    return layers, {"games": it * t.games}
+
+
+def _ranking_iteration(cfg, folder: Path, it: int, layers, log):
+    """Label ``label_chunks`` more chunks against each opponent, then fit on every label so far
+    (module docstring)."""
+    t, n, rules = cfg.turn_value, cfg.num_players, cfg.rules_object()
+    sets = []
+    for against in t.label_against:
+        path = folder / f"labels_{against}.npz"
+        rows, chunks = tv.load_labels(path)
+        target = it * t.label_chunks
+        while chunks < target:
+            start = time.perf_counter()
+            rows += tv.label_chunk(rules, n, chunks, against, k=t.candidates, redeals=t.redeals, first=len(rows),
+                                   seed=cfg.seed)
+            chunks += 1
+            tv.save_labels(path, rows, chunks)
+            log(f"iteration {it}: labelled chunk {chunks}/{target} against {against}, {len(rows):,} decisions "
+                f"({time.perf_counter() - start:.0f} s)")
+        sets.append(rows)
+    layers, gains = tv.fit_ranking_sets(
+        sets, hidden=tuple(t.hidden), steps=t.fit_steps, weight_decay=t.weight_decay, seed=cfg.seed + it,
+        start=layers, log=lambda msg: log(f"iteration {it}: {msg}"))
+    point = {"decisions": sum(map(len, sets))}
+    for against, gain in zip(t.label_against, gains, strict=True):
+        point[f"held_out_gain_{against}"] = [gain["gain"], gain["half_width"]]
+    return layers, point

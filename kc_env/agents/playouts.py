@@ -8,11 +8,12 @@ hand, the piles, every count), so the row is one position consistent with its vi
 infer from the others' past plays which cards they lack: a uniform re-deal, the usual
 determinization).
 
-``line_values(obs, lines, lengths, redeals, w, seed, max_moves)`` values each line of moves (a
-turn from ``obs``, e.g. ``heuristic.search.turn_candidates``) as the win share the seat gets when
-it plays the line, ends its turn and every seat then plays the heuristic (weights ``w``) to the
-end of the deal, averaged over ``redeals`` re-deals; every line is played on the same re-deals,
-so their differences are not blurred by the luck of the deal. Rows run on all cores.
+``line_values(obs, lines, lengths, redeals, w, seed, max_moves, others)`` values each line of
+moves (a turn from ``obs``, e.g. ``heuristic.search.turn_candidates``) as the win share the seat
+gets when it plays the line, ends its turn and the deal is then played to its end, the seat by
+the heuristic (weights ``w``) and every other seat by ``OTHERS[others]`` (the heuristic, greedy
+or random), averaged over ``redeals`` re-deals; every line is played on the same re-deals, so
+their differences are not blurred by the luck of the deal. Rows run on all cores.
 """
 
 from __future__ import annotations
@@ -23,7 +24,11 @@ from numba import prange
 from ..compiled import njit
 from ..vector import kernel as K
 from . import turns, view
+from .greedy import greedy_action
 from .heuristic.search import heuristic_action_w
+
+OTHERS = ("heuristic", "greedy", "random")
+"""What the other seats may play in a play-out, by code (``others``)."""
 
 
 @njit
@@ -61,9 +66,20 @@ def redeal(obs, piles, pinfo, hands, stock, S, R, mt, b, rng, max_moves):
 
 
 @njit
-def play_to_end(piles, pinfo, hands, stock, S, R, mt, b, w, rules_vec):
-    """Every seat plays the heuristic (weights ``w``) in row ``b`` until the deal ends or is cut
-    off."""
+def other_action(code, ob, mask, w, piles, pinfo, hands, S, R, b, rng, scratch):
+    """The move of a seat that plays ``OTHERS[code]`` in row ``b`` (``ob`` and ``mask`` its
+    view; random draws from ``rng[b]``)."""
+    if code == 0:
+        return heuristic_action_w(ob, mask, w)
+    if code == 1:
+        return greedy_action(ob, mask)
+    return scratch[K.randbelow(rng, b, K.legal_actions(piles, pinfo, hands, S, R, b, scratch))]
+
+
+@njit
+def play_to_end(piles, pinfo, hands, stock, S, R, mt, b, w, rules_vec, others, rng):
+    """Seat 0 plays the heuristic (weights ``w``) in row ``b``, the other seats ``OTHERS[others]``,
+    until the deal ends or is cut off."""
     ob = np.zeros(K.OBS_SIZE, dtype=np.float32)
     mask = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
     scratch = np.zeros(K.NUM_ACTIONS, dtype=np.int64)
@@ -71,7 +87,9 @@ def play_to_end(piles, pinfo, hands, stock, S, R, mt, b, w, rules_vec):
         seat = S[b, K.CUR]
         K.encode(piles, pinfo, hands, S, b, seat, rules_vec, ob)
         K.write_mask(piles, pinfo, hands, S, R, b, mask, scratch)
-        K.apply_action(piles, pinfo, hands, stock, S, R, mt, b, heuristic_action_w(ob, mask, w), scratch)
+        code = 0 if seat == 0 else others
+        a = other_action(code, ob, mask, w, piles, pinfo, hands, S, R, b, rng, scratch)
+        K.apply_action(piles, pinfo, hands, stock, S, R, mt, b, a, scratch)
 
 
 @njit
@@ -84,7 +102,7 @@ def seat_share(S, b, seat):
 
 
 @njit(parallel=True)
-def line_values(obs, lines, lengths, redeals, w, seed, max_moves):
+def line_values(obs, lines, lengths, redeals, w, seed, max_moves, others):
     """The value of each line ``lines[i, :lengths[i]]`` (see the module docstring): float64 of
     ``len(lines)``."""
     n_lines = lines.shape[0]
@@ -103,7 +121,7 @@ def line_values(obs, lines, lengths, redeals, w, seed, max_moves):
             K.apply_action(piles, pinfo, hands, stock, S, R, mt, i, lines[line, k], scratch)
         if not S[i, K.OVER]:
             K.apply_action(piles, pinfo, hands, stock, S, R, mt, i, K.END_TURN_ACTION, scratch)
-        play_to_end(piles, pinfo, hands, stock, S, R, mt, i, w, rules_vec)
+        play_to_end(piles, pinfo, hands, stock, S, R, mt, i, w, rules_vec, others, rng)
         shares[i] = seat_share(S, i, np.int64(0))
     out = np.zeros(n_lines, dtype=np.float64)
     for i in range(rows):

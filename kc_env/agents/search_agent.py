@@ -154,7 +154,7 @@ class SearchAgent(Agent):
             return heuristic
         seed = (self._seed ^ int.from_bytes(digest[:8], "little")) & (2**62 - 1)
         values = self._playouts.line_values(ob, top_line[:valid], top_len[:valid], self.redeals, self.weights,
-                                            seed, self.max_moves)
+                                            seed, self.max_moves, 0)
         self.stats["searches"] += 1
         best = int(np.argmax(values))  # the first of equals: the heuristic's line wins a tie
         chosen = best if values[best] > values[0] + self.margin else 0
