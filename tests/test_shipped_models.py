@@ -4,6 +4,7 @@ folder, and plays full deals legally; a bare name resolves inside the installed 
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -14,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from kc_env import agents
-from kc_env.agents.policy_model import PolicyAgent, read_card, shipped_models
+from kc_env.agents.policy_model import PolicyAgent, shipped_models
+from kc_env.agents.turn_value import TurnValueAgent
 from kc_env.rules import Rules
 from kc_env.tournament import run_tournament
 
@@ -32,7 +34,7 @@ def test_the_models_folder_has_models():
 def test_a_bare_name_resolves_inside_the_installed_package(name, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # no models/ here: the name must come from the package
     agent = agents.load(name)
-    assert isinstance(agent, PolicyAgent) and agent.spec == name
+    assert isinstance(agent, (PolicyAgent, TurnValueAgent)) and agent.spec == name
     assert agent.folder == Path(str(files("kc_env.models"))) / name
     for file in ("model.json", "weights.npz"):
         assert (agent.folder / file).read_bytes() == (ROOT / "models" / name / file).read_bytes()
@@ -41,7 +43,7 @@ def test_a_bare_name_resolves_inside_the_installed_package(name, tmp_path, monke
 @pytest.mark.parametrize("name", MODELS)
 @pytest.mark.parametrize("how", ["name", "path"])
 def test_every_shipped_model_plays_full_deals_legally_against_the_heuristic(name, how):
-    card = read_card(ROOT / "models" / name)
+    card = json.loads((ROOT / "models" / name / "model.json").read_text())  # a policy or a turn-value card
     spec = name if how == "name" else str(ROOT / "models" / name)
     players = card.get("num_players", 2)
     # run_tournament raises IllegalAgentAction on any action the seat's mask forbids
@@ -57,7 +59,7 @@ def test_a_folder_wins_over_a_shipped_model_of_the_same_name(tmp_path, monkeypat
     monkeypatch.chdir(tmp_path)
     agent = agents.load(name)
     assert agent.folder == Path(name)
-    assert agent.card == read_card(ROOT / "models" / other)
+    assert agent.card == json.loads((ROOT / "models" / other / "model.json").read_text())
 
 
 def test_an_unknown_name_lists_the_shipped_models():

@@ -218,3 +218,94 @@ def test_the_ranking_trainer_labels_fits_resumes_and_leaves_a_model(tmp_path):
     agent = agents.load(str(run / "model"))
     state = engine.new_deal("standard", 2, seed=1)
     play_out(state, [agent, agents.load("random")])
+
+
+def gated_model(folder, patience=2):
+    rng = np.random.default_rng(4)
+    net = [(rng.normal(0, 0.1, (1, tv.FEATURES)).astype(np.float32), np.zeros(1, np.float32))]
+    loose = [(rng.normal(0, 0.1, (1, tv.FEATURES)).astype(np.float32), np.zeros(1, np.float32))]
+    return tv.save(folder, net, {"candidates": 4}, careless_layers=loose, patience=patience)
+
+
+CAREFUL_TABLE = """
+    N: 5C
+    E: 9H
+    S: 2D
+    W: JC
+    hand 0: KH 4C 8D
+    hand 1: 2C 3C 4D 6S 7S
+    stock: 9D 10D AS AH 2H QS
+"""
+
+
+def careless_at(text, first_turn=False, moves=()):
+    state = position(text)
+    state.first_turn = first_turn
+    for move in moves:
+        engine.apply(state, engine.parse_move(move))
+    o = obs_of(state)
+    return tv.careless(o["observation"], o["action_mask"])
+
+
+def test_a_table_with_no_pile_move_open_and_no_empty_side_is_not_careless():
+    assert not careless_at(CAREFUL_TABLE)
+
+
+def test_a_pile_move_left_open_at_the_start_of_the_turn_is_careless():
+    assert careless_at(CAREFUL_TABLE.replace("E: 9H", "E: 4H"))  # the 4H may move onto the 5C
+
+
+def test_an_empty_side_left_at_the_start_of_the_turn_is_careless():
+    assert careless_at(CAREFUL_TABLE.replace("W: JC", "W: -"))
+
+
+def test_nothing_is_careless_in_the_deals_first_turn_or_after_the_turns_first_move():
+    open_move = CAREFUL_TABLE.replace("E: 9H", "E: 4H")
+    assert not careless_at(open_move, first_turn=True)  # nobody else has played yet
+    assert not careless_at(open_move, moves=["play KH->NE"])  # the seat's own turn is under way
+
+
+def _turn_start(text, first_turn=False):
+    state = position(text)
+    state.first_turn = first_turn
+    o = obs_of(state)
+    return o["observation"], o["action_mask"]
+
+
+def test_the_gate_plays_the_heuristic_then_the_first_network_then_the_second_for_the_rest_of_the_deal(tmp_path):
+    agent = tv.TurnValueAgent(gated_model(tmp_path / "gated", patience=2))
+    careful, loose = _turn_start(CAREFUL_TABLE), _turn_start(CAREFUL_TABLE.replace("W: JC", "W: -"))
+    assert agent.gate(*careful) == "heuristic"  # one clean turn of two
+    assert agent.gate(*careful) is None  # the first network
+    assert agent.gate(*loose) is agent._loose
+    assert agent.gate(*careful) is agent._loose  # for the rest of the deal
+    assert agent.gate(*_turn_start(CAREFUL_TABLE, first_turn=True)) == "heuristic"  # a new deal forgets
+    agent.gate(*loose)
+    agent.reset()
+    assert agent.gate(*careful) == "heuristic"
+
+
+def test_a_gated_model_loads_and_a_bad_second_network_is_refused(tmp_path):
+    folder = gated_model(tmp_path / "gated", patience=3)
+    card, _ = tv.load(folder)
+    assert card["careless_layers"] == [1] and card["patience"] == 3
+    assert len(tv.load_careless(folder, card)) == 1
+    card["patience"] = -1
+    (folder / tv.CARD_FILE).write_text(json.dumps(card))
+    with pytest.raises(tv.ModelError, match="'patience' must be an integer from 0 to 100"):
+        tv.load(folder)
+    card.update(patience=3, careless_layers=[8, 1])
+    (folder / tv.CARD_FILE).write_text(json.dumps(card))
+    with pytest.raises(tv.ModelError, match=f"array careless_w0 is float32 \\(1, {tv.FEATURES}\\), expected float32 \\(8, {tv.FEATURES}\\)"):
+        tv.load(folder)
+
+
+def test_the_gate_keeps_its_memory_while_the_table_keeps_its_number_of_cards(tmp_path):
+    """Found in play: summing the piles' lengths as the observation's floats (n / 13) made a
+    table of 1, 1, 1 and 2 cards (N E S W) look larger than one of 1, 1, 2 and 1, so the agent
+    took the second for a new deal and forgot what it had seen."""
+    agent = tv.TurnValueAgent(gated_model(tmp_path / "gated", patience=2))
+    before = CAREFUL_TABLE.replace("W: JC", "W: JC 10H")
+    after = before.replace("S: 2D", "S: 3S 2D").replace("W: JC 10H", "W: JC")
+    assert agent.gate(*_turn_start(before)) == "heuristic"
+    assert agent.gate(*_turn_start(after)) is None  # the same deal: its second clean turn

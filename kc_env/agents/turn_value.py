@@ -10,6 +10,16 @@ network (``value``) gives the win share it expects from there. The agent plays t
 the best line; a line that goes out always wins. It re-plans at every decision, from what it
 sees then.
 
+A model may hold a second network for careless opponents (``careless_layers`` in its card,
+arrays ``careless_w0, careless_b0, ...``): the first network is the one to play against a player
+who never leaves a move open (the heuristic), the second against one who does (random). The agent
+then keeps, for the deal, whether any other seat has been careless (``careless``: at the start of
+its turn, after another seat's turn, a pile move is open or a side is empty, which the heuristic
+never leaves) and how many of its turns started without that. It plays the heuristic's own turn
+for its first ``patience`` turns, the first network from then on, and the second for the rest of
+the deal once a seat has been careless. ``act_batch`` keeps nothing between calls (a batch's rows
+are many games), so it always plays the first network.
+
 A model is a folder: ``model.json`` (``format: kc_env-turn-value``, the layer sizes, the
 candidates, what it was trained on) and ``weights.npz`` (plain float32 arrays ``w0, b0, w1, b1,
 ...``, read with ``allow_pickle=False``). numpy and the compiled search only: no torch.
@@ -24,8 +34,9 @@ from typing import Any
 
 import numpy as np
 
+from ..actions import END_TURN_ACTION, MOVE_OFFSET
 from ..compiled import njit
-from ..observation import LAYOUT_SIZES
+from ..observation import LAYOUT_SIZES, SLICES
 from ..vector import kernel as K
 from . import turns, view
 from .base import Agent, legal_actions
@@ -47,6 +58,11 @@ they were), so that models of ``FEATURES_VERSION`` 1 keep their width."""
 FEATURES = _OTHERS_AT + 5 + 3 + 2 + 5 + (RULES_END - K.RULES_START)
 """Numbers describing one end-of-turn position (layout ``FEATURES_VERSION``)."""
 MAX_FILE_BYTES = 16 * 2**20
+CARELESS = "careless_"
+"""The prefix of the second network's arrays (``careless_w0``...)."""
+_PILE_LENGTHS = [SLICES[f"pile_{p}_length"].start for p in ("N", "E", "S", "W", "NE", "SE", "SW", "NW")]
+_SIDE_LENGTHS = _PILE_LENGTHS[:4]
+_FIRST_TURN = SLICES["first_turn"].start
 
 
 @njit
@@ -132,6 +148,15 @@ def candidate_features(obs, mask, k, top_line, top_len, feats):
     return valid, own, wins
 
 
+def careless(ob: np.ndarray, mask: np.ndarray) -> bool:
+    """Whether, at the start of the seat's turn and after another seat's turn, a pile move is open
+    or a side is empty: what the heuristic, which takes every pile move and fills every side it
+    can, never leaves behind."""
+    if ob[view.OBS_PLAYED] > 0.5 or ob[view.OBS_MOVED] > 0.5 or ob[_FIRST_TURN] > 0.5:
+        return False
+    return bool(mask[MOVE_OFFSET:END_TURN_ACTION].any()) or any(ob[i] == 0 for i in _SIDE_LENGTHS)
+
+
 class TurnValueAgent(Agent):
     """Plays towards the end-of-turn position its value network rates best (module docstring)."""
 
@@ -143,31 +168,64 @@ class TurnValueAgent(Agent):
         self.candidates = int(self.card["candidates"])
         self._w = tuple(np.ascontiguousarray(w, dtype=np.float32) for w, _ in self.layers)
         self._b = tuple(np.ascontiguousarray(b, dtype=np.float32) for _, b in self.layers)
+        loose = self.card.get("careless_layers") and load_careless(self.folder, self.card)
+        self._loose = (tuple(np.ascontiguousarray(w, np.float32) for w, _ in loose),
+                       tuple(np.ascontiguousarray(b, np.float32) for _, b in loose)) if loose else None
+        self.patience = int(self.card.get("patience", 0))
+        self.reset()
 
-    def values(self, obs: Mapping[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-        """The candidates' lines, their lengths, the network's values and the heuristic's action."""
+    def reset(self, seed: int | None = None) -> None:
+        """Forget what the other seats showed (a new deal)."""
+        self._seen, self._clean_turns, self._last = False, 0, (54, 0)
+
+    def values(self, obs: Mapping[str, np.ndarray], net=None) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+        """The candidates' lines, their lengths, the network's values (``net``: (weights, biases),
+        the first network by default) and the heuristic's action."""
         k = self.candidates
         lines = np.zeros((k, turns.MAX_DEPTH), dtype=np.int64)
         lengths = np.zeros(k, dtype=np.int64)
         feats = np.zeros((k, FEATURES), dtype=np.float32)
         valid, own, wins = candidate_features(vector(obs), mask_of(obs), k, lines, lengths, feats)
-        vals = value(feats[:valid], self._w, self._b) if valid else np.zeros(0, np.float32)
+        w, b = net or (self._w, self._b)
+        vals = value(feats[:valid], w, b) if valid else np.zeros(0, np.float32)
         if wins >= 0:
             vals[wins] = np.inf
         return lines[:valid], lengths[:valid], vals, int(own)
 
     def act(self, obs: Mapping[str, np.ndarray]) -> int:
         legal_actions(obs)  # refuses a mask with no legal action
-        lines, lengths, vals, own = self.values(obs)
-        if len(vals) < 2:
+        net = self.gate(vector(obs), mask_of(obs)) if self._loose else None
+        lines, lengths, vals, own = self.values(obs, None if net == "heuristic" else net)
+        if len(vals) < 2 or net == "heuristic":
             return own
         best = int(np.argmax(vals))
         return int(lines[best, 0]) if lengths[best] else K.END_TURN_ACTION
 
+    def gate(self, ob: np.ndarray, mask: np.ndarray):
+        """Which network to play (module docstring): the second once a seat has been careless this
+        deal, "heuristic" for the first ``patience`` turns, else the first (None)."""
+        stock = round(float(ob[view.OBS_STOCK]) * 54)
+        table = sum(round(float(ob[i]) * 13) for i in _PILE_LENGTHS)  # whole cards: a pile move keeps the sum
+        if ob[_FIRST_TURN] > 0.5 or stock > self._last[0] or table < self._last[1]:
+            self.reset()  # a new deal: within one the stock only shrinks and the table only grows
+        self._last = (stock, table)
+        if careless(ob, mask):
+            self._seen = True
+        elif ob[view.OBS_PLAYED] < 0.5 and ob[view.OBS_MOVED] < 0.5 and ob[_FIRST_TURN] < 0.5:
+            self._clean_turns += 1
+        if self._seen:
+            return self._loose
+        return "heuristic" if self._clean_turns < self.patience else None
+
     def act_batch(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """One action per row (the vector env's batched opponents)."""
-        return np.array([self.act({"observation": o, "action_mask": m}) for o, m in zip(obs, masks, strict=True)],
-                        dtype=np.int64)
+        """One action per row (the vector env's batched opponents), each by the first network: a
+        batch's rows are many games, so nothing is kept between them."""
+        out = []
+        for o, m in zip(obs, masks, strict=True):
+            lines, lengths, vals, own = self.values({"observation": o, "action_mask": m})
+            best = int(np.argmax(vals)) if len(vals) >= 2 else -1
+            out.append(own if best < 0 else int(lines[best, 0]) if lengths[best] else K.END_TURN_ACTION)
+        return np.array(out, dtype=np.int64)
 
 
 def is_turn_value_folder(folder: str | Path) -> bool:
@@ -180,16 +238,21 @@ def is_turn_value_folder(folder: str | Path) -> bool:
         return False
 
 
-def save(folder: str | Path, layers: list[tuple[np.ndarray, np.ndarray]], card: Mapping[str, Any]) -> Path:
-    """Write a turn-value model: ``layers`` as (weight [out, in], bias [out]) pairs, and its card."""
+def save(folder: str | Path, layers: list[tuple[np.ndarray, np.ndarray]], card: Mapping[str, Any],
+         careless_layers: list[tuple[np.ndarray, np.ndarray]] | None = None, patience: int = 0) -> Path:
+    """Write a turn-value model: ``layers`` as (weight [out, in], bias [out]) pairs, and its card;
+    with ``careless_layers``, the second network and the gate's ``patience`` (module docstring)."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     arrays = {}
-    for i, (w, b) in enumerate(layers):
-        arrays[f"w{i}"], arrays[f"b{i}"] = np.asarray(w, np.float32), np.asarray(b, np.float32)
+    for prefix, net in (("", layers), (CARELESS, careless_layers or [])):
+        for i, (w, b) in enumerate(net):
+            arrays[f"{prefix}w{i}"], arrays[f"{prefix}b{i}"] = np.asarray(w, np.float32), np.asarray(b, np.float32)
     np.savez(folder / WEIGHTS_FILE, **arrays)
     full = {"format": FORMAT, "format_version": FORMAT_VERSION, "features_version": FEATURES_VERSION,
             "features": FEATURES, "layers": [int(w.shape[0]) for w, _ in layers], **card}
+    if careless_layers:
+        full.update(careless_layers=[int(w.shape[0]) for w, _ in careless_layers], patience=int(patience))
     (folder / CARD_FILE).write_text(json.dumps(full, indent=2) + "\n")
     return folder
 
@@ -219,17 +282,41 @@ def load(folder: str | Path) -> tuple[dict[str, Any], list[tuple[np.ndarray, np.
                          f"{card.get('features_version')!r}; this kc_env reads {FORMAT_VERSION} / {FEATURES_VERSION}")
     sizes = card.get("layers")
     k = card.get("candidates")
-    if not (isinstance(sizes, list) and sizes and all(isinstance(s, int) and 0 < s <= 4096 for s in sizes)
-            and sizes[-1] == 1):
+    if not _layer_sizes_ok(sizes):
         raise ModelError(f"{card_path}: 'layers' must list the layer sizes, ending in 1")
     if isinstance(k, bool) or not isinstance(k, int) or not 2 <= k <= 64:
         raise ModelError(f"{card_path}: 'candidates' must be an integer from 2 to 64, not {k!r}")
+    careless_sizes = card.get("careless_layers")
+    if careless_sizes is not None:
+        if not _layer_sizes_ok(careless_sizes):
+            raise ModelError(f"{card_path}: 'careless_layers' must list the layer sizes, ending in 1")
+        patience = card.get("patience", 0)
+        if isinstance(patience, bool) or not isinstance(patience, int) or not 0 <= patience <= 100:
+            raise ModelError(f"{card_path}: 'patience' must be an integer from 0 to 100, not {patience!r}")
+        _read_arrays(weights_path, _layer_shapes(careless_sizes, CARELESS))  # checked now, read by load_careless
+    arrays = _read_arrays(weights_path, _layer_shapes(sizes, ""))
+    return card, [(arrays[f"w{i}"], arrays[f"b{i}"]) for i in range(len(sizes))]
+
+
+def load_careless(folder: str | Path, card: Mapping[str, Any]) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The second network of a model whose (checked) card lists ``careless_layers``."""
+    sizes = card["careless_layers"]
+    arrays = _read_arrays(Path(folder) / WEIGHTS_FILE, _layer_shapes(sizes, CARELESS))
+    return [(arrays[f"{CARELESS}w{i}"], arrays[f"{CARELESS}b{i}"]) for i in range(len(sizes))]
+
+
+def _layer_sizes_ok(sizes) -> bool:
+    return isinstance(sizes, list) and bool(sizes) and sizes[-1] == 1 and \
+        all(isinstance(s, int) and not isinstance(s, bool) and 0 < s <= 4096 for s in sizes)
+
+
+def _layer_shapes(sizes: list[int], prefix: str) -> dict[str, tuple[int, ...]]:
+    """The shape of every array of a network of ``sizes`` (from ``FEATURES`` inputs)."""
     shapes, fan_in = {}, FEATURES
     for i, size in enumerate(sizes):
-        shapes[f"w{i}"], shapes[f"b{i}"] = (size, fan_in), (size,)
+        shapes[f"{prefix}w{i}"], shapes[f"{prefix}b{i}"] = (size, fan_in), (size,)
         fan_in = size
-    arrays = _read_arrays(weights_path, shapes)
-    return card, [(arrays[f"w{i}"], arrays[f"b{i}"]) for i in range(len(sizes))]
+    return shapes
 
 
 def _read_arrays(path: Path, shapes: Mapping[str, tuple[int, ...]]) -> dict[str, np.ndarray]:
