@@ -14,6 +14,17 @@ from kc_env import IllegalMove, Rules, engine
 from kc_env.cards import card_name
 from kc_env.engine import PILE_INDEX, PILE_NAMES, GameState, Move
 
+KING_TABLE = """
+    N: 5C
+    E: 9H
+    S: 2D
+    W: JC
+    hand 0: KH 4C 8D
+    hand 1: 2C 3C 4D 6S 7S
+    stock: 9D 10D AS AH 2H QS
+"""
+"""Four sides dealt, player 0 holding a king, every corner empty: no pile move is open."""
+
 
 def rules(preset: str = "standard", **overrides) -> Rules:
     """A rule set: the preset with some variants changed."""

@@ -55,7 +55,7 @@ import random  # noqa: E402
 
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
-from positions import position  # noqa: E402
+from positions import KING_TABLE, position  # noqa: E402
 from rule_fuzz import any_rules as variant_rules  # noqa: E402
 
 from kc_env import PRESETS, Rules, actions, engine, observation  # noqa: E402
@@ -328,15 +328,7 @@ def test_a_heuristic_spec_with_weights_plays_with_them_and_a_malformed_one_is_re
 
 
 def test_heuristic_puts_a_king_into_a_corner():
-    state = position("""
-        N: 5C
-        E: 9H
-        S: 2D
-        W: JC
-        hand 0: KH 4C 8D
-        hand 1: 2C 3C 4D 6S 7S
-        stock: 9D 10D AS AH 2H QS
-    """)
+    state = position(KING_TABLE)
     assert "play KH->NE" in finish_turn(state, "heuristic")
 
 

@@ -7,7 +7,7 @@ import json
 
 import numpy as np
 import pytest
-from positions import position
+from positions import KING_TABLE, position
 
 from kc_env import actions, agents, engine, observation
 from kc_env.agents import turn_value as tv
@@ -109,16 +109,22 @@ def test_weights_holding_a_pickle_are_refused_unread(tmp_path):
         tv.load(folder)
 
 
-@pytest.mark.slow  # about 100 s: compiling the self-play loop for a new network shape
-def test_the_trainer_runs_resumes_and_leaves_a_model(tmp_path):
+def _first_iteration(config: str, tmp_path):
+    """The smoke variant of ``config`` trained for one iteration in ``tmp_path / "run"``."""
     pytest.importorskip("torch")
     from kc_env.training import config as config_mod
     from kc_env.training.turn_value_train import train
 
-    cfg = config_mod.load(config_mod.find("turn-value-2p"), "smoke")
+    cfg = config_mod.load(config_mod.find(config), "smoke")
     cfg.turn_value.iterations = 1
     run = tmp_path / "run"
     train(cfg, run, log=lambda _: None)
+    return cfg, run, train
+
+
+@pytest.mark.slow  # about 100 s: compiling the self-play loop for a new network shape
+def test_the_trainer_runs_resumes_and_leaves_a_model(tmp_path):
+    cfg, run, train = _first_iteration("turn-value-2p", tmp_path)
     first = json.loads((run / "progress.json").read_text())
     assert first["done"] == 1 and [p["iteration"] for p in first["curve"]] == [0, 1]
     cfg.turn_value.iterations = 2
@@ -196,15 +202,9 @@ def test_labelled_decisions_come_from_deals_against_the_opponent_and_repeat():
 
 @pytest.mark.slow  # about 2 minutes: four chunks of labels and the duels' compiled loop
 def test_the_ranking_trainer_labels_fits_resumes_and_leaves_a_model(tmp_path):
-    pytest.importorskip("torch")
-    from kc_env.training import config as config_mod
+    cfg, run, train = _first_iteration("turn-ranking-2p", tmp_path)
     from kc_env.training import turn_value as train_tv
-    from kc_env.training.turn_value_train import train
 
-    cfg = config_mod.load(config_mod.find("turn-ranking-2p"), "smoke")
-    cfg.turn_value.iterations = 1
-    run = tmp_path / "run"
-    train(cfg, run, log=lambda _: None)
     rows, chunks = train_tv.load_labels(run / "labels_random.npz")
     assert chunks == 1 and rows
     cfg.turn_value.iterations = 2
@@ -227,15 +227,7 @@ def gated_model(folder, patience=2):
     return tv.save(folder, net, {"candidates": 4}, careless_layers=loose, patience=patience)
 
 
-CAREFUL_TABLE = """
-    N: 5C
-    E: 9H
-    S: 2D
-    W: JC
-    hand 0: KH 4C 8D
-    hand 1: 2C 3C 4D 6S 7S
-    stock: 9D 10D AS AH 2H QS
-"""
+CAREFUL_TABLE = KING_TABLE  # no pile move open, no empty side
 
 
 def careless_at(text, first_turn=False, moves=()):
