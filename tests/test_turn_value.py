@@ -182,6 +182,7 @@ def test_play_outs_seat_the_opponent_they_are_asked_for():
     assert 0.3 < against["heuristic"] < 0.7 < 0.8 < against["random"]
 
 
+@pytest.mark.slow  # deals on the vector env and play-outs; the ranking trainer's slow test labels too
 def test_labelled_decisions_come_from_deals_against_the_opponent_and_repeat():
     """A chunk of labels against random: every decision has 2 or more candidates, each valued in
     [0, 1], and the same chunk labels the same again; against random the heuristic's own turn is
