@@ -196,10 +196,7 @@ class TurnValueAgent(Agent):
         legal_actions(obs)  # refuses a mask with no legal action
         net = self.gate(vector(obs), mask_of(obs)) if self._loose else None
         lines, lengths, vals, own = self.values(obs, None if net == "heuristic" else net)
-        if len(vals) < 2 or net == "heuristic":
-            return own
-        best = int(np.argmax(vals))
-        return int(lines[best, 0]) if lengths[best] else K.END_TURN_ACTION
+        return own if net == "heuristic" else _first_move_of_best(lines, lengths, vals, own)
 
     def gate(self, ob: np.ndarray, mask: np.ndarray):
         """Which network to play (module docstring): the second once a seat has been careless this
@@ -220,12 +217,17 @@ class TurnValueAgent(Agent):
     def act_batch(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """One action per row (the vector env's batched opponents), each by the first network: a
         batch's rows are many games, so nothing is kept between them."""
-        out = []
-        for o, m in zip(obs, masks, strict=True):
-            lines, lengths, vals, own = self.values({"observation": o, "action_mask": m})
-            best = int(np.argmax(vals)) if len(vals) >= 2 else -1
-            out.append(own if best < 0 else int(lines[best, 0]) if lengths[best] else K.END_TURN_ACTION)
-        return np.array(out, dtype=np.int64)
+        return np.array([_first_move_of_best(*self.values({"observation": o, "action_mask": m}))
+                         for o, m in zip(obs, masks, strict=True)], dtype=np.int64)
+
+
+def _first_move_of_best(lines: np.ndarray, lengths: np.ndarray, vals: np.ndarray, own: int) -> int:
+    """The first move of the best-valued line (end turn for "end now"); the heuristic's own move
+    when there is no choice."""
+    if len(vals) < 2:
+        return own
+    best = int(np.argmax(vals))
+    return int(lines[best, 0]) if lengths[best] else K.END_TURN_ACTION
 
 
 def is_turn_value_folder(folder: str | Path) -> bool:
