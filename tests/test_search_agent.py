@@ -73,7 +73,9 @@ def test_the_spec_loads_with_its_options():
 
 
 @pytest.mark.parametrize(("spec", "message"), [
-    ("search:depth=3", "unknown option 'depth'; known: redeals, candidates, margin, end_now"),
+    ("search:depth=3", "unknown option 'depth'; known: redeals, candidates, margin, end_now, blueprint"),
+    ("search:blueprint=heuristic", "blueprint must be a turn-value model (e.g. turn-ranking-2p), not 'heuristic'"),
+    ("search:blueprint=no-such-model", "unknown agent spec 'no-such-model'"),
     ("search:end_now=2", "end_now must be 0 or 1, not 2"),
     ("search:end_now=yes", "end_now must be a whole number, not 'yes'"),
     ("search:redeals=1.5", "redeals must be a whole number, not '1.5'"),
@@ -154,6 +156,16 @@ class Spy:
         action = self.agent.act(obs)
         self.seen.append((obs, action))
         return action
+
+
+def test_with_a_very_large_margin_it_plays_its_blueprints_moves():
+    """``blueprint=`` a gated turn-value model: where no line beats the blueprint's, the agent
+    plays what the model itself plays, the model's gate fed every observation of the deal."""
+    search = Spy(agents.load("search:redeals=2,margin=1000,blueprint=turn-ranking-2p", seed=2))
+    model, other = agents.load("turn-ranking-2p"), agents.load("random", seed=3)
+    play_out(engine.new_deal("standard", 2, seed=41), [search, other])
+    assert search.agent.stats["searches"] > 0
+    assert all(action == model.act(obs) for obs, action in search.seen)
 
 
 @pytest.mark.slow  # about 90 s of play-outs on 2 cores
@@ -279,3 +291,15 @@ def test_kc_bench_gives_its_cost_a_decision(capsys):
     assert main(["bench", "--runs", "2", "--seconds", "0.05", "--only", "search", "--json"]) == 0
     row = json.loads(capsys.readouterr().out)["results"]["search"]
     assert len(row["runs"]) == 2 and 0 < row["min"] <= row["median"] <= row["max"]
+
+
+@pytest.mark.parametrize(("spec", "message"), [
+    ("heuristic", "--search must be a search agent's spec"),
+    ("search:depth=3", "--search: agent spec 'search:depth=3': unknown option 'depth'"),
+])
+def test_kc_bench_refuses_a_search_spec_that_is_not_one(spec, message, capsys):
+    from kc_env.cli import main
+
+    assert main(["bench", "--runs", "1", "--seconds", "0.01", "--only", "search", "--search", spec]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1

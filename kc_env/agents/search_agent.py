@@ -19,8 +19,13 @@ heuristic line is followed only while the heuristic still plays its next move, s
 large margin the agent plays exactly the heuristic's moves. Deterministic given its seed and the
 observations: the play-outs are seeded from the agent's seed and a hash of the observation.
 
+With ``blueprint=MODEL`` (a turn-value model, ``kc_env.agents.turn_value``) that model is the
+blueprint instead of the heuristic: the candidates are its best-rated turns, the first its own
+choice, the one the others must beat by the margin (in the turns its gate gives the heuristic,
+the heuristic's as above). The play-outs are still played by the heuristic in every seat.
+
 ``search:name=value,...`` sets the options (``OPTIONS``), e.g.
-``search:redeals=16,candidates=4,margin=0.02``.
+``search:redeals=16,candidates=4,margin=0.02`` or ``search:blueprint=turn-ranking-2p,margin=0.05``.
 """
 
 from __future__ import annotations
@@ -39,12 +44,12 @@ SEARCH = "search"
 """The spec of the search agent with its default options."""
 PREFIX = SEARCH + ":"
 """The prefix of a search spec with options."""
-OPTIONS: dict[str, tuple[type, float]] = {"redeals": (int, 16), "candidates": (int, 4), "margin": (float, 0.0),
-                                          "end_now": (int, 1)}
+OPTIONS: dict[str, tuple[type, float | str]] = {"redeals": (int, 16), "candidates": (int, 4), "margin": (float, 0.0),
+                                                "end_now": (int, 1), "blueprint": (str, "")}
 """Each option's type and default: re-deals a candidate is played out on, candidate turns
-valued, how much (win share) a line must beat the heuristic's by to be played, and whether
-ending the turn at once is always a candidate (1) or only when the heuristic ranks it among its
-best (0)."""
+valued, how much (win share) a line must beat the blueprint's by to be played, whether ending
+the turn at once is always a candidate (1) or only when the blueprint ranks it among its best
+(0), and the blueprint (a turn-value model's spec; empty: the heuristic)."""
 MAX_PLANS = 4096
 """Kept plan steps (one per expected observation) before the oldest are dropped: ``act_batch``
 keeps them for every game of a batch."""
@@ -74,7 +79,7 @@ class SearchAgent(Agent):
     spec = SEARCH
 
     def __init__(self, seed: int | None = None, redeals: int = 16, candidates: int = 4, margin: float = 0.0,
-                 end_now: int = 1, max_moves: int = DEFAULT_MAX_MOVES) -> None:
+                 end_now: int = 1, max_moves: int = DEFAULT_MAX_MOVES, blueprint: str = "") -> None:
         if isinstance(redeals, bool) or not isinstance(redeals, (int, np.integer)) or redeals < 1:
             raise ValueError(f"search: redeals must be a whole number of at least 1, not {redeals!r}")
         if isinstance(candidates, bool) or not isinstance(candidates, (int, np.integer)) or candidates < 1:
@@ -92,6 +97,7 @@ class SearchAgent(Agent):
         self._search, self._playouts, self._turns, self._K = search, playouts, turns, kernel
         self.redeals, self.candidates, self.margin, self.max_moves = int(redeals), int(candidates), float(margin), int(max_moves)
         self.end_now = bool(end_now)
+        self.blueprint = _blueprint(blueprint) if blueprint else None
         self.weights = HEURISTIC_WEIGHTS.copy()
         self._seed = 0
         self._plans: dict[bytes, tuple[int, bool]] = {}
@@ -115,6 +121,8 @@ class SearchAgent(Agent):
         if seed is not None:
             self._seed = int(seed) & (2**62 - 1)
         self._plans.clear()
+        if self.blueprint is not None:
+            self.blueprint.reset()
 
     def act(self, obs: Mapping[str, np.ndarray]) -> int:
         """The action for this observation (a kept plan's next move, or a fresh search)."""
@@ -132,34 +140,53 @@ class SearchAgent(Agent):
 
     def _decide(self, ob: np.ndarray, mk: np.ndarray) -> int:
         self.stats["decisions"] += 1
+        ranked = self.blueprint.ranked({"observation": ob, "action_mask": mk}) if self.blueprint else None
+        if ranked is not None and ranked[2] is None:
+            ranked = None  # a turn the blueprint's gate gives the heuristic
         digest = hashlib.blake2b(ob.tobytes(), digest_size=16).digest()
         plan = self._plans.pop(digest, None)
         if plan is not None:
             action, blueprint = plan
-            if mk[action] and (not blueprint or self._heuristic(ob, mk) == action):
+            if mk[action] and (not blueprint or self._blueprint_move(ob, mk, ranked) == action):
                 self.stats["followed"] += 1
                 return action
         K = self._K
-        top_v = np.zeros(self.candidates + 1, dtype=np.float64)  # one row more for "end now"
-        top_line = np.zeros((self.candidates + 1, self._turns.MAX_DEPTH), dtype=np.int64)
+        top_line = np.zeros((self.candidates + 1, self._turns.MAX_DEPTH), dtype=np.int64)  # a row more for "end now"
         top_len = np.zeros(self.candidates + 1, dtype=np.int64)
-        heuristic = int(self._search.turn_candidates(ob, mk, self.weights, top_v[:-1], top_line[:-1], top_len[:-1]))
-        valid = int(np.count_nonzero(top_v[:-1] > self._search.NO_CANDIDATE))
-        if valid == 0 or (int(top_line[0, 0]) if top_len[0] else K.END_TURN_ACTION) != heuristic:
-            return heuristic  # the heuristic fell back on greedy (else its line is the first)
+        valid, own = self._candidates(ob, mk, ranked, top_line, top_len)
+        if valid == 0 or (int(top_line[0, 0]) if top_len[0] else K.END_TURN_ACTION) != own:
+            return own  # the heuristic fell back on greedy (else its line is the first)
         if self.end_now and mk[K.END_TURN_ACTION] and not (top_len[:valid] == 0).any():
             top_len[valid] = 0  # ending the turn here, with nothing more played
             valid += 1
         if valid <= 1:
-            return heuristic
+            return own
         seed = (self._seed ^ int.from_bytes(digest[:8], "little")) & (2**62 - 1)
         values = self._playouts.line_values(ob, top_line[:valid], top_len[:valid], self.redeals, self.weights,
                                             seed, self.max_moves, 0)
         self.stats["searches"] += 1
-        best = int(np.argmax(values))  # the first of equals: the heuristic's line wins a tie
+        best = int(np.argmax(values))  # the first of equals: the blueprint's line wins a tie
         chosen = best if values[best] > values[0] + self.margin else 0
         self._keep_plan(ob, top_line[chosen], int(top_len[chosen]), blueprint=chosen == 0)
         return int(top_line[chosen, 0]) if top_len[chosen] else K.END_TURN_ACTION
+
+    def _candidates(self, ob: np.ndarray, mk: np.ndarray, ranked, top_line: np.ndarray, top_len: np.ndarray):
+        """The blueprint's best ``candidates`` lines, its own first, into ``top_line``/``top_len``:
+        the heuristic's (``ranked`` None) or the turn-value blueprint's (``ranked``: its
+        ``TurnValueAgent.ranked``). Returns how many, and the blueprint's move."""
+        if ranked is None:
+            top_v = np.zeros(self.candidates, dtype=np.float64)
+            own = int(self._search.turn_candidates(ob, mk, self.weights, top_v, top_line[:-1], top_len[:-1]))
+            return int(np.count_nonzero(top_v > self._search.NO_CANDIDATE)), own
+        lines, lengths, vals, _ = ranked
+        order = np.argsort(-vals, kind="stable")[:self.candidates]
+        top_line[:len(order)], top_len[:len(order)] = lines[order], lengths[order]
+        return len(order), (int(top_line[0, 0]) if top_len[0] else self._K.END_TURN_ACTION) if len(order) else ranked[3]
+
+    def _blueprint_move(self, ob: np.ndarray, mk: np.ndarray, ranked) -> int:
+        from .turn_value import first_move_of_best
+
+        return self._heuristic(ob, mk) if ranked is None else first_move_of_best(*ranked)
 
     def _heuristic(self, ob: np.ndarray, mk: np.ndarray) -> int:
         return int(self._search.heuristic_action_w(ob, mk, self.weights))
@@ -183,6 +210,17 @@ class SearchAgent(Agent):
             turns.afterstate(ob, tab.piles, tab.pinfo, tab.hands, tab.S, tab.R, d, expected)
             key = hashlib.blake2b(expected.tobytes(), digest_size=16).digest()
             self._plans[key] = (int(line[d]) if d < length else K.END_TURN_ACTION, blueprint)
+
+
+def _blueprint(spec: str):
+    """The turn-value agent of a ``blueprint=`` option."""
+    from . import load
+    from .turn_value import TurnValueAgent
+
+    agent = load(spec)
+    if not isinstance(agent, TurnValueAgent):
+        raise ValueError(f"search: blueprint must be a turn-value model (e.g. turn-ranking-2p), not {spec!r}")
+    return agent
 
 
 __all__ = ["SearchAgent", "SEARCH", "PREFIX", "OPTIONS", "spec_options"]

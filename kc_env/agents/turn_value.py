@@ -194,9 +194,15 @@ class TurnValueAgent(Agent):
 
     def act(self, obs: Mapping[str, np.ndarray]) -> int:
         legal_actions(obs)  # refuses a mask with no legal action
+        lines, lengths, vals, own = self.ranked(obs)
+        return own if vals is None else first_move_of_best(lines, lengths, vals, own)
+
+    def ranked(self, obs: Mapping[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, int]:
+        """``values`` by the network the gate picks (module docstring), updating what the gate
+        remembers; the values are None in the turns the heuristic plays itself."""
         net = self.gate(vector(obs), mask_of(obs)) if self._loose else None
         lines, lengths, vals, own = self.values(obs, None if net == "heuristic" else net)
-        return own if net == "heuristic" else _first_move_of_best(lines, lengths, vals, own)
+        return lines, lengths, None if net == "heuristic" else vals, own
 
     def gate(self, ob: np.ndarray, mask: np.ndarray):
         """Which network to play (module docstring): the second once a seat has been careless this
@@ -217,11 +223,11 @@ class TurnValueAgent(Agent):
     def act_batch(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """One action per row (the vector env's batched opponents), each by the first network: a
         batch's rows are many games, so nothing is kept between them."""
-        return np.array([_first_move_of_best(*self.values({"observation": o, "action_mask": m}))
+        return np.array([first_move_of_best(*self.values({"observation": o, "action_mask": m}))
                          for o, m in zip(obs, masks, strict=True)], dtype=np.int64)
 
 
-def _first_move_of_best(lines: np.ndarray, lengths: np.ndarray, vals: np.ndarray, own: int) -> int:
+def first_move_of_best(lines: np.ndarray, lengths: np.ndarray, vals: np.ndarray, own: int) -> int:
     """The first move of the best-valued line (end turn for "end now"); the heuristic's own move
     when there is no choice."""
     if len(vals) < 2:

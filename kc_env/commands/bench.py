@@ -57,6 +57,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "threads than free cores make torch's small ops many times slower)")
     parser.add_argument("--quick", action="store_true", help="3 runs of 0.3 s (a smoke test, noisy)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--search", default="search", metavar="SPEC",
+                        help="the search agent the search benchmark times (default search; e.g. "
+                             "search:blueprint=turn-ranking-2p,margin=0.05)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.add_argument("--profile", choices=["engine", "aec", "single", "vector"],
                         help="run one benchmark under cProfile for --seconds and print the top functions")
@@ -291,6 +294,15 @@ def run(args: argparse.Namespace) -> int:
     runs, seconds = (3, 0.3) if args.quick else (args.runs, args.seconds)
     if runs < 1 or seconds <= 0:
         raise UserError("--runs must be at least 1 and --seconds above 0")
+    if "search" in only and not (args.search == "search" or args.search.startswith("search:")):
+        raise UserError(f"--search must be a search agent's spec (search or search:name=value,...), not {args.search!r}")
+    if "search" in only:
+        from .. import agents
+
+        try:
+            agents.load(args.search)  # a bad option is refused before anything is timed
+        except ValueError as exc:
+            raise UserError(f"--search: {exc}") from None
     if args.profile:
         return _profile(args.profile, rules, n, seconds, args.seed)
 
@@ -311,7 +323,7 @@ def run(args: argparse.Namespace) -> int:
     if "heuristic" in only:
         loops.append(("heuristic", lambda s: heuristic_loop(rules, n, s, args.seed)))
     if "search" in only:
-        loops.append(("search", search_loop(rules, n, args.seed)))
+        loops.append(("search", search_loop(rules, n, args.seed, args.search)))
     for name, loop in loops:
         try:
             results[name] = measure(loop, runs, seconds)
