@@ -150,6 +150,10 @@ def test_the_trainer_runs_resumes_and_leaves_a_model(tmp_path):
     ("label_against", ["greedy"], "turn_value.label_against must list some of heuristic, random"),
     ("label_against", ["random", "random"], "turn_value.label_against must list some of heuristic, random, each once"),
     ("fit_steps", 0, "turn_value.fit_steps must be positive"),
+    ("label_chunks", {"heuristic": 2}, "turn_value.label_chunks must be positive, or map each of label_against"),
+    ("gate", "always", "turn_value.gate must be one of none, careless"),
+    ("gate", "careless", "turn_value.gate careless needs method ranking and label_against"),
+    ("patience", -1, "turn_value.patience must be an integer from 0 to 100"),
 ])
 def test_the_trainer_config_is_checked_up_front(key, value, message):
     pytest.importorskip("torch")
@@ -180,6 +184,16 @@ def test_play_outs_seat_the_opponent_they_are_asked_for():
     against = {who: line_values(ob, lines[:1], lengths[:1], 64, HEURISTIC_WEIGHTS.copy(), 7, 1000, OTHERS.index(who))[0]
                for who in ("heuristic", "random")}
     assert 0.3 < against["heuristic"] < 0.7 < 0.8 < against["random"]
+
+
+def test_label_chunks_may_differ_by_opponent():
+    pytest.importorskip("torch")
+    from kc_env.training import config as config_mod
+
+    cfg = config_mod.load(config_mod.find("turn-ranking-2p"), None,
+                          {"turn_value.label_chunks": {"heuristic": 2, "random": 5}})
+    assert (cfg.turn_value.chunks_against("heuristic"), cfg.turn_value.chunks_against("random")) == (2, 5)
+    assert config_mod.load(config_mod.find("turn-ranking-2p"), "smoke").turn_value.chunks_against("random") == 1
 
 
 @pytest.mark.slow  # deals on the vector env and play-outs; the ranking trainer's slow test labels too
@@ -216,6 +230,9 @@ def test_the_ranking_trainer_labels_fits_resumes_and_leaves_a_model(tmp_path):
     assert chunks == 2 and all(np.array_equal(a[1], b[1]) for a, b in zip(rows, again, strict=False))
     card = json.loads((run / "model" / tv.CARD_FILE).read_text())
     assert card["trained"]["method"] == "ranking" and card["layers"] == [1]
+    assert card["trained"]["gate"] == "careless" and card["careless_layers"] == [1] and card["patience"] == 3
+    assert card["trained"]["label_chunks_per_iteration"] == {"heuristic": 1, "random": 1}
+    assert result.curve[-1]["seconds"] >= result.curve[-2]["seconds"] > 0
     agent = agents.load(str(run / "model"))
     state = engine.new_deal("standard", 2, seed=1)
     play_out(state, [agent, agents.load("random")])
@@ -302,3 +319,22 @@ def test_the_gate_keeps_its_memory_while_the_table_keeps_its_number_of_cards(tmp
     after = before.replace("S: 2D", "S: 3S 2D").replace("W: JC 10H", "W: JC")
     assert agent.gate(*_turn_start(before)) == "heuristic"
     assert agent.gate(*_turn_start(after)) is None  # the same deal: its second clean turn
+
+
+def test_kc_export_copies_a_turn_value_run_and_evaluates_it(tmp_path, capsys):
+    pytest.importorskip("torch")
+    from kc_env.training import config as config_mod
+
+    from kc_env.cli import main
+
+    run = tmp_path / "run"
+    run.mkdir()
+    config_mod.save(config_mod.load(config_mod.find("turn-ranking-2p"), "smoke"), run / "config.yaml")
+    assert main(["export", str(run), str(tmp_path / "none"), "--deals", "2", "--against", "random"]) == 2
+    assert "no turn-value model in" in capsys.readouterr().err
+    gated_model(run / "model", patience=1)
+    assert main(["export", str(run), str(tmp_path / "out"), "--deals", "2", "--against", "random",
+                 "--no-progress"]) == 0
+    card = json.loads((tmp_path / "out" / tv.CARD_FILE).read_text())
+    assert card["careless_layers"] == [1] and card["evaluation"]["results"]
+    assert isinstance(agents.load(str(tmp_path / "out")), tv.TurnValueAgent)

@@ -225,15 +225,30 @@ class TurnValueSettings:
     """Adam's step size."""
     redeals: int = 12
     """``ranking``: re-deals of the unseen cards each candidate is played out on."""
-    label_chunks: int = 20
-    """``ranking``: chunks of 100 deals labelled per iteration against each opponent (about 160
-    decisions a chunk)."""
+    label_chunks: Any = 20
+    """``ranking``: chunks of 100 deals labelled per iteration against each opponent (about 165
+    decisions a chunk against the heuristic, 95 against random, whose own turns are not kept), or
+    a mapping of how many against each (``{heuristic: 38, random: 65}``)."""
     label_against: list[str] = field(default_factory=lambda: ["heuristic", "random"])
     """``ranking``: the opponents whose deals and play-outs give the labels (heuristic, random)."""
     fit_steps: int = 3000
     """``ranking``: full-batch Adam steps of each fit."""
     weight_decay: float = 1.0e-4
     """``ranking``: Adam's weight decay."""
+    gate: str = "none"
+    """``ranking``: ``none`` fits one ranking on the labels of every opponent; ``careless`` (with
+    ``label_against: [heuristic, random]``) fits one ranking on each opponent's labels, and the
+    model plays the one fitted against the heuristic until another seat leaves a pile move open or
+    a side empty, which the heuristic never does, then the one fitted against random
+    (``kc_env.agents.turn_value``). Turns that beat the heuristic lose against random and the
+    reverse, so one fit on both gains against neither (docs/experiments.md)."""
+    patience: int = 3
+    """``gate: careless``: the model plays the heuristic's own turn for its first this many turns
+    of a deal, before any seat has been careless."""
+
+    def chunks_against(self, against: str) -> int:
+        """The chunks labelled per iteration against ``against`` (``label_chunks``)."""
+        return self.label_chunks[against] if isinstance(self.label_chunks, dict) else self.label_chunks
 
 
 @dataclass
@@ -308,7 +323,7 @@ def _build(cls, data: Any, where: str):
 
 
 def _check_value(key: str, value: Any, default: Any, where: str) -> Any:
-    if key == "rules":
+    if key == "rules" or key == "label_chunks" and isinstance(value, dict):  # a mapping, checked by validate
         return value
     if default is None:  # optional: a number (target_kl) or an agent spec (teacher)
         if value is None or isinstance(value, (int, float, str)) and not isinstance(value, bool):
@@ -472,6 +487,13 @@ def _weight_checks(config: TrainConfig) -> list[tuple[bool, str]]:
 
 TURN_VALUE_METHODS = ("monte_carlo", "ranking")
 LABEL_OPPONENTS = ("heuristic", "random")
+TURN_VALUE_GATES = ("none", "careless")
+
+
+def _positive_chunks(chunks, against: list) -> bool:
+    if isinstance(chunks, dict):
+        return set(chunks) == set(against) and all(_positive_chunks(v, against) for v in chunks.values())
+    return type(chunks) is int and chunks > 0
 
 
 def _turn_value_checks(t: TurnValueSettings) -> list[tuple[bool, str]]:
@@ -487,11 +509,16 @@ def _turn_value_checks(t: TurnValueSettings) -> list[tuple[bool, str]]:
          "turn_value.hidden must be positive widths up to 4096 (none, a linear value, only under ranking)"),
         (t.learning_rate > 0, "turn_value.learning_rate must be positive"),
         (type(t.redeals) is int and 1 <= t.redeals <= 1024, "turn_value.redeals must be 1 to 1024"),
-        (type(t.label_chunks) is int and t.label_chunks > 0, "turn_value.label_chunks must be positive"),
+        (_positive_chunks(t.label_chunks, against), "turn_value.label_chunks must be positive, or map each of "
+                                                    "label_against to a positive number"),
         (bool(against) and all(a in LABEL_OPPONENTS for a in against) and len(set(against)) == len(against),
          f"turn_value.label_against must list some of {', '.join(LABEL_OPPONENTS)}, each once"),
         (type(t.fit_steps) is int and t.fit_steps > 0 and t.weight_decay >= 0,
          "turn_value.fit_steps must be positive and weight_decay at least 0"),
+        (t.gate in TURN_VALUE_GATES, f"turn_value.gate must be one of {', '.join(TURN_VALUE_GATES)}, not {t.gate!r}"),
+        (t.gate == "none" or (ranking and against == list(LABEL_OPPONENTS)),
+         "turn_value.gate careless needs method ranking and label_against [heuristic, random]"),
+        (type(t.patience) is int and 0 <= t.patience <= 100, "turn_value.patience must be an integer from 0 to 100"),
     ]
 
 

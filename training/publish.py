@@ -86,6 +86,24 @@ def publish(run: Path, folder: Path, against: list[str], deals: int = 2000, seed
     return folder, record_evaluation(run, folder, rules, cfg.num_players, against, deals, seed, progress)
 
 
+def publish_turn_value(run: Path, folder: Path, against: list[str], deals: int = 2000, seed: int = 0,
+                       progress: bool = True) -> tuple[Path, str]:
+    """Copy a turn-value run's model (``RUN/model``, checked as ``kc_env.agents.turn_value.load``
+    checks it) to ``folder``, evaluate it, and write the results into its ``model.json``."""
+    import shutil
+
+    from kc_env.agents import turn_value
+
+    cfg = config_mod.load(run / "config.yaml")
+    if not turn_value.is_turn_value_folder(run / "model"):
+        raise ValueError(f"{run}: no turn-value model in {run / 'model'} (kc train writes it after each iteration)")
+    turn_value.load(run / "model")  # a ModelError (a ValueError) names what is wrong
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in (turn_value.CARD_FILE, turn_value.WEIGHTS_FILE):
+        shutil.copyfile(run / "model" / name, folder / name)
+    return folder, record_evaluation(run, folder, cfg.rules_object(), cfg.num_players, against, deals, seed, progress)
+
+
 def record_evaluation(run: Path, folder: Path, rules, num_players: int, against: list[str], deals: int, seed: int,
                       progress: bool) -> str:
     """Evaluate the exported ``folder`` (``evaluate_model``), write the results and the command that

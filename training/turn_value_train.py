@@ -12,15 +12,20 @@ against each of ``label_against`` (``turn_value.label_chunk``: the heuristic's c
 at its turn starts, valued by play-outs against that opponent), keeping every label in
 ``labels_<opponent>.npz`` as it goes (chunk by chunk), then fits which candidate is better within
 each decision on all the labels so far (``fit_ranking_sets``), and records the held-out gain of
-its picks over the heuristic's.
+its picks over the heuristic's. Under ``gate: careless`` it fits one ranking on each opponent's
+labels, and the model plays the one fitted against random once another seat has been careless
+(``kc_env.agents.turn_value``): what makes ``models/turn-ranking-2p``.
 
-After each iteration the network plays ``eval.deals`` duplicate deals (seats rotated) against
-each of ``eval.opponents`` on seeds apart from the training seeds, and ``curve.json`` /
-``learning_curve.png`` grow by one point.
+After each iteration the model plays ``eval.deals`` duplicate deals (seats rotated) against each
+of ``eval.opponents`` on seeds apart from the training seeds (under ``ranking`` as it is
+shipped, re-planning at every decision in a ``run_tournament``; under ``monte_carlo`` by the
+compiled ``duel`` of whole chosen lines), and ``curve.json`` / ``learning_curve.png`` grow by
+one point; each point holds the run's wall time so far (``seconds``, summed over resumes).
 
 The run folder holds only JSON and ``.npz`` arrays (no pickle): ``progress.json`` (the
-iterations done and the curve), ``iteration_N/weights.npz`` (each iteration's network, written
-atomically and fsynced by ``kc_env.files.write_atomic``, so a killed run leaves the last whole one), ``config.yaml``.
+iterations done and the curve), ``iteration_N/weights.npz`` (each iteration's networks, written
+atomically and fsynced by ``kc_env.files.write_atomic``, so a killed run leaves the last whole
+one), ``iteration_N/model`` (that iteration's model folder), ``config.yaml``.
 ``--resume`` continues after the newest whole iteration (under ``ranking``, from the last
 labelled chunk).
 """
@@ -51,27 +56,47 @@ class TurnValueResult:
     curve: list[dict]
 
 
-def _save_layers(path: Path, layers) -> None:
+def _save_layers(path: Path, layers, careless=None) -> None:
+    """One iteration's network (and, under ``gate: careless``, the second, as ``careless_w0``...)."""
     import io
 
+    arrays = {}
+    for prefix, net in (("", layers), (model.CARELESS, careless or [])):
+        for i, (w, b) in enumerate(net):
+            arrays[f"{prefix}w{i}"], arrays[f"{prefix}b{i}"] = w, b
     buf = io.BytesIO()
-    np.savez(buf, **{f"w{i}": w for i, (w, _) in enumerate(layers)}, **{f"b{i}": b for i, (_, b) in enumerate(layers)})
+    np.savez(buf, **arrays)
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(path, buf.getvalue())
 
 
 def _load_layers(path: Path, n: int):
+    """The networks ``_save_layers`` kept: (the first, the second or None)."""
     with np.load(path, allow_pickle=False) as data:
-        return [(data[f"w{i}"], data[f"b{i}"]) for i in range(n)]
+        nets = [[(data[f"{p}w{i}"], data[f"{p}b{i}"]) for i in range(n)] if f"{p}w0" in data else None
+                for p in ("", model.CARELESS)]
+    return nets[0], nets[1]
 
 
-def _evaluate(cfg, layers, point: dict) -> dict:
+def _evaluate(cfg, layers, point: dict, agent_folder: Path | None = None) -> dict:
+    """Win shares of the network against each of ``eval.opponents``: under ``monte_carlo`` the
+    compiled duel of whole chosen lines, under ``ranking`` the model in ``agent_folder`` as it is
+    shipped (re-planning at every decision, gated; the heuristic itself when None) in a
+    seat-rotated tournament of duplicate deals."""
     rules = cfg.rules_object()
     t = cfg.turn_value
-    seeds = np.arange(cfg.eval.deals, dtype=np.int64) + cfg.seed * 10**9 + EVAL_SEED_OFFSET
+    first = cfg.seed * 10**9 + EVAL_SEED_OFFSET
     for spec in cfg.eval.opponents:
-        share, half = tv.duel(rules, cfg.num_players, seeds, layers, k=t.candidates, against=spec,
-                              max_moves=cfg.max_moves)
+        if t.method == "ranking":
+            from kc_env.tournament import run_tournament
+
+            res = run_tournament([str(agent_folder) if agent_folder else "heuristic", spec], rules, cfg.num_players,
+                                 deals=cfg.eval.deals * cfg.num_players, seed=first, max_moves=cfg.max_moves)
+            a = res.stats[0]
+            point[spec] = [round(a.win_share, 4), round(a.share_low, 4), round(a.share_high, 4)]
+            continue
+        share, half = tv.duel(rules, cfg.num_players, np.arange(cfg.eval.deals, dtype=np.int64) + first, layers,
+                              k=t.candidates, against=spec, max_moves=cfg.max_moves)
         point[spec] = [round(share, 4), round(max(0.0, share - half), 4), round(min(1.0, share + half), 4)]
     return point
 
@@ -130,29 +155,40 @@ def train(cfg, folder: str | Path, resume: bool = False, progress: bool = True, 
     torch.set_num_threads(max(1, cfg.update_threads))
     n = cfg.num_players
     depth = len(t.hidden) + 1
-    layers = _load_layers(folder / f"iteration_{state['done']}" / "weights.npz", depth) if state["done"] else None
+    layers, loose = (_load_layers(folder / f"iteration_{state['done']}" / "weights.npz", depth) if state["done"]
+                     else (None, None))
     if not state["curve"]:
+        start = time.perf_counter()
         state["curve"].append(_evaluate(cfg, None, {"iteration": 0, _x_key(t): 0}))
+        state["seconds"] = round(time.perf_counter() - start)
         log(f"iteration 0 (the heuristic's choices): {json.dumps(state['curve'][-1])}")
     for it in range(state["done"] + 1, t.iterations + 1):
         start = time.perf_counter()
         step = _ranking_iteration if t.method == "ranking" else _monte_carlo_iteration
-        layers, point = step(cfg, folder, it, layers, log)
-        _save_layers(folder / f"iteration_{it}" / "weights.npz", layers)
-        state["curve"].append(_evaluate(cfg, layers, {"iteration": it, **point}))
+        layers, loose, point = step(cfg, folder, it, (layers, loose), log)
+        _save_layers(folder / f"iteration_{it}" / "weights.npz", layers, loose)
+        agent = _save_model(cfg, folder / f"iteration_{it}" / "model", layers, loose, state["curve"])
+        state["curve"].append(_evaluate(cfg, layers, {"iteration": it, **point}, agent))
+        state["seconds"] = state["curve"][-1]["seconds"] = state.get("seconds", 0) + round(time.perf_counter() - start)
         state["done"] = it
         write_atomic(state_path, json.dumps(state, indent=1) + "\n")
         log(f"iteration {it}: {json.dumps(state['curve'][-1])} ({time.perf_counter() - start:.0f} s)")
         _plot(state["curve"], cfg.eval.opponents, folder / "learning_curve.png", 1.0 / n)
     write_atomic(folder / "curve.json", json.dumps(state["curve"], indent=1) + "\n")
     _plot(state["curve"], cfg.eval.opponents, folder / "learning_curve.png", 1.0 / n)
-    model.save(folder / "model", layers, {
-        "candidates": t.candidates, "num_players": n, "rules": cfg.rules_object().to_dict(),
-        "trained": {"trainer": "turn_value", "method": t.method, "iterations": t.iterations, **_method_card(t),
-                    "seed": cfg.seed, "curve": state["curve"]},
-    })
+    _save_model(cfg, folder / "model", layers, loose, state["curve"])
     log(f"model: {folder / 'model'}   learning curve: {folder / 'learning_curve.png'}")
     return TurnValueResult(folder, state["curve"])
+
+
+def _save_model(cfg, where: Path, layers, loose, curve: list[dict]) -> Path:
+    """The turn-value model folder of these networks (``kc_env.agents.turn_value.save``)."""
+    t, n = cfg.turn_value, cfg.num_players
+    return model.save(where, layers, {
+        "candidates": t.candidates, "num_players": n, "rules": cfg.rules_object().to_dict(),
+        "trained": {"trainer": "turn_value", "method": t.method, "iterations": t.iterations, **_method_card(t),
+                    "seed": cfg.seed, "curve": curve},
+    }, careless_layers=loose, patience=t.patience)
 
 
 def _x_key(t) -> str:
@@ -161,14 +197,15 @@ def _x_key(t) -> str:
 
 def _method_card(t) -> dict:
     if t.method == "ranking":
-        return {"label_chunks_per_iteration": t.label_chunks, "label_against": list(t.label_against),
-                "redeals": t.redeals}
+        return {"label_chunks_per_iteration": {a: t.chunks_against(a) for a in t.label_against}, "label_against": list(t.label_against),
+                "redeals": t.redeals, "gate": t.gate}
     return {"games_per_iteration": t.games, "epsilon": t.epsilon}
 
 
-def _monte_carlo_iteration(cfg, folder: Path, it: int, layers, log):
+def _monte_carlo_iteration(cfg, folder: Path, it: int, nets, log):
     """One round of self-play deals, then a fit to their outcomes (module docstring)."""
     t, n, rules = cfg.turn_value, cfg.num_players, cfg.rules_object()
+    layers = nets[0]
     start = time.perf_counter()
     base = cfg.seed * 10**9 + (it - 1) * t.games
     seeds = np.arange(t.games, dtype=np.int64) + base
@@ -185,18 +222,18 @@ def _monte_carlo_iteration(cfg, folder: Path, it: int, layers, log):
     log(f"iteration {it}: {len(x):,} turns from {t.games:,} deals in {time.perf_counter() - start:.0f} s")
     layers = tv.fit(x, y, hidden=tuple(t.hidden), epochs=t.epochs, lr=t.learning_rate, seed=cfg.seed + it,
                     start=layers, log=lambda msg: log(f"iteration {it}: {msg}"))
-    return layers, {"games": it * t.games}
+    return layers, None, {"games": it * t.games}
 
 
-def _ranking_iteration(cfg, folder: Path, it: int, layers, log):
+def _ranking_iteration(cfg, folder: Path, it: int, nets, log):
     """Label ``label_chunks`` more chunks against each opponent, then fit on every label so far
-    (module docstring)."""
+    (module docstring): one ranking on all, or under ``gate: careless`` one per opponent."""
     t, n, rules = cfg.turn_value, cfg.num_players, cfg.rules_object()
     sets = []
     for against in t.label_against:
         path = folder / f"labels_{against}.npz"
         rows, chunks = tv.load_labels(path)
-        target = it * t.label_chunks
+        target = it * t.chunks_against(against)
         while chunks < target:
             start = time.perf_counter()
             rows += tv.label_chunk(rules, n, chunks, against, k=t.candidates, redeals=t.redeals, first=len(rows),
@@ -206,10 +243,14 @@ def _ranking_iteration(cfg, folder: Path, it: int, layers, log):
             log(f"iteration {it}: labelled chunk {chunks}/{target} against {against}, {len(rows):,} decisions "
                 f"({time.perf_counter() - start:.0f} s)")
         sets.append(rows)
-    layers, gains = tv.fit_ranking_sets(
-        sets, hidden=tuple(t.hidden), steps=t.fit_steps, weight_decay=t.weight_decay, seed=cfg.seed + it,
-        start=layers, log=lambda msg: log(f"iteration {it}: {msg}"))
+    fit = functools.partial(tv.fit_ranking_sets, hidden=tuple(t.hidden), steps=t.fit_steps,
+                            weight_decay=t.weight_decay, seed=cfg.seed + it, log=lambda msg: log(f"iteration {it}: {msg}"))
+    if t.gate == "careless":  # the first network against the heuristic, the second against random
+        (layers, (gain_h,)), (loose, (gain_r,)) = (fit([rows], start=net) for rows, net in zip(sets, nets, strict=True))
+        gains = [gain_h, gain_r]
+    else:
+        (layers, gains), loose = fit(sets, start=nets[0]), None
     point = {"decisions": sum(map(len, sets))}
     for against, gain in zip(t.label_against, gains, strict=True):
         point[f"held_out_gain_{against}"] = [gain["gain"], gain["half_width"]]
-    return layers, point
+    return layers, loose, point

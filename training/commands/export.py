@@ -1,5 +1,5 @@
 """``kc export RUN FOLDER``: export a trained run as a numpy-loadable model, evaluated (an RLlib run
-through ``training/rllib/export.py``)."""
+through ``training/rllib/export.py``, a turn-value run by copying its model folder)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,9 @@ DESCRIPTION = (HELP + ". An SB3 run is read from its config.yaml and its tensors
                "torch.load(weights_only=True)): no pickle, so a run folder from anyone runs no code. An RLlib run "
                "is read with Ray's checkpoint loader, which unpickles, so an RLlib run folder is trusted code: "
                "kc export reads only a checkpoint that this machine's kc train sealed (kc-seal.json, a keyed "
-               "hash of its files) and refuses one sealed elsewhere or changed since.")
+               "hash of its files) and refuses one sealed elsewhere or changed since. A turn-value run "
+               "(trainer: turn_value) is already a model folder, RUN/model (JSON and plain arrays): it is checked "
+               "and copied.")
 
 
 def check() -> str | None:
@@ -38,8 +40,11 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"{target} already exists and is not empty (a model there would be replaced): "
                         "choose another folder, or add --overwrite")
     try:
-        if _trainer_of(Path(args.run)) == "rllib":
+        trainer = _trainer_of(Path(args.run))
+        if trainer == "rllib":
             from ..rllib.export import publish
+        elif trainer == "turn_value":
+            from ..publish import publish_turn_value as publish
         else:
             from ..publish import publish
     except ImportError as exc:
