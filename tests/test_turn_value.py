@@ -338,3 +338,24 @@ def test_kc_export_copies_a_turn_value_run_and_evaluates_it(tmp_path, capsys):
     card = json.loads((tmp_path / "out" / tv.CARD_FILE).read_text())
     assert card["careless_layers"] == [1] and card["evaluation"]["results"]
     assert isinstance(agents.load(str(tmp_path / "out")), tv.TurnValueAgent)
+
+
+def test_the_ranking_trainer_evaluates_one_seat_against_the_rest_of_the_table(monkeypatch):
+    """With four players the model (here the heuristic, before any iteration) sits against three
+    of each opponent, as ``kc export`` and ``kc eval`` seat it, not two against two."""
+    pytest.importorskip("torch")
+    from kc_env import tournament
+    from kc_env.training import config as config_mod
+    from kc_env.training import turn_value_train
+
+    seatings, real = [], tournament.run_tournament
+
+    def fake_tournament(specs, rules, num_players, **kwargs):
+        seatings.append(list(specs))
+        return real(["random"] * num_players, rules, num_players, deals=num_players, seed=0, workers=1)
+
+    monkeypatch.setattr(tournament, "run_tournament", fake_tournament)
+    cfg = config_mod.load(config_mod.find("turn-ranking-4p"), "smoke")
+    point = turn_value_train._evaluate(cfg, None, {"iteration": 0})
+    assert seatings == [["heuristic", spec, spec, spec] for spec in ("heuristic", "greedy", "random")]
+    assert set(point) == {"iteration", "heuristic", "greedy", "random"}

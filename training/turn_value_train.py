@@ -81,8 +81,8 @@ def _load_layers(path: Path, n: int):
 def _evaluate(cfg, layers, point: dict, agent_folder: Path | None = None) -> dict:
     """Win shares of the network against each of ``eval.opponents``: under ``monte_carlo`` the
     compiled duel of whole chosen lines, under ``ranking`` the model in ``agent_folder`` as it is
-    shipped (re-planning at every decision, gated; the heuristic itself when None) in a
-    seat-rotated tournament of duplicate deals."""
+    shipped (re-planning at every decision, gated; the heuristic itself when None) in one seat
+    against ``num_players - 1`` of the opponent, in a seat-rotated tournament of duplicate deals."""
     rules = cfg.rules_object()
     t = cfg.turn_value
     first = cfg.seed * 10**9 + EVAL_SEED_OFFSET
@@ -90,8 +90,10 @@ def _evaluate(cfg, layers, point: dict, agent_folder: Path | None = None) -> dic
         if t.method == "ranking":
             from kc_env.tournament import run_tournament
 
-            res = run_tournament([str(agent_folder) if agent_folder else "heuristic", spec], rules, cfg.num_players,
-                                 deals=cfg.eval.deals * cfg.num_players, seed=first, max_moves=cfg.max_moves)
+            player = str(agent_folder) if agent_folder else "heuristic"  # one seat against n - 1 of spec
+            res = run_tournament([player] + [spec] * (cfg.num_players - 1), rules, cfg.num_players,
+                                 deals=cfg.eval.deals * cfg.num_players, seed=first, max_moves=cfg.max_moves,
+                                 labels=["player"] + [f"opp{i}" for i in range(1, cfg.num_players)])
             a = res.stats[0]
             point[spec] = [round(a.win_share, 4), round(a.share_low, 4), round(a.share_high, 4)]
             continue
