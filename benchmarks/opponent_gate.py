@@ -31,31 +31,26 @@ import argparse
 import json
 from pathlib import Path
 
-import numpy as np
 from kc_env.training import turn_value as tv
 
-from kc_env.agents.turn_value import TurnValueAgent, save, value
+from kc_env.agents.turn_value import TurnValueAgent, save
 from kc_env.rules import Rules
 
 
 def fit(args) -> None:
     sets = {"heuristic": tv.load_labels(args.heuristic_data)[0], "random": tv.load_labels(args.random_data)[0]}
     fitted = {}
-    held = {k: sorted(np.random.default_rng(0).choice(len(v), size=len(v) // 5, replace=False).tolist())
-            for k, v in sets.items()}
+    held = {k: tv.held_out(len(v)) for k, v in sets.items()}
     for against, rows in sets.items():
         layers, _ = tv.fit_ranking_sets([rows], hidden=(), steps=3000, weight_decay=1e-4, log=lambda _: None)
         save(Path(args.out) / f"against-{against}", layers, {
             "candidates": 6, "num_players": 2, "rules": Rules.preset("standard").to_dict(),
             "trained": {"method": "ranking", "label_against": [against], "decisions": len(rows)}})
         fitted[against] = layers
-        ws = tuple(np.ascontiguousarray(w, np.float32) for w, _ in layers)
-        bs = tuple(np.ascontiguousarray(b, np.float32) for _, b in layers)
         out = {"fitted_against": against, "decisions": len(rows)}
         for on, data in sets.items():
-            gain = np.array([data[i][1][int(np.argmax(value(data[i][0], ws, bs)))] - data[i][1][0] for i in held[on]])
-            out[f"held_out_gain_on_{on}_labels"] = [round(float(gain.mean()), 4),
-                                                    round(float(1.96 * gain.std() / np.sqrt(len(gain))), 4)]
+            gain = tv.pick_gains(layers, data, held[on])
+            out[f"held_out_gain_on_{on}_labels"] = [gain["gain"], gain["half_width"]]
         print(json.dumps(out), flush=True)
     save(Path(args.model or Path(args.out) / "gated"), fitted["heuristic"], {
         "candidates": 6, "num_players": 2, "rules": Rules.preset("standard").to_dict(),

@@ -344,9 +344,10 @@ def test_the_ranking_trainer_evaluates_one_seat_against_the_rest_of_the_table(mo
     """With four players the model (here the heuristic, before any iteration) sits against three
     of each opponent, as ``kc export`` and ``kc eval`` seat it, not two against two."""
     pytest.importorskip("torch")
-    from kc_env import tournament
     from kc_env.training import config as config_mod
     from kc_env.training import turn_value_train
+
+    from kc_env import tournament
 
     seatings, real = [], tournament.run_tournament
 
@@ -359,3 +360,27 @@ def test_the_ranking_trainer_evaluates_one_seat_against_the_rest_of_the_table(mo
     point = turn_value_train._evaluate(cfg, None, {"iteration": 0})
     assert seatings == [["heuristic", spec, spec, spec] for spec in ("heuristic", "greedy", "random")]
     assert set(point) == {"iteration", "heuristic", "greedy", "random"}
+
+
+def test_a_pick_gains_what_the_labels_say_over_the_heuristics_first_candidate():
+    """``pick_gains``: a network that reads the label off the features picks the best candidate
+    (its gain is the best candidate's), one that reads it backwards picks the worst."""
+    pytest.importorskip("torch")
+    from kc_env.training import turn_value as training
+
+    rng = np.random.default_rng(3)
+    rows = []
+    for _ in range(50):
+        values = rng.random(4).astype(np.float32)
+        feats = np.zeros((4, tv.FEATURES), np.float32)
+        feats[:, 0] = values
+        rows.append((feats, values))
+    w = np.zeros((1, tv.FEATURES), np.float32)
+    w[0, 0] = 1.0
+    reads, backwards = [(w, np.zeros(1, np.float32))], [(-w, np.zeros(1, np.float32))]
+    best = training.pick_gains(reads, rows, range(50))
+    worst = training.pick_gains(backwards, rows, range(50))
+    expected = np.mean([v.max() - v[0] for _, v in rows])
+    assert best["gain"] == best["best_candidate_gain"] == round(float(expected), 4) > 0
+    assert worst["gain"] == round(float(np.mean([v.min() - v[0] for _, v in rows])), 4) < 0
+    assert training.held_out(50) == training.held_out(50) and len(training.held_out(50)) == 10
