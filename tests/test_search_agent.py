@@ -74,8 +74,10 @@ def test_the_spec_loads_with_its_options():
 
 @pytest.mark.parametrize(("spec", "message"), [
     ("search:depth=3", "unknown option 'depth'; known: redeals, candidates, margin, end_now, blueprint"),
-    ("search:blueprint=heuristic", "blueprint must be a turn-value model (e.g. turn-ranking-2p), not 'heuristic'"),
-    ("search:blueprint=no-such-model", "unknown agent spec 'no-such-model'"),
+    ("search:blueprint=heuristic", "blueprint must be a turn-value model's folder or a shipped one (e.g. "
+                                   "turn-ranking-2p), not 'heuristic'"),
+    ("search:blueprint=no-such-model", "blueprint must be a turn-value model's folder or a shipped one"),
+    ("search:blueprint=ppo-standard-2p", "blueprint must be a turn-value model's folder or a shipped one"),
     ("search:end_now=2", "end_now must be 0 or 1, not 2"),
     ("search:end_now=yes", "end_now must be a whole number, not 'yes'"),
     ("search:redeals=1.5", "redeals must be a whole number, not '1.5'"),

@@ -213,14 +213,16 @@ class SearchAgent(Agent):
 
 
 def _blueprint(spec: str):
-    """The turn-value agent of a ``blueprint=`` option."""
-    from . import load
-    from .turn_value import TurnValueAgent
+    """The turn-value agent of a ``blueprint=`` option: a model folder or a shipped model's name
+    (read here, not through ``agents.load``, which imports this module)."""
+    from .policy_model import model_folder
+    from .turn_value import TurnValueAgent, is_turn_value_folder
 
-    agent = load(spec)
-    if not isinstance(agent, TurnValueAgent):
-        raise ValueError(f"search: blueprint must be a turn-value model (e.g. turn-ranking-2p), not {spec!r}")
-    return agent
+    folder = model_folder(spec)
+    if folder is None or not is_turn_value_folder(folder):
+        raise ValueError(f"search: blueprint must be a turn-value model's folder or a shipped one "
+                         f"(e.g. turn-ranking-2p), not {spec!r}")
+    return TurnValueAgent(folder, spec=spec)
 
 
 __all__ = ["SearchAgent", "SEARCH", "PREFIX", "OPTIONS", "spec_options"]
