@@ -492,7 +492,7 @@ TURN_VALUE_GATES = ("none", "careless")
 
 def _positive_chunks(chunks, against: list) -> bool:
     if isinstance(chunks, dict):
-        return set(chunks) == set(against) and all(_positive_chunks(v, against) for v in chunks.values())
+        return set(chunks) == set(against) and all(type(v) is int and v > 0 for v in chunks.values())
     return type(chunks) is int and chunks > 0
 
 
