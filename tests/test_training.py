@@ -211,3 +211,29 @@ def test_an_evaluation_outside_learn_is_recorded_at_the_models_step(tmp_path):
     evaluator = EvalCallback(run, [])
     evaluator.init_callback(model)
     assert evaluator.evaluate()["step"] == 1234
+
+
+def test_an_export_whose_numpy_probabilities_are_not_torchs_is_refused(tmp_path):
+    """``save_checked`` refuses a network numpy computes otherwise than torch (here: torch's
+    probabilities uniform over the legal actions) and accepts one that differs by float32 noise."""
+    from kc_env.training.export import TOLERANCE, save_checked
+
+    from kc_env import actions
+    from kc_env.agents.policy_model import PolicyNetwork
+    from kc_env.observation import OBS_SIZE
+    from kc_env.rules import Rules
+
+    rng = np.random.default_rng(0)
+    network = PolicyNetwork(((rng.normal(0, 0.1, (8, OBS_SIZE)).astype(np.float32), np.zeros(8, np.float32)),),
+                            (rng.normal(0, 1, (actions.NUM_ACTIONS, 8)).astype(np.float32),
+                             np.zeros(actions.NUM_ACTIONS, np.float32)))
+    rules = Rules.preset("standard")
+
+    def uniform(obs, masks):
+        return masks / masks.sum(axis=1, keepdims=True)
+
+    with pytest.raises(ValueError, match="numpy and torch probabilities differ by"):
+        save_checked(network, tmp_path / "wrong", {}, rules, 2, uniform)
+    noisy = save_checked(network, tmp_path / "noisy", {}, rules, 2,
+                         lambda obs, masks: network.probabilities(obs, masks) + TOLERANCE / 10)
+    assert json.loads((noisy / "model.json").read_text())["export_check"]["max_probability_gap"] < TOLERANCE

@@ -4,7 +4,7 @@ The folder is what ``kc_env.agents.policy_model`` reads: ``weights.npz`` (plain 
 ``model.json`` (layout versions, rules and players, training steps, evaluation results, date,
 command). After writing, the export is loaded back with numpy alone and its action
 probabilities are compared with the torch policy's on real observations: they must agree
-within 1e-5, or the export is refused.
+within ``TOLERANCE``, or the export is refused.
 """
 
 from __future__ import annotations
@@ -22,7 +22,12 @@ from sb3_contrib import MaskablePPO
 from kc_env.agents import batch, policy_model
 from kc_env.agents.policy_model import PolicyNetwork
 
-TOLERANCE = 1e-5
+TOLERANCE = 1e-3
+"""How far apart numpy's and torch's action probabilities may be. Above float32's noise: torch's
+own probabilities for the same weights and observations differed by 6e-5 between its first call
+in a process and its later ones (the make demo model, docs/experiments.md 2026-12-02), which made
+a tolerance of 1e-5 refuse a good export now and then; a wrong mapping of the network (a layer, the
+activation, the prior) moves them by tenths."""
 
 
 def network_of(model: MaskablePPO) -> PolicyNetwork:
@@ -81,7 +86,7 @@ def sample_observations(rules, num_players: int, count: int = 256, seed: int = 0
 
 
 def export(model: MaskablePPO, folder: str | Path, card: dict[str, Any], rules, num_players: int) -> Path:
-    """Write ``model``'s policy to ``folder`` and prove numpy and torch agree (within 1e-5)."""
+    """Write ``model``'s policy to ``folder`` and prove numpy and torch agree (within ``TOLERANCE``)."""
     return save_checked(network_of(model), folder, card, rules, num_players,
                         lambda obs, masks: torch_probabilities(model, obs, masks))
 
@@ -90,7 +95,7 @@ def save_checked(network: PolicyNetwork, folder: str | Path, card: dict[str, Any
                  torch_probs: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Path:
     """Write ``network`` and its card to ``folder``, read it back with numpy alone and compare its
     action probabilities with ``torch_probs(obs, masks)`` (the trained policy's) on real
-    observations: more than 1e-5 apart and the export is refused. Any trainer's export ends here."""
+    observations: more than ``TOLERANCE`` apart and the export is refused. Any trainer's export ends here."""
     card = {
         "rules": rules.to_dict(), "num_players": num_players,
         "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),

@@ -5,7 +5,7 @@ with ``RLModule.from_checkpoint``; its policy layers are copied as they are into
 ``kc_env.agents.policy_model`` (``weights.npz`` and ``model.json``, whose ``trainer`` says
 ``rllib``), so ``kc eval``, ``kc play`` and the environments use it like any other agent. As for
 the SB3 export, the folder is read back with numpy alone and its action probabilities must agree
-with the torch module's within 1e-5 on real observations, or the export is refused.
+with the torch module's within ``export.TOLERANCE`` on real observations, or the export is refused.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ def load_module(checkpoint: str | Path) -> MaskedPolicyModule:
 
 def export_checkpoint(checkpoint: str | Path, folder: str | Path, card: dict[str, Any], rules,
                       num_players: int) -> Path:
-    """Write the checkpoint's policy to ``folder`` and prove numpy and torch agree (within 1e-5)."""
+    """Write the checkpoint's policy to ``folder`` and prove numpy and torch agree (within ``export.TOLERANCE``)."""
     module = load_module(checkpoint)
     network = network_of(module.get_state(), module.model_config["activation"])
     card = {"trainer": "rllib", "trained_from": str(checkpoint), **card}
