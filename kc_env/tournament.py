@@ -424,5 +424,14 @@ def _progress(total: int, show: bool, unit: str):
     return tqdm(total=total, unit=unit[:-1], desc="kc eval", smoothing=0.1)
 
 
-__all__ = ["run_tournament", "TournamentResult", "AgentStats", "EpisodeResult", "IllegalAgentAction",
+def one_against_the_table(player: str | Agent, opponent: str | Agent, rules: Rules | str | None = None,
+                          num_players: int = 2, **kwargs) -> AgentStats:
+    """``player`` in one seat against ``num_players - 1`` of ``opponent`` (``run_tournament``'s
+    seat-rotated duplicate deals, ``kwargs`` passed on): the player's stats."""
+    labels = ["player"] + [f"opp{i}" for i in range(1, num_players)]
+    return run_tournament([player] + [opponent] * (num_players - 1), rules, num_players, labels=labels,
+                          **kwargs).stats[0]
+
+
+__all__ = ["run_tournament", "one_against_the_table", "TournamentResult", "AgentStats", "EpisodeResult", "IllegalAgentAction",
            "lineups", "labels_for", "wilson", "play_out"]

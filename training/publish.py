@@ -15,7 +15,7 @@ from typing import Any
 from sb3_contrib import MaskablePPO
 
 from kc_env.agents import policy_model
-from kc_env.tournament import run_tournament
+from kc_env.tournament import one_against_the_table
 
 from . import checkpoint as checkpoint_mod
 from . import config as config_mod
@@ -48,9 +48,8 @@ def evaluate_model(folder: Path, rules, num_players: int, against: list[str], de
         for player in (str(folder), BASELINE):
             if player == BASELINE and opponent == BASELINE:
                 continue
-            result = run_tournament([player] + [opponent] * (num_players - 1), rules, num_players, deals=deals,
-                                    seed=seed, progress=progress, labels=["player"] + [f"opp{i}" for i in range(1, num_players)])
-            stats = result.stats[0]
+            stats = one_against_the_table(player, opponent, rules, num_players, deals=deals, seed=seed,
+                                          progress=progress)
             rows.append({"player": "model" if player != BASELINE else BASELINE, "opponent": opponent,
                          "deals": stats.deals, "wins": stats.wins, "win_rate": stats.win_rate,
                          "interval": [stats.ci_low, stats.ci_high], "win_share": stats.win_share,

@@ -60,12 +60,8 @@ def _save_layers(path: Path, layers, careless=None) -> None:
     """One iteration's network (and, under ``gate: careless``, the second, as ``careless_w0``...)."""
     import io
 
-    arrays = {}
-    for prefix, net in (("", layers), (model.CARELESS, careless or [])):
-        for i, (w, b) in enumerate(net):
-            arrays[f"{prefix}w{i}"], arrays[f"{prefix}b{i}"] = w, b
     buf = io.BytesIO()
-    np.savez(buf, **arrays)
+    np.savez(buf, **model.network_arrays(layers, careless))
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(path, buf.getvalue())
 
@@ -88,13 +84,10 @@ def _evaluate(cfg, layers, point: dict, agent_folder: Path | None = None) -> dic
     first = cfg.seed * 10**9 + EVAL_SEED_OFFSET
     for spec in cfg.eval.opponents:
         if t.method == "ranking":
-            from kc_env.tournament import run_tournament
+            from kc_env.tournament import one_against_the_table
 
-            player = str(agent_folder) if agent_folder else "heuristic"  # one seat against n - 1 of spec
-            res = run_tournament([player] + [spec] * (cfg.num_players - 1), rules, cfg.num_players,
-                                 deals=cfg.eval.deals * cfg.num_players, seed=first, max_moves=cfg.max_moves,
-                                 labels=["player"] + [f"opp{i}" for i in range(1, cfg.num_players)])
-            a = res.stats[0]
+            a = one_against_the_table(str(agent_folder) if agent_folder else "heuristic", spec, rules, cfg.num_players,
+                                      deals=cfg.eval.deals * cfg.num_players, seed=first, max_moves=cfg.max_moves)
             point[spec] = [round(a.win_share, 4), round(a.share_low, 4), round(a.share_high, 4)]
             continue
         share, half = tv.duel(rules, cfg.num_players, np.arange(cfg.eval.deals, dtype=np.int64) + first, layers,

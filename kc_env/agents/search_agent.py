@@ -154,7 +154,7 @@ class SearchAgent(Agent):
         top_line = np.zeros((self.candidates + 1, self._turns.MAX_DEPTH), dtype=np.int64)  # a row more for "end now"
         top_len = np.zeros(self.candidates + 1, dtype=np.int64)
         valid, own = self._candidates(ob, mk, ranked, top_line, top_len)
-        if valid == 0 or (int(top_line[0, 0]) if top_len[0] else K.END_TURN_ACTION) != own:
+        if valid == 0 or self._first_move(top_line[0], top_len[0]) != own:
             return own  # the heuristic fell back on greedy (else its line is the first)
         if self.end_now and mk[K.END_TURN_ACTION] and not (top_len[:valid] == 0).any():
             top_len[valid] = 0  # ending the turn here, with nothing more played
@@ -168,7 +168,7 @@ class SearchAgent(Agent):
         best = int(np.argmax(values))  # the first of equals: the blueprint's line wins a tie
         chosen = best if values[best] > values[0] + self.margin else 0
         self._keep_plan(ob, top_line[chosen], int(top_len[chosen]), blueprint=chosen == 0)
-        return int(top_line[chosen, 0]) if top_len[chosen] else K.END_TURN_ACTION
+        return self._first_move(top_line[chosen], top_len[chosen])
 
     def _candidates(self, ob: np.ndarray, mk: np.ndarray, ranked, top_line: np.ndarray, top_len: np.ndarray):
         """The blueprint's best ``candidates`` lines, its own first, into ``top_line``/``top_len``:
@@ -178,10 +178,16 @@ class SearchAgent(Agent):
             top_v = np.zeros(self.candidates, dtype=np.float64)
             own = int(self._search.turn_candidates(ob, mk, self.weights, top_v, top_line[:-1], top_len[:-1]))
             return int(np.count_nonzero(top_v > self._search.NO_CANDIDATE)), own
-        lines, lengths, vals, _ = ranked
+        lines, lengths, vals, own = ranked
+        if not len(vals):
+            return 0, own
         order = np.argsort(-vals, kind="stable")[:self.candidates]
         top_line[:len(order)], top_len[:len(order)] = lines[order], lengths[order]
-        return len(order), (int(top_line[0, 0]) if top_len[0] else self._K.END_TURN_ACTION) if len(order) else ranked[3]
+        return len(order), self._first_move(top_line[0], top_len[0])
+
+    def _first_move(self, line: np.ndarray, length) -> int:
+        """A line's first move; end turn for the empty line ("end now")."""
+        return int(line[0]) if length else self._K.END_TURN_ACTION
 
     def _blueprint_move(self, ob: np.ndarray, mk: np.ndarray, ranked) -> int:
         from .turn_value import first_move_of_best

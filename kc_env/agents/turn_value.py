@@ -252,17 +252,23 @@ def save(folder: str | Path, layers: list[tuple[np.ndarray, np.ndarray]], card: 
     with ``careless_layers``, the second network and the gate's ``patience`` (module docstring)."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    arrays = {}
-    for prefix, net in (("", layers), (CARELESS, careless_layers or [])):
-        for i, (w, b) in enumerate(net):
-            arrays[f"{prefix}w{i}"], arrays[f"{prefix}b{i}"] = np.asarray(w, np.float32), np.asarray(b, np.float32)
-    np.savez(folder / WEIGHTS_FILE, **arrays)
+    np.savez(folder / WEIGHTS_FILE, **network_arrays(layers, careless_layers))
     full = {"format": FORMAT, "format_version": FORMAT_VERSION, "features_version": FEATURES_VERSION,
             "features": FEATURES, "layers": [int(w.shape[0]) for w, _ in layers], **card}
     if careless_layers:
         full.update(careless_layers=[int(w.shape[0]) for w, _ in careless_layers], patience=int(patience))
     (folder / CARD_FILE).write_text(json.dumps(full, indent=2) + "\n")
     return folder
+
+
+def network_arrays(layers, careless_layers=None) -> dict[str, np.ndarray]:
+    """The arrays of ``weights.npz`` by name: ``w0, b0, ...`` for the first network, ``careless_w0,
+    careless_b0, ...`` for the second (float32)."""
+    arrays = {}
+    for prefix, net in (("", layers), (CARELESS, careless_layers or [])):
+        for i, (w, b) in enumerate(net):
+            arrays[f"{prefix}w{i}"], arrays[f"{prefix}b{i}"] = np.asarray(w, np.float32), np.asarray(b, np.float32)
+    return arrays
 
 
 class ModelError(ValueError):

@@ -294,11 +294,12 @@ def run(args: argparse.Namespace) -> int:
     runs, seconds = (3, 0.3) if args.quick else (args.runs, args.seconds)
     if runs < 1 or seconds <= 0:
         raise UserError("--runs must be at least 1 and --seconds above 0")
-    if "search" in only and not (args.search == "search" or args.search.startswith("search:")):
-        raise UserError(f"--search must be a search agent's spec (search or search:name=value,...), not {args.search!r}")
     if "search" in only:
         from .. import agents
+        from ..agents.search_agent import PREFIX, SEARCH
 
+        if not (args.search == SEARCH or args.search.startswith(PREFIX)):
+            raise UserError(f"--search must be a search agent's spec (search or search:name=value,...), not {args.search!r}")
         try:
             agents.load(args.search)  # a bad option is refused before anything is timed
         except ValueError as exc:
