@@ -140,16 +140,15 @@ class SearchAgent(Agent):
 
     def _decide(self, ob: np.ndarray, mk: np.ndarray) -> int:
         self.stats["decisions"] += 1
-        ranked = self.blueprint.ranked({"observation": ob, "action_mask": mk}) if self.blueprint else None
-        if ranked is not None and ranked[2] is None:
-            ranked = None  # a turn the blueprint's gate gives the heuristic
+        ranked = _Ranked(self.blueprint, ob, mk)
         digest = hashlib.blake2b(ob.tobytes(), digest_size=16).digest()
         plan = self._plans.pop(digest, None)
         if plan is not None:
             action, blueprint = plan
-            if mk[action] and (not blueprint or self._blueprint_move(ob, mk, ranked) == action):
+            if mk[action] and (not blueprint or self._blueprint_move(ob, mk, ranked.get()) == action):
                 self.stats["followed"] += 1
                 return action
+        ranked = ranked.get()
         K = self._K
         top_line = np.zeros((self.candidates + 1, self._turns.MAX_DEPTH), dtype=np.int64)  # a row more for "end now"
         top_len = np.zeros(self.candidates + 1, dtype=np.int64)
@@ -216,6 +215,25 @@ class SearchAgent(Agent):
             turns.afterstate(ob, tab.piles, tab.pinfo, tab.hands, tab.S, tab.R, d, expected)
             key = hashlib.blake2b(expected.tobytes(), digest_size=16).digest()
             self._plans[key] = (int(line[d]) if d < length else K.END_TURN_ACTION, blueprint)
+
+
+class _Ranked:
+    """A decision's blueprint ranking (``TurnValueAgent.ranked``), valued only when asked for: a kept
+    plan that is not the blueprint's needs only the gate's memory updated. ``get`` is None where
+    the blueprint is the heuristic (no model, or a turn its gate gives the heuristic)."""
+
+    def __init__(self, blueprint, ob: np.ndarray, mk: np.ndarray) -> None:
+        self.obs = {"observation": ob, "action_mask": mk}
+        self.blueprint = blueprint
+        self.net = blueprint.network(self.obs) if blueprint is not None else "heuristic"
+        self._ranked = None
+
+    def get(self):
+        if self.net == "heuristic":
+            return None
+        if self._ranked is None:
+            self._ranked = self.blueprint.values(self.obs, self.net)
+        return self._ranked
 
 
 def _blueprint(spec: str):

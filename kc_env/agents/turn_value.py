@@ -200,9 +200,14 @@ class TurnValueAgent(Agent):
     def ranked(self, obs: Mapping[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, int]:
         """``values`` by the network the gate picks (module docstring), updating what the gate
         remembers; the values are None in the turns the heuristic plays itself."""
-        net = self.gate(vector(obs), mask_of(obs)) if self._loose else None
+        net = self.network(obs)
         lines, lengths, vals, own = self.values(obs, None if net == "heuristic" else net)
         return lines, lengths, None if net == "heuristic" else vals, own
+
+    def network(self, obs: Mapping[str, np.ndarray]):
+        """The network the gate picks for this decision, updating what it remembers (call it once a
+        decision): "heuristic" in the turns the heuristic plays itself, else ``values``'s ``net``."""
+        return self.gate(vector(obs), mask_of(obs)) if self._loose else None
 
     def gate(self, ob: np.ndarray, mask: np.ndarray):
         """Which network to play (module docstring): the second once a seat has been careless this
