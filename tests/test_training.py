@@ -17,7 +17,7 @@ pytest.importorskip("numba")
 
 from kc_env.training import checkpoint as checkpoint_mod  # noqa: E402
 from kc_env.training import config as config_mod  # noqa: E402
-from kc_env.training.export import export, network_of, sample_observations, torch_probabilities  # noqa: E402
+from kc_env.training.export import TOLERANCE, export, network_of, sample_observations, torch_probabilities  # noqa: E402
 from kc_env.training.train import train  # noqa: E402
 from sb3_contrib import MaskablePPO  # noqa: E402
 
@@ -95,7 +95,7 @@ def test_export_matches_torch_and_is_refused_when_tampered(tmp_path):
     network, card = load_network(folder)
     obs, masks = sample_observations(cfg.rules_object(), 2, count=64, seed=5)
     gap = np.abs(network.probabilities(obs, masks) - torch_probabilities(model, obs, masks)).max()
-    assert gap < 1e-5 and card["export_check"]["max_probability_gap"] < 1e-5
+    assert gap < TOLERANCE and card["export_check"]["max_probability_gap"] < TOLERANCE
     assert network_of(model).action[0].shape == (GAME_INFO.num_distinct_actions, 32)
     card["action_layout_version"] = 2
     (folder / "model.json").write_text(json.dumps(card))
@@ -105,7 +105,7 @@ def test_export_matches_torch_and_is_refused_when_tampered(tmp_path):
 
 def test_a_network_with_a_prior_trains_exports_and_plays_like_its_prior(tmp_path):
     """``network.prior``: the env appends the heuristic's choice to the observation, the policy
-    adds a learned weight to its logit; the export computes the same with numpy (within 1e-5).
+    adds a learned weight to its logit; the export computes the same with numpy (within the export's TOLERANCE).
     ``network.privileged_critic``: the critic also reads the hidden cards, the actor never does."""
     import torch
     from kc_env.training.policy import PriorPolicy
@@ -130,7 +130,7 @@ def test_a_network_with_a_prior_trains_exports_and_plays_like_its_prior(tmp_path
         assert not torch.equal(model.policy.predict_values(seen), model.policy.predict_values(hidden))
     folder = export(model, tmp_path / "model", {"training_steps": model.num_timesteps}, cfg.rules_object(), 2)
     card = json.loads((folder / "model.json").read_text())
-    assert card["network"]["prior"] == "heuristic" and card["export_check"]["max_probability_gap"] < 1e-5
+    assert card["network"]["prior"] == "heuristic" and card["export_check"]["max_probability_gap"] < TOLERANCE
     from kc_env.agents.policy_model import PolicyAgent
 
     agent = PolicyAgent(folder)
@@ -216,7 +216,7 @@ def test_an_evaluation_outside_learn_is_recorded_at_the_models_step(tmp_path):
 def test_an_export_whose_numpy_probabilities_are_not_torchs_is_refused(tmp_path):
     """``save_checked`` refuses a network numpy computes otherwise than torch (here: torch's
     probabilities uniform over the legal actions) and accepts one that differs by float32 noise."""
-    from kc_env.training.export import TOLERANCE, save_checked
+    from kc_env.training.export import save_checked
 
     from kc_env import actions
     from kc_env.agents.policy_model import PolicyNetwork
