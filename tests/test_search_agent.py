@@ -72,8 +72,22 @@ def test_the_spec_loads_with_its_options():
     assert agents.load("search").end_now and not agents.load("search:end_now=0").end_now
 
 
+def test_heuristic_weights_among_the_options_make_the_blueprint_that_heuristic():
+    agent = agents.load("search:margin=0.05,corner=0,card=1.1")
+    assert agent.margin == 0.05 and agent.blueprint is None
+    shipped = agents.load("heuristic").weights
+    assert np.array_equal(agent.blueprint_weights, agents.load("heuristic:corner=0,card=1.1").weights)
+    assert np.array_equal(agent.weights, shipped), "the play-outs keep the shipped weights"
+    assert np.array_equal(agents.load("search").blueprint_weights, shipped)
+
+
 @pytest.mark.parametrize(("spec", "message"), [
-    ("search:depth=3", "unknown option 'depth'; known: redeals, candidates, margin, end_now, blueprint"),
+    ("search:depth=3", "unknown option 'depth'; known: redeals, candidates, margin, end_now, blueprint, "
+                       "or a heuristic weight (card, penalty,"),
+    ("search:corner=none", "corner must be a number, not 'none'"),
+    ("search:card=inf", "heuristic weight card must be a finite number, not inf"),
+    ("search:blueprint=turn-ranking-2p,corner=0", "heuristic weights set the heuristic blueprint, so not with "
+                                                  "blueprint=MODEL"),
     ("search:blueprint=heuristic", "blueprint must be a turn-value model's folder or a shipped one (e.g. "
                                    "turn-ranking-2p), not 'heuristic'"),
     ("search:blueprint=no-such-model", "blueprint must be a turn-value model's folder or a shipped one"),
@@ -168,6 +182,18 @@ def test_with_a_very_large_margin_it_plays_its_blueprints_moves():
     play_out(engine.new_deal("standard", 2, seed=41), [search, other])
     assert search.agent.stats["searches"] > 0
     assert all(action == model.act(obs) for obs, action in search.seen)
+
+
+def test_with_a_very_large_margin_it_plays_its_heuristic_blueprints_moves():
+    """Heuristic weights among the options: where no line beats the blueprint's, the agent plays
+    what that heuristic plays, at a table of four."""
+    prior = "corner=0,fit_close=0.25,penalty=0.175,card=1.1"
+    search = Spy(agents.load(f"search:redeals=2,margin=1000,{prior}", seed=2))
+    blueprint, shipped = agents.load(f"heuristic:{prior}"), agents.load("heuristic")
+    play_out(engine.new_deal("standard", 4, seed=43), [search] + [agents.load("heuristic")] * 3)
+    assert search.agent.stats["searches"] > 0
+    assert all(action == blueprint.act(obs) for obs, action in search.seen)
+    assert any(action != shipped.act(obs) for obs, action in search.seen), "a deal where the weights matter"
 
 
 @pytest.mark.slow  # about 90 s of play-outs on 2 cores

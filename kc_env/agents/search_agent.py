@@ -23,9 +23,13 @@ With ``blueprint=MODEL`` (a turn-value model, ``kc_env.agents.turn_value``) that
 blueprint instead of the heuristic: the candidates are its best-rated turns, the first its own
 choice, the one the others must beat by the margin (in the turns its gate gives the heuristic,
 the heuristic's as above). The play-outs are still played by the heuristic in every seat.
+Heuristic weights among the options (``heuristic.weights.WEIGHT_NAMES``, e.g. ``corner=0``) make
+the blueprint the heuristic with those weights (as ``heuristic:corner=0`` plays), for its
+candidates and its own move; the play-outs keep the shipped weights in every seat.
 
-``search:name=value,...`` sets the options (``OPTIONS``), e.g.
-``search:redeals=16,candidates=4,margin=0.02`` or ``search:blueprint=turn-ranking-2p,margin=0.05``.
+``search:name=value,...`` sets the options (``OPTIONS``, or heuristic weights), e.g.
+``search:redeals=16,candidates=4,margin=0.02``, ``search:blueprint=turn-ranking-2p,margin=0.05``
+or ``search:margin=0.05,corner=0,fit_close=0.25,penalty=0.175,card=1.1``.
 """
 
 from __future__ import annotations
@@ -38,7 +42,7 @@ import numpy as np
 from ..match import DEFAULT_MAX_MOVES
 from .base import Agent, legal_actions, spec_parts
 from .greedy import batch_arrays, mask, vector
-from .heuristic.weights import HEURISTIC_WEIGHTS
+from .heuristic.weights import HEURISTIC_WEIGHTS, WEIGHT_NAMES, evaluation_weights
 
 SEARCH = "search"
 """The spec of the search agent with its default options."""
@@ -56,21 +60,33 @@ keeps them for every game of a batch."""
 
 
 def spec_options(spec: str) -> dict[str, float]:
-    """The options of a ``search`` or ``search:name=value,...`` spec, every one filled in;
-    raises ``ValueError`` with one line naming the fault."""
+    """The options of a ``search`` or ``search:name=value,...`` spec, every one filled in, the
+    heuristic weights set (if any) as one mapping under ``blueprint_weights``; raises
+    ``ValueError`` with one line naming the fault."""
     out: dict[str, float] = {name: kind(default) for name, (kind, default) in OPTIONS.items()}
     if spec == SEARCH:
         return out
+    weights: dict[str, float] = {}
     for name, value in spec_parts(spec, PREFIX, "option", "name=value (e.g. search:redeals=16,candidates=4,margin=0.02)").items():
+        if name in WEIGHT_NAMES:
+            weights[name] = _number(spec, name, value, float)
+            continue
         if name not in OPTIONS:
-            raise ValueError(f"agent spec {spec!r}: unknown option {name!r}; known: {', '.join(OPTIONS)}")
-        kind = OPTIONS[name][0]
-        try:
-            out[name] = kind(value)
-        except ValueError:
-            raise ValueError(f"agent spec {spec!r}: {name} must be {'a whole number' if kind is int else 'a number'}, "
-                             f"not {value!r}") from None
+            raise ValueError(f"agent spec {spec!r}: unknown option {name!r}; known: {', '.join(OPTIONS)}, "
+                             f"or a heuristic weight ({', '.join(WEIGHT_NAMES)})")
+        out[name] = _number(spec, name, value, OPTIONS[name][0])
+    if weights:
+        out["blueprint_weights"] = weights
     return out
+
+
+def _number(spec: str, name: str, value: str, kind: type):
+    """``value`` as ``kind``, or one line naming the option."""
+    try:
+        return kind(value)
+    except ValueError:
+        raise ValueError(f"agent spec {spec!r}: {name} must be {'a whole number' if kind is int else 'a number'}, "
+                         f"not {value!r}") from None
 
 
 class SearchAgent(Agent):
@@ -79,7 +95,8 @@ class SearchAgent(Agent):
     spec = SEARCH
 
     def __init__(self, seed: int | None = None, redeals: int = 16, candidates: int = 4, margin: float = 0.0,
-                 end_now: int = 1, max_moves: int = DEFAULT_MAX_MOVES, blueprint: str = "") -> None:
+                 end_now: int = 1, max_moves: int = DEFAULT_MAX_MOVES, blueprint: str = "",
+                 blueprint_weights: Mapping[str, float] | None = None) -> None:
         if isinstance(redeals, bool) or not isinstance(redeals, (int, np.integer)) or redeals < 1:
             raise ValueError(f"search: redeals must be a whole number of at least 1, not {redeals!r}")
         if isinstance(candidates, bool) or not isinstance(candidates, (int, np.integer)) or candidates < 1:
@@ -90,6 +107,8 @@ class SearchAgent(Agent):
             raise ValueError(f"search: end_now must be 0 or 1, not {end_now!r}")
         if max_moves < 1:
             raise ValueError(f"search: max_moves must be at least 1, not {max_moves!r}")
+        if blueprint and blueprint_weights:
+            raise ValueError("search: heuristic weights set the heuristic blueprint, so not with blueprint=MODEL")
         from ..vector import kernel
         from . import playouts, turns  # compiled on first use, not when kc_env.agents is imported
         from .heuristic import search
@@ -99,6 +118,9 @@ class SearchAgent(Agent):
         self.end_now = bool(end_now)
         self.blueprint = _blueprint(blueprint) if blueprint else None
         self.weights = HEURISTIC_WEIGHTS.copy()
+        """The play-outs' weights, every seat."""
+        self.blueprint_weights = evaluation_weights(blueprint_weights)
+        """The heuristic blueprint's weights: its candidates and its own move."""
         self._seed = 0
         self._plans: dict[bytes, tuple[int, bool]] = {}
         self.stats = {"decisions": 0, "searches": 0, "followed": 0}
@@ -175,7 +197,7 @@ class SearchAgent(Agent):
         ``TurnValueAgent.ranked``). Returns how many, and the blueprint's move."""
         if ranked is None:
             top_v = np.zeros(self.candidates, dtype=np.float64)
-            own = int(self._search.turn_candidates(ob, mk, self.weights, top_v, top_line[:-1], top_len[:-1]))
+            own = int(self._search.turn_candidates(ob, mk, self.blueprint_weights, top_v, top_line[:-1], top_len[:-1]))
             return int(np.count_nonzero(top_v > self._search.NO_CANDIDATE)), own
         lines, lengths, vals, own = ranked
         if not len(vals):
@@ -194,7 +216,7 @@ class SearchAgent(Agent):
         return self._heuristic(ob, mk) if ranked is None else first_move_of_best(*ranked)
 
     def _heuristic(self, ob: np.ndarray, mk: np.ndarray) -> int:
-        return int(self._search.heuristic_action_w(ob, mk, self.weights))
+        return int(self._search.heuristic_action_w(ob, mk, self.blueprint_weights))
 
     def _keep_plan(self, ob: np.ndarray, line: np.ndarray, length: int, blueprint: bool) -> None:
         """Keep, for the observation expected after each move of ``line[:length]``, the move that
