@@ -43,6 +43,7 @@ from ..match import DEFAULT_MAX_MOVES
 from .base import Agent, legal_actions, spec_parts
 from .greedy import batch_arrays, mask, vector
 from .heuristic.weights import HEURISTIC_WEIGHTS, WEIGHT_NAMES, evaluation_weights
+from .turn_value import HEURISTIC_TURN
 
 SEARCH = "search"
 """The spec of the search agent with its default options."""
@@ -162,15 +163,15 @@ class SearchAgent(Agent):
 
     def _decide(self, ob: np.ndarray, mk: np.ndarray) -> int:
         self.stats["decisions"] += 1
-        ranked = _Ranked(self.blueprint, ob, mk)
+        blueprint_turns = _Ranked(self.blueprint, ob, mk)
         digest = hashlib.blake2b(ob.tobytes(), digest_size=16).digest()
         plan = self._plans.pop(digest, None)
         if plan is not None:
             action, blueprint = plan
-            if mk[action] and (not blueprint or self._blueprint_move(ob, mk, ranked.get()) == action):
+            if mk[action] and (not blueprint or self._blueprint_move(ob, mk, blueprint_turns.get()) == action):
                 self.stats["followed"] += 1
                 return action
-        ranked = ranked.get()
+        ranked = blueprint_turns.get()
         K = self._K
         top_line = np.zeros((self.candidates + 1, self._turns.MAX_DEPTH), dtype=np.int64)  # a row more for "end now"
         top_len = np.zeros(self.candidates + 1, dtype=np.int64)
@@ -213,10 +214,9 @@ class SearchAgent(Agent):
     def _blueprint_move(self, ob: np.ndarray, mk: np.ndarray, ranked) -> int:
         from .turn_value import first_move_of_best
 
-        return self._heuristic(ob, mk) if ranked is None else first_move_of_best(*ranked)
-
-    def _heuristic(self, ob: np.ndarray, mk: np.ndarray) -> int:
-        return int(self._search.heuristic_action_w(ob, mk, self.blueprint_weights))
+        if ranked is None:
+            return int(self._search.heuristic_action_w(ob, mk, self.blueprint_weights))
+        return first_move_of_best(*ranked)
 
     def _keep_plan(self, ob: np.ndarray, line: np.ndarray, length: int, blueprint: bool) -> None:
         """Keep, for the observation expected after each move of ``line[:length]``, the move that
@@ -247,11 +247,11 @@ class _Ranked:
     def __init__(self, blueprint, ob: np.ndarray, mk: np.ndarray) -> None:
         self.obs = {"observation": ob, "action_mask": mk}
         self.blueprint = blueprint
-        self.net = blueprint.network(self.obs) if blueprint is not None else "heuristic"
+        self.net = blueprint.network(self.obs) if blueprint is not None else HEURISTIC_TURN
         self._ranked = None
 
     def get(self):
-        if self.net == "heuristic":
+        if self.net == HEURISTIC_TURN:
             return None
         if self._ranked is None:
             self._ranked = self.blueprint.values(self.obs, self.net)

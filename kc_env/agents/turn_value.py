@@ -58,6 +58,8 @@ they were), so that models of ``FEATURES_VERSION`` 1 keep their width."""
 FEATURES = _OTHERS_AT + 5 + 3 + 2 + 5 + (RULES_END - K.RULES_START)
 """Numbers describing one end-of-turn position (layout ``FEATURES_VERSION``)."""
 MAX_FILE_BYTES = 16 * 2**20
+HEURISTIC_TURN = "heuristic"
+"""What the gate (``TurnValueAgent.network``) gives for a turn the heuristic plays itself."""
 CARELESS = "careless_"
 """The prefix of the second network's arrays (``careless_w0``...)."""
 _PILE_LENGTHS = [SLICES[f"pile_{p}_length"].start for p in ("N", "E", "S", "W", "NE", "SE", "SW", "NW")]
@@ -201,12 +203,12 @@ class TurnValueAgent(Agent):
         """``values`` by the network the gate picks (module docstring), updating what the gate
         remembers; the values are None in the turns the heuristic plays itself."""
         net = self.network(obs)
-        lines, lengths, vals, own = self.values(obs, None if net == "heuristic" else net)
-        return lines, lengths, None if net == "heuristic" else vals, own
+        lines, lengths, vals, own = self.values(obs, None if net == HEURISTIC_TURN else net)
+        return lines, lengths, None if net == HEURISTIC_TURN else vals, own
 
     def network(self, obs: Mapping[str, np.ndarray]):
         """The network the gate picks for this decision, updating what it remembers (call it once a
-        decision): "heuristic" in the turns the heuristic plays itself, else ``values``'s ``net``."""
+        decision): ``HEURISTIC_TURN`` in the turns the heuristic plays itself, else ``values``'s ``net``."""
         return self.gate(vector(obs), mask_of(obs)) if self._loose else None
 
     def gate(self, ob: np.ndarray, mask: np.ndarray):
@@ -223,7 +225,7 @@ class TurnValueAgent(Agent):
             self._clean_turns += 1
         if self._seen:
             return self._loose
-        return "heuristic" if self._clean_turns < self.patience else None
+        return HEURISTIC_TURN if self._clean_turns < self.patience else None
 
     def act_batch(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """One action per row (the vector env's batched opponents), each by the first network: a
