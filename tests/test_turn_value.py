@@ -218,6 +218,24 @@ def test_labelled_decisions_come_from_deals_against_the_opponent_and_repeat():
     assert np.mean([v[0] for _, v in rows]) > np.mean([v[0] for _, v in versus_heuristic]) + 0.2
 
 
+@pytest.mark.slow  # play-outs twice over
+def test_labels_against_several_opponents_are_a_column_each_on_the_same_redeals():
+    """``others`` values every candidate once per play-out opponent, on the same re-deals: its
+    column for the deal's own opponent is the single-opponent label, to the bit."""
+    pytest.importorskip("torch")
+    from kc_env.training import turn_value as train_tv
+
+    from kc_env.rules import Rules
+
+    rules = Rules.preset("standard")
+    single = train_tv.label_chunk(rules, 2, 0, "random", k=3, redeals=2, deals=4)
+    both = train_tv.label_chunk(rules, 2, 0, "random", k=3, redeals=2, deals=4, others=("heuristic", "random"))
+    assert len(both) == len(single) > 2
+    assert all(v.shape == (len(x), 2) for x, v in both)
+    assert all(np.array_equal(a[1], b[1][:, 1]) and np.array_equal(a[0], b[0]) for a, b in zip(single, both, strict=True))
+    assert np.mean([v[0, 1] for _, v in both]) > np.mean([v[0, 0] for _, v in both])  # random is the easier opponent
+
+
 @pytest.mark.slow  # about 2 minutes: four chunks of labels and the duels' compiled loop
 def test_the_ranking_trainer_labels_fits_resumes_and_leaves_a_model(tmp_path):
     cfg, run, train = _first_iteration("turn-ranking-2p", tmp_path)

@@ -19,7 +19,7 @@ from numba import prange
 
 from kc_env.agents import turns
 from kc_env.agents.heuristic.weights import HEURISTIC_WEIGHTS
-from kc_env.agents.playouts import OTHERS, other_action, seat_share
+from kc_env.agents.playouts import OTHERS, line_values, other_action, seat_share
 from kc_env.agents.turn_value import FEATURES, candidate_features, value
 from kc_env.compiled import njit
 from kc_env.vector import kernel as K
@@ -201,16 +201,17 @@ CHUNK_DEALS = 100
 
 
 def label_chunk(rules, num_players: int, chunk: int, against: str, *, k: int = 6, redeals: int = 12,
-                first: int = 0, seed: int = 0, deals: int = CHUNK_DEALS) -> list[tuple[np.ndarray, np.ndarray]]:
+                first: int = 0, seed: int = 0, deals: int = CHUNK_DEALS,
+                others: tuple[str, ...] | None = None) -> list[tuple[np.ndarray, np.ndarray]]:
     """Play-out-labelled decisions from chunk ``chunk`` of ``CHUNK_DEALS`` deals against
     ``against``: at 4 random turn starts of the heuristic's seat in each deal (``turn_starts``)
     where it has at least 2 candidate turns and none goes out, the features of its ``k`` best
     candidates and each one's value on the same ``redeals`` re-deals, the other seats played by
     ``against`` in the play-outs too. ``first``: how many decisions came before (it seeds the
     re-deals; ``deals``: the first of the chunk's deals only, for tests). Returns one (features
-    [c, FEATURES], values [c]) pair per decision."""
-    from kc_env.agents.playouts import OTHERS, line_values
-
+    [c, FEATURES], values [c]) pair per decision. With ``others`` (names of ``OTHERS``) the
+    play-outs are played once against each, on the same re-deals, and the values are [c,
+    len(others)], a column per opponent."""
     base = seed * 10**9 + LABEL_SEEDS[against]
     obs, masks = turn_starts(rules, num_players, np.arange(deals) + base + chunk * CHUNK_DEALS, per_deal=4,
                              seed=chunk, against=against)
@@ -221,9 +222,9 @@ def label_chunk(rules, num_players: int, chunk: int, against: str, *, k: int = 6
         valid, _, wins = candidate_features(ob.astype(np.float32), m.astype(np.int8), k, lines, lengths, feats)
         if valid < 2 or wins >= 0:
             continue
-        v = line_values(ob.astype(np.float32), lines[:valid], lengths[:valid], redeals, HEURISTIC_WEIGHTS.copy(),
-                        base + first + len(rows), 1000, OTHERS.index(against))
-        rows.append((feats[:valid], v.astype(np.float32)))
+        v = np.stack([line_values(ob.astype(np.float32), lines[:valid], lengths[:valid], redeals, HEURISTIC_WEIGHTS.copy(),
+                                  base + first + len(rows), 1000, OTHERS.index(other)) for other in others or (against,)], 1)
+        rows.append((feats[:valid], (v if others else v[:, 0]).astype(np.float32)))
     return rows
 
 
