@@ -322,9 +322,11 @@ def test_a_heuristic_spec_with_weights_plays_with_them_and_a_malformed_one_is_re
         agents.load("heuristic:luck=2")
     with pytest.raises(ValueError, match="the weight card is given twice"):
         agents.load("heuristic:card=1.1,card=1.2")
-    for bad in ("heuristic:fit_close", "heuristic:fit_close=much", "heuristic:", "heuristic:=1"):
+    for bad in ("heuristic:fit_close", "heuristic:", "heuristic:=1"):
         with pytest.raises(ValueError, match=r"is not name=number \(e\.g\. heuristic:fit_close=0\.375,card=1\.1\)"):
             agents.load(bad)
+    with pytest.raises(ValueError, match=r"agent spec 'heuristic:fit_close=much': fit_close must be a number, not 'much'"):
+        agents.load("heuristic:fit_close=much")
 
 
 def test_heuristic_puts_a_king_into_a_corner():

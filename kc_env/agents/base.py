@@ -69,3 +69,13 @@ def spec_parts(spec: str, prefix: str, noun: str, form: str) -> dict[str, str]:
             raise ValueError(f"agent spec {spec!r}: the {noun} {name} is given twice")
         out[name] = value
     return out
+
+
+def spec_number(spec: str, name: str, value: str, kind: type = float):
+    """A setting's ``value`` (as written in ``spec``) as ``kind`` (int or float), or one line
+    naming the setting: what ``spec_parts``' values are read with."""
+    try:
+        return kind(value)
+    except ValueError:
+        raise ValueError(f"agent spec {spec!r}: {name} must be {'a whole number' if kind is int else 'a number'}, "
+                         f"not {value!r}") from None

@@ -40,7 +40,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from ..match import DEFAULT_MAX_MOVES
-from .base import Agent, legal_actions, spec_parts
+from .base import Agent, legal_actions, spec_number, spec_parts
 from .greedy import batch_arrays, mask, vector
 from .heuristic.weights import HEURISTIC_WEIGHTS, WEIGHT_NAMES, evaluation_weights
 from .turn_value import HEURISTIC_TURN
@@ -70,24 +70,15 @@ def spec_options(spec: str) -> dict[str, float]:
     weights: dict[str, float] = {}
     for name, value in spec_parts(spec, PREFIX, "option", "name=value (e.g. search:redeals=16,candidates=4,margin=0.02)").items():
         if name in WEIGHT_NAMES:
-            weights[name] = _number(spec, name, value, float)
+            weights[name] = spec_number(spec, name, value, float)
             continue
         if name not in OPTIONS:
             raise ValueError(f"agent spec {spec!r}: unknown option {name!r}; known: {', '.join(OPTIONS)}, "
                              f"or a heuristic weight ({', '.join(WEIGHT_NAMES)})")
-        out[name] = _number(spec, name, value, OPTIONS[name][0])
+        out[name] = spec_number(spec, name, value, OPTIONS[name][0])
     if weights:
         out["blueprint_weights"] = weights
     return out
-
-
-def _number(spec: str, name: str, value: str, kind: type):
-    """``value`` as ``kind``, or one line naming the option."""
-    try:
-        return kind(value)
-    except ValueError:
-        raise ValueError(f"agent spec {spec!r}: {name} must be {'a whole number' if kind is int else 'a number'}, "
-                         f"not {value!r}") from None
 
 
 class SearchAgent(Agent):

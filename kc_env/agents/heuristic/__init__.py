@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from ..base import Agent, legal_actions, spec_parts
+from ..base import Agent, legal_actions, spec_number, spec_parts
 from ..greedy import mask, vector
 from .weights import HEURISTIC_WEIGHTS, WEIGHT_NAMES, evaluation_weights
 
@@ -26,13 +26,7 @@ def spec_weights(spec: str) -> dict[str, float]:
     ``name=value`` with a number, or a name given twice (unknown names are refused by
     ``weights.evaluation_weights``)."""
     form = "name=number (e.g. heuristic:fit_close=0.375,card=1.1)"
-    out: dict[str, float] = {}
-    for name, value in spec_parts(spec, WEIGHTED, "weight", form).items():
-        try:
-            out[name] = float(value)
-        except ValueError:
-            raise ValueError(f"agent spec {spec!r}: {name}={value!r} is not {form}") from None
-    return out
+    return {name: spec_number(spec, name, value) for name, value in spec_parts(spec, WEIGHTED, "weight", form).items()}
 
 
 class HeuristicAgent(Agent):
