@@ -23,9 +23,10 @@ compiled ``duel`` of whole chosen lines), and ``curve.json`` / ``learning_curve.
 one point; each point holds the run's wall time so far (``seconds``, summed over resumes).
 
 The run folder holds only JSON and ``.npz`` arrays (no pickle): ``progress.json`` (the
-iterations done and the curve), ``iteration_N/weights.npz`` (each iteration's networks, written
-atomically and fsynced by ``kc_env.files.write_atomic``, so a killed run leaves the last whole
-one), ``iteration_N/model`` (that iteration's model folder), ``config.yaml``.
+iterations done and the curve, written after the iteration's model), ``iteration_N/model`` (each
+iteration's model folder, whose networks ``--resume`` starts from; its files written atomically
+and fsynced by ``kc_env.files.write_atomic``, so a killed run leaves the last whole one),
+``config.yaml``.
 ``--resume`` continues after the newest whole iteration (under ``ranking``, from the last
 labelled chunk).
 """
@@ -56,22 +57,10 @@ class TurnValueResult:
     curve: list[dict]
 
 
-def _save_layers(path: Path, layers, careless=None) -> None:
-    """One iteration's network (and, under ``gate: careless``, the second, as ``careless_w0``...)."""
-    import io
-
-    buf = io.BytesIO()
-    np.savez(buf, **model.network_arrays(layers, careless))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(path, buf.getvalue())
-
-
-def _load_layers(path: Path, n: int):
-    """The networks ``_save_layers`` kept: (the first, the second or None)."""
-    with np.load(path, allow_pickle=False) as data:
-        nets = [[(data[f"{p}w{i}"], data[f"{p}b{i}"]) for i in range(n)] if f"{p}w0" in data else None
-                for p in ("", model.CARELESS)]
-    return nets[0], nets[1]
+def _load_networks(folder: Path):
+    """The networks of an iteration's model folder: (the first, the second or None)."""
+    card, layers = model.load(folder)
+    return layers, (model.load_careless(folder, card) if card.get("careless_layers") else None)
 
 
 def _evaluate(cfg, layers, point: dict, agent_folder: Path | None = None) -> dict:
@@ -149,9 +138,7 @@ def train(cfg, folder: str | Path, resume: bool = False, progress: bool = True, 
         state = {"done": 0, "curve": []}
     torch.set_num_threads(max(1, cfg.update_threads))
     n = cfg.num_players
-    depth = len(t.hidden) + 1
-    layers, loose = (_load_layers(folder / f"iteration_{state['done']}" / "weights.npz", depth) if state["done"]
-                     else (None, None))
+    layers, loose = _load_networks(folder / f"iteration_{state['done']}" / "model") if state["done"] else (None, None)
     if not state["curve"]:
         start = time.perf_counter()
         state["curve"].append(_evaluate(cfg, None, {"iteration": 0, _x_key(t): 0}))
@@ -161,7 +148,6 @@ def train(cfg, folder: str | Path, resume: bool = False, progress: bool = True, 
         start = time.perf_counter()
         step = _ranking_iteration if t.method == "ranking" else _monte_carlo_iteration
         layers, loose, point = step(cfg, folder, it, (layers, loose), log)
-        _save_layers(folder / f"iteration_{it}" / "weights.npz", layers, loose)
         agent = _save_model(cfg, folder / f"iteration_{it}" / "model", layers, loose, state["curve"])
         state["curve"].append(_evaluate(cfg, layers, {"iteration": it, **point}, agent))
         state["seconds"] = state["curve"][-1]["seconds"] = state.get("seconds", 0) + round(time.perf_counter() - start)

@@ -256,15 +256,22 @@ def is_turn_value_folder(folder: str | Path) -> bool:
 def save(folder: str | Path, layers: list[tuple[np.ndarray, np.ndarray]], card: Mapping[str, Any],
          careless_layers: list[tuple[np.ndarray, np.ndarray]] | None = None, patience: int = 0) -> Path:
     """Write a turn-value model: ``layers`` as (weight [out, in], bias [out]) pairs, and its card;
-    with ``careless_layers``, the second network and the gate's ``patience`` (module docstring)."""
+    with ``careless_layers``, the second network and the gate's ``patience`` (module docstring).
+    Each file is written whole or not at all, and durably (``files.write_atomic``)."""
+    import io
+
+    from ..files import write_atomic
+
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    np.savez(folder / WEIGHTS_FILE, **network_arrays(layers, careless_layers))
+    buf = io.BytesIO()
+    np.savez(buf, **network_arrays(layers, careless_layers))
+    write_atomic(folder / WEIGHTS_FILE, buf.getvalue())
     full = {"format": FORMAT, "format_version": FORMAT_VERSION, "features_version": FEATURES_VERSION,
             "features": FEATURES, "layers": [int(w.shape[0]) for w, _ in layers], **card}
     if careless_layers:
         full.update(careless_layers=[int(w.shape[0]) for w, _ in careless_layers], patience=int(patience))
-    (folder / CARD_FILE).write_text(json.dumps(full, indent=2) + "\n")
+    write_atomic(folder / CARD_FILE, json.dumps(full, indent=2) + "\n")
     return folder
 
 
