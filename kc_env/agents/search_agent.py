@@ -43,7 +43,7 @@ from ..match import DEFAULT_MAX_MOVES
 from .base import Agent, legal_actions, spec_number, spec_parts
 from .greedy import batch_arrays, mask, vector
 from .heuristic.weights import HEURISTIC_WEIGHTS, WEIGHT_NAMES, evaluation_weights
-from .turn_value import HEURISTIC_TURN
+from .turn_value import HEURISTIC_TURN, first_move_of_best
 
 SEARCH = "search"
 """The spec of the search agent with its default options."""
@@ -196,15 +196,13 @@ class SearchAgent(Agent):
             return 0, own
         order = np.argsort(-vals, kind="stable")[:self.candidates]
         top_line[:len(order)], top_len[:len(order)] = lines[order], lengths[order]
-        return len(order), self._first_move(top_line[0], top_len[0])
+        return len(order), first_move_of_best(lines, lengths, vals, own)
 
     def _first_move(self, line: np.ndarray, length) -> int:
         """A line's first move; end turn for the empty line ("end now")."""
         return int(line[0]) if length else self._K.END_TURN_ACTION
 
     def _blueprint_move(self, ob: np.ndarray, mk: np.ndarray, ranked) -> int:
-        from .turn_value import first_move_of_best
-
         if ranked is None:
             return int(self._search.heuristic_action_w(ob, mk, self.blueprint_weights))
         return first_move_of_best(*ranked)
