@@ -331,3 +331,90 @@ def test_kc_bench_refuses_a_search_spec_that_is_not_one(spec, message, capsys):
     assert main(["bench", "--runs", "1", "--seconds", "0.01", "--only", "search", "--search", spec]) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1
+
+
+# -- a search model folder ------------------------------------------------------------------------
+
+
+def test_a_search_folder_loads_by_its_path_and_plays_as_its_spec(tmp_path):
+    """``search_agent.save`` writes ``model.json`` alone; ``agents.load`` of the folder is the
+    search agent of its spec, named by the folder, with the card, and makes the same moves."""
+    from kc_env.agents import search_agent
+
+    folder = search_agent.save(tmp_path / "tuned", QUICK, 3, Rules.preset("standard").to_dict(), {"about": "a test"})
+    assert [p.name for p in folder.iterdir()] == ["model.json"]
+    agent = agents.load(str(folder), seed=5)
+    assert isinstance(agent, SearchAgent) and agent.spec == str(folder) and agent.folder == folder
+    assert agent.card["spec"] == QUICK and agent.card["num_players"] == 3 and agent.card["about"] == "a test"
+    assert (agent.redeals, agent.candidates) == (2, 3)
+    positions = [obs for _, obs in heuristic_positions(3, seed=9, rules=Rules.preset("standard"))]
+    same = agents.load(QUICK, seed=5)
+    assert [agent.act(obs) for obs in positions] == [same.act(obs) for obs in positions]
+
+
+def test_a_search_folder_at_another_table_says_so():
+    from kc_env.agents import search_agent
+    from kc_env.agents.policy_model import other_table
+
+    agent = types.SimpleNamespace(spec="tuned", card={"format": search_agent.FORMAT, "num_players": 4,
+                                                      "rules": Rules.preset("standard").to_dict()})
+    assert other_table(agent, Rules.preset("standard"), 2) == \
+        "tuned was trained for another table (players: 4 → 2); it plays here all the same"
+    assert other_table(agent, Rules.preset("standard"), 4) is None
+
+
+@pytest.mark.parametrize(("card", "message"), [
+    ("{not json", "corrupt model card, not valid JSON"),
+    ({"format_version": 2}, "search format version 2; this kc_env reads 1"),
+    ({"spec": "heuristic"}, "'spec' must be a search spec (search or search:name=value,...), not 'heuristic'"),
+    ({"spec": 7}, "'spec' must be a search spec"),
+    ({"spec": "search:depth=3"}, "agent spec 'search:depth=3': unknown option 'depth'"),
+    ({"spec": "search:redeals=0"}, "agent spec 'search:redeals=0': redeals must be a whole number of at least 1"),
+    ({"spec": "search:blueprint=no-such-model"}, "blueprint must be a turn-value model's folder"),
+    ({"num_players": 9}, "num_players, the players it was trained for, must be 2 to 6, not 9"),
+    ({"rules": {"draw": "sideways"}}, "the rules it was trained for are not valid"),
+])
+def test_a_bad_search_folder_is_refused_in_one_line_naming_its_card(tmp_path, card, message):
+    import json
+
+    from kc_env.agents import search_agent
+    from kc_env.agents.policy_model import ModelError
+
+    good = {"format": search_agent.FORMAT, "format_version": 1, "spec": QUICK, "num_players": 2,
+            "rules": Rules.preset("standard").to_dict()}
+    (tmp_path / "model.json").write_text(card if isinstance(card, str) else json.dumps({**good, **card}))
+    with pytest.raises(ModelError) as info:
+        search_agent.SearchAgent.from_folder(tmp_path)
+    assert message in str(info.value) and str(tmp_path / "model.json") in str(info.value)
+    assert "\n" not in str(info.value)
+
+
+def test_saving_a_search_folder_refuses_a_bad_spec_and_writes_nothing(tmp_path):
+    from kc_env.agents import search_agent
+
+    with pytest.raises(ValueError, match="unknown option 'depth'"):
+        search_agent.save(tmp_path / "bad", "search:depth=3", 2, Rules.preset("standard").to_dict())
+    assert not (tmp_path / "bad").exists()
+
+
+def test_kc_export_writes_a_search_folder_with_its_evaluation(tmp_path, capsys):
+    """``kc export SPEC FOLDER -n N``: the folder, evaluated like any export, loads by its path;
+    -n and --rules with a run folder are refused."""
+    import json
+
+    from kc_env.cli import main
+
+    pytest.importorskip("sb3_contrib")
+    folder = tmp_path / "tuned"
+    assert main(["export", QUICK, str(folder), "-n", "3", "--deals", "3", "--against", "random", "--seed", "1",
+                 "--no-progress"]) == 0
+    card = json.loads((folder / "model.json").read_text())
+    assert card["spec"] == QUICK and card["num_players"] == 3
+    assert card["evaluation"]["command"] == f"kc export {QUICK} {folder} -n 3 --rules standard --deals 3 --against random --seed 1"
+    assert [r["player"] for r in card["evaluation"]["results"]] == ["model", "heuristic"]
+    assert isinstance(agents.load(str(folder)), SearchAgent)
+    capsys.readouterr()
+    assert main(["export", str(tmp_path), str(tmp_path / "other"), "-n", "3"]) == 2
+    assert "-n and --rules are for a search spec" in capsys.readouterr().err
+    assert main(["export", "search:redeals=x", str(tmp_path / "other")]) == 2
+    assert "redeals must be a whole number, not 'x'" in capsys.readouterr().err and not (tmp_path / "other").exists()

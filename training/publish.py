@@ -9,6 +9,7 @@ opponents (the baseline the model has to beat).
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -103,13 +104,30 @@ def publish_turn_value(run: Path, folder: Path, against: list[str], deals: int =
     return folder, record_evaluation(run, folder, cfg.rules_object(), cfg.num_players, against, deals, seed, progress)
 
 
-def record_evaluation(run: Path, folder: Path, rules, num_players: int, against: list[str], deals: int, seed: int,
-                      progress: bool) -> str:
+def publish_search(spec: str, folder: Path, against: list[str], deals: int = 2000, seed: int = 0,
+                   progress: bool = True, num_players: int = 2, rules=None, rules_name: str = "standard") -> tuple[Path, str]:
+    """Write a search model folder for the search spec ``spec`` (``kc_env.agents.search_agent.save``)
+    set for ``num_players`` and ``rules`` (a ``Rules``), evaluate it, and write the results into
+    its ``model.json``."""
+    from kc_env.agents import search_agent
+    from kc_env.rules import Rules
+
+    rules = rules or Rules.preset("standard")
+    rules.check_players(num_players)
+    search_agent.save(folder, spec, num_players, rules.to_dict())
+    return folder, record_evaluation(spec, folder, rules, num_players, against, deals, seed, progress,
+                                     also=f" -n {num_players} --rules {shlex.quote(rules_name)}")
+
+
+def record_evaluation(run: Path | str, folder: Path, rules, num_players: int, against: list[str], deals: int, seed: int,
+                      progress: bool, also: str = "") -> str:
     """Evaluate the exported ``folder`` (``evaluate_model``), write the results and the command that
-    reproduces them into its ``model.json``, and return them as a table."""
+    reproduces them (``kc export`` of ``run``, with the options ``also``) into its ``model.json``,
+    and return them as a table."""
     rows = evaluate_model(folder, rules, num_players, against, deals, seed, progress)
     full = json.loads((folder / policy_model.CARD_FILE).read_text())
-    full["evaluation"] = {"command": f"kc export {run} {folder} --deals {deals} --against {','.join(against)} --seed {seed}",
+    full["evaluation"] = {"command": f"kc export {shlex.quote(str(run))} {folder}{also} --deals {deals} "
+                                     f"--against {','.join(against)} --seed {seed}",
                           "method": "kc_env.tournament: seats rotated, duplicate deals, Wilson 95% intervals; "
                                     "win share = wins plus an equal share of every deal nobody won",
                           "results": rows}

@@ -135,6 +135,21 @@ def save(folder: str | Path, network: PolicyNetwork, card: Mapping[str, Any]) ->
     return folder
 
 
+def check_table(card: Mapping[str, Any], path: Path) -> None:
+    """Refuses (``ModelError``) a card whose table, the players and rules it was made for
+    (``num_players``, ``rules``; each may be absent), is not valid."""
+    players = card.get("num_players")
+    if players is not None and (isinstance(players, bool) or players not in range(2, 7)):
+        raise ModelError(f"{path}: num_players, the players it was trained for, must be 2 to 6, not {players!r}")
+    if card.get("rules") is not None:
+        from ..rules import Rules, RulesError
+
+        try:
+            Rules.from_dict(card["rules"])
+        except RulesError as exc:
+            raise ModelError(f"{path}: the rules it was trained for are not valid: {exc}") from None
+
+
 def read_card(folder: str | Path) -> dict[str, Any]:
     """The ``model.json`` of an exported model, checked for format and layout versions."""
     folder = Path(folder)
@@ -160,16 +175,7 @@ def read_card(folder: str | Path) -> dict[str, Any]:
         if type(card.get(key)) is not int or card.get(key) not in readable:  # not true, not 1.0
             raise ModelError(f"{path}: the model was trained for {what} version {card.get(key)!r}, "
                              f"this kc_env has version {ours}; retrain or export it for this version")
-    players = card.get("num_players")
-    if players is not None and (isinstance(players, bool) or players not in range(2, 7)):
-        raise ModelError(f"{path}: num_players, the players it was trained for, must be 2 to 6, not {players!r}")
-    if card.get("rules") is not None:
-        from ..rules import Rules, RulesError
-
-        try:
-            Rules.from_dict(card["rules"])
-        except RulesError as exc:
-            raise ModelError(f"{path}: the rules it was trained for are not valid: {exc}") from None
+    check_table(card, path)
     network = card.get("network")
     if not isinstance(network, dict) or not isinstance(network.get("activation"), str) \
             or network["activation"] not in ACTIVATIONS:
@@ -335,10 +341,11 @@ def table_differences(card: Mapping[str, Any], rules, num_players: int) -> list[
 
 
 def other_table(agent: Any, rules, num_players: int) -> str | None:
-    """When ``agent`` is an exported model trained for another table than ``rules`` (a ``Rules``)
-    and ``num_players``: ``"<spec> was trained for another table (<differences>); it plays here
-    all the same"`` (the observation is the same for every table); else ``None``."""
-    if not isinstance(agent, PolicyAgent):
+    """When ``agent`` is an exported model (its ``card``: a policy, turn-value or search model)
+    trained for another table than ``rules`` (a ``Rules``) and ``num_players``: ``"<spec> was
+    trained for another table (<differences>); it plays here all the same"`` (the observation is
+    the same for every table); else ``None``."""
+    if not isinstance(getattr(agent, "card", None), Mapping):
         return None
     differences = table_differences(agent.card, rules, num_players)
     if not differences:

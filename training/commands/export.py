@@ -6,7 +6,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from kc_env.commands.common import UserError, missing_extra
+from kc_env.agents.search_agent import PREFIX as SEARCH_OPTIONS
+from kc_env.agents.search_agent import SEARCH
+from kc_env.commands.common import UserError, add_rules_argument, missing_extra
 
 HELP = "export a trained run as a numpy-loadable model folder, with its evaluation"
 DESCRIPTION = (HELP + ". An SB3 run is read from its config.yaml and its tensors (final.pt, checkpoints/step_*.pt, "
@@ -15,7 +17,9 @@ DESCRIPTION = (HELP + ". An SB3 run is read from its config.yaml and its tensors
                "kc export reads only a checkpoint that this machine's kc train sealed (kc-seal.json, a keyed "
                "hash of its files) and refuses one sealed elsewhere or changed since. A turn-value run "
                "(trainer: turn_value) is already a model folder, RUN/model (JSON and plain arrays): it is checked "
-               "and copied.")
+               "and copied. In place of RUN, a search spec (search:name=value,...) is written as a search model "
+               "folder (model.json alone: the spec and the table it is set for, -n and --rules), which loads by "
+               "name like any model.")
 
 
 def check() -> str | None:
@@ -24,11 +28,14 @@ def check() -> str | None:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("run", help="the run folder made by kc train")
+    parser.add_argument("run", help="the run folder made by kc train, or a search spec (search:name=value,...)")
     parser.add_argument("folder", help="where to write the model, e.g. models/my-agent")
     parser.add_argument("--deals", type=int, default=2000, help="deals per evaluation opponent (default 2000)")
     parser.add_argument("--against", default="random,heuristic", help="comma-separated agent specs to evaluate against")
     parser.add_argument("--seed", type=int, default=0, help="evaluation seed")
+    parser.add_argument("-n", "--players", type=int, default=None,
+                        help="for a search spec: the players it is set for (default 2; a run's config says its own)")
+    add_rules_argument(parser, default=None)
     parser.add_argument("--no-progress", action="store_true")
     parser.add_argument("--overwrite", action="store_true",
                         help="write into FOLDER even when it already holds files (replacing model.json and weights.npz)")
@@ -39,6 +46,10 @@ def run(args: argparse.Namespace) -> int:
     if target.exists() and not args.overwrite and (not target.is_dir() or any(target.iterdir())):
         raise UserError(f"{target} already exists and is not empty (a model there would be replaced): "
                         "choose another folder, or add --overwrite")
+    if args.run == SEARCH or args.run.startswith(SEARCH_OPTIONS):
+        return _export_search(args)
+    if args.players is not None or args.rules is not None:
+        raise UserError("-n and --rules are for a search spec; a run's config.yaml sets its players and rules")
     try:
         trainer = _trainer_of(Path(args.run))
         if trainer == "rllib":
@@ -57,6 +68,20 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(str(exc)) from None
     print(table)
     print(f"\nexported to {folder} (model.json, weights.npz); use it as an agent spec: {folder}")
+    return 0
+
+
+def _export_search(args: argparse.Namespace) -> int:
+    from ..publish import publish_search
+
+    try:
+        folder, table = publish_search(args.run, Path(args.folder), against=args.against.split(","), deals=args.deals,
+                                       seed=args.seed, progress=not args.no_progress, num_players=args.players or 2,
+                                       rules=args.rules, rules_name=getattr(args, "rules_name", None) or "standard")
+    except (OSError, ValueError) as exc:
+        raise UserError(str(exc)) from None
+    print(table)
+    print(f"\nexported to {folder} (model.json); use it as an agent spec: {folder}")
     return 0
 
 
