@@ -21,7 +21,7 @@ from .. import agents
 from ..agents import RULE_BASED, WEIGHTED, Agent
 from ..agents.policy_model import CARD_FILE, ModelError, read_card, shipped_models
 from ..agents.search_agent import PREFIX as SEARCH_OPTIONS
-from ..agents.search_agent import SEARCH
+from ..agents.search_agent import SEARCH, SearchAgent
 from .games import Game, GameError
 
 CAPACITY = 256
@@ -92,15 +92,19 @@ class Store:
             raise GameError(" ".join(str(exc).split())[:300]) from None
 
     def adviser(self, spec: Any) -> Agent:
-        """The agent that advises on decisions for ``spec``: one kept per spec, except the search
-        agent, which keeps plans between its decisions and so is made anew each time."""
+        """The agent that advises on decisions for ``spec``: one kept per spec, except a search
+        agent (a search spec or folder), which keeps plans between its decisions and so is made
+        anew each time."""
         spec = self.check_spec(spec)
-        if spec.startswith(SEARCH):
-            return self.agent(spec, 0)
         with self._lock:
-            if spec not in self._advisers:
-                self._advisers[spec] = self.agent(spec, 0)
-            return self._advisers[spec]
+            kept = self._advisers.get(spec)
+        if kept is not None:
+            return kept
+        agent = self.agent(spec, 0)
+        if isinstance(agent, SearchAgent):  # a search spec or a search model folder
+            return agent
+        with self._lock:
+            return self._advisers.setdefault(spec, agent)
 
 
 _ABOUT: Mapping[str, str] = {
