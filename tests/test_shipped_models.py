@@ -16,6 +16,7 @@ import pytest
 
 from kc_env import agents
 from kc_env.agents.policy_model import PolicyAgent, shipped_models
+from kc_env.agents.search_agent import SearchAgent
 from kc_env.agents.turn_value import TurnValueAgent
 from kc_env.rules import Rules
 from kc_env.tournament import run_tournament
@@ -34,16 +35,18 @@ def test_the_models_folder_has_models():
 def test_a_bare_name_resolves_inside_the_installed_package(name, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # no models/ here: the name must come from the package
     agent = agents.load(name)
-    assert isinstance(agent, (PolicyAgent, TurnValueAgent)) and agent.spec == name
+    assert isinstance(agent, (PolicyAgent, TurnValueAgent, SearchAgent)) and agent.spec == name
     assert agent.folder == Path(str(files("kc_env.models"))) / name
-    for file in ("model.json", "weights.npz"):
+    shipped = sorted(p.name for p in (ROOT / "models" / name).iterdir())
+    assert shipped in (["model.json", "weights.npz"], ["model.json"]), "a search model folder holds model.json alone"
+    for file in shipped:
         assert (agent.folder / file).read_bytes() == (ROOT / "models" / name / file).read_bytes()
 
 
 @pytest.mark.parametrize("name", MODELS)
 @pytest.mark.parametrize("how", ["name", "path"])
 def test_every_shipped_model_plays_full_deals_legally_against_the_heuristic(name, how):
-    card = json.loads((ROOT / "models" / name / "model.json").read_text())  # a policy or a turn-value card
+    card = json.loads((ROOT / "models" / name / "model.json").read_text())  # a policy, turn-value or search card
     spec = name if how == "name" else str(ROOT / "models" / name)
     players = card.get("num_players", 2)
     # run_tournament raises IllegalAgentAction on any action the seat's mask forbids
@@ -109,7 +112,7 @@ def test_the_wheel_installs_training_models_and_configs_inside_kc_env(tmp_path):
     for module in (ROOT / "training").rglob("*.py"):
         assert f"kc_env/training/{module.relative_to(ROOT / 'training').as_posix()}" in names
     for name in MODELS:
-        assert {f"kc_env/models/{name}/model.json", f"kc_env/models/{name}/weights.npz"} <= names
+        assert {f"kc_env/models/{name}/{p.name}" for p in (ROOT / "models" / name).iterdir()} <= names
     for name in CONFIGS:
         assert f"kc_env/configs/{name}.yaml" in names
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
