@@ -368,6 +368,12 @@ def test_a_model_folder_given_to_the_server_is_offered_at_the_seats():
         assert view["setup"]["seats"][0]["spec"] == folder
 
 
+def test_a_shipped_search_folder_is_offered_as_a_search():
+    about = {a["spec"]: a["about"] for a in Store().offered()}
+    assert about["search-4p"] == "a search saved as a model (slower), for 4 players"
+    assert about["ppo-standard-4p"] == "an exported model, for 4 players"
+
+
 def test_a_missing_web_extra_is_one_line_naming_it(capsys, monkeypatch):
     import importlib.util
 

@@ -21,7 +21,8 @@ from .. import agents
 from ..agents import RULE_BASED, WEIGHTED, Agent
 from ..agents.policy_model import CARD_FILE, ModelError, read_card, shipped_models
 from ..agents.search_agent import PREFIX as SEARCH_OPTIONS
-from ..agents.search_agent import SEARCH, SearchAgent
+from ..agents.search_agent import SEARCH, SearchAgent, is_search_folder
+from ..agents.search_agent import read_card as read_search_card
 from .games import Game, GameError
 
 CAPACITY = 256
@@ -115,12 +116,14 @@ _ABOUT: Mapping[str, str] = {
 
 
 def _model_about(folder: Path) -> str:
+    search = is_search_folder(folder)
     try:
-        card = read_card(folder) if (folder / CARD_FILE).is_file() else {}
+        card = (read_search_card if search else read_card)(folder) if (folder / CARD_FILE).is_file() else {}
     except ModelError:
         card = {}
     players = card.get("num_players")
-    return "an exported model" + (f", trained for {players} players" if players else "")
+    return ("a search saved as a model (slower)" if search else "an exported model") + \
+        (f", for {players} players" if players else "")
 
 
 __all__ = ["CAPACITY", "Store"]
