@@ -337,11 +337,11 @@ def test_kc_bench_refuses_a_search_spec_that_is_not_one(spec, message, capsys):
 
 
 def test_a_search_folder_loads_by_its_path_and_plays_as_its_spec(tmp_path):
-    """``search_agent.save`` writes ``model.json`` alone; ``agents.load`` of the folder is the
+    """``search_folder.save`` writes ``model.json`` alone; ``agents.load`` of the folder is the
     search agent of its spec, named by the folder, with the card, and makes the same moves."""
-    from kc_env.agents import search_agent
+    from kc_env.agents import search_folder
 
-    folder = search_agent.save(tmp_path / "tuned", QUICK, 3, Rules.preset("standard").to_dict(), {"about": "a test"})
+    folder = search_folder.save(tmp_path / "tuned", QUICK, 3, Rules.preset("standard").to_dict(), {"about": "a test"})
     assert [p.name for p in folder.iterdir()] == ["model.json"]
     agent = agents.load(str(folder), seed=5)
     assert isinstance(agent, SearchAgent) and agent.spec == str(folder) and agent.folder == folder
@@ -353,10 +353,10 @@ def test_a_search_folder_loads_by_its_path_and_plays_as_its_spec(tmp_path):
 
 
 def test_a_search_folder_at_another_table_says_so():
-    from kc_env.agents import search_agent
+    from kc_env.agents import search_folder
     from kc_env.agents.policy_model import other_table
 
-    agent = types.SimpleNamespace(spec="tuned", card={"format": search_agent.FORMAT, "num_players": 4,
+    agent = types.SimpleNamespace(spec="tuned", card={"format": search_folder.FORMAT, "num_players": 4,
                                                       "rules": Rules.preset("standard").to_dict()})
     assert other_table(agent, Rules.preset("standard"), 2) == \
         "tuned was trained for another table (players: 4 → 2); it plays here all the same"
@@ -377,23 +377,23 @@ def test_a_search_folder_at_another_table_says_so():
 def test_a_bad_search_folder_is_refused_in_one_line_naming_its_card(tmp_path, card, message):
     import json
 
-    from kc_env.agents import search_agent
+    from kc_env.agents import search_folder
     from kc_env.agents.policy_model import ModelError
 
-    good = {"format": search_agent.FORMAT, "format_version": 1, "spec": QUICK, "num_players": 2,
+    good = {"format": search_folder.FORMAT, "format_version": 1, "spec": QUICK, "num_players": 2,
             "rules": Rules.preset("standard").to_dict()}
     (tmp_path / "model.json").write_text(card if isinstance(card, str) else json.dumps({**good, **card}))
     with pytest.raises(ModelError) as info:
-        search_agent.SearchAgent.from_folder(tmp_path)
+        search_folder.load(tmp_path)
     assert message in str(info.value) and str(tmp_path / "model.json") in str(info.value)
     assert "\n" not in str(info.value)
 
 
 def test_saving_a_search_folder_refuses_a_bad_spec_and_writes_nothing(tmp_path):
-    from kc_env.agents import search_agent
+    from kc_env.agents import search_folder
 
     with pytest.raises(ValueError, match="unknown option 'depth'"):
-        search_agent.save(tmp_path / "bad", "search:depth=3", 2, Rules.preset("standard").to_dict())
+        search_folder.save(tmp_path / "bad", "search:depth=3", 2, Rules.preset("standard").to_dict())
     assert not (tmp_path / "bad").exists()
 
 

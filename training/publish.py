@@ -106,15 +106,15 @@ def publish_turn_value(run: Path, folder: Path, against: list[str], deals: int =
 
 def publish_search(spec: str, folder: Path, against: list[str], deals: int = 2000, seed: int = 0,
                    progress: bool = True, num_players: int = 2, rules=None, rules_name: str = "standard") -> tuple[Path, str]:
-    """Write a search model folder for the search spec ``spec`` (``kc_env.agents.search_agent.save``)
+    """Write a search model folder for the search spec ``spec`` (``kc_env.agents.search_folder.save``)
     set for ``num_players`` and ``rules`` (a ``Rules``), evaluate it, and write the results into
     its ``model.json``."""
-    from kc_env.agents import search_agent
+    from kc_env.agents import search_folder
     from kc_env.rules import Rules
 
     rules = rules or Rules.preset("standard")
     rules.check_players(num_players)
-    search_agent.save(folder, spec, num_players, rules.to_dict())
+    search_folder.save(folder, spec, num_players, rules.to_dict())
     return folder, record_evaluation(spec, folder, rules, num_players, against, deals, seed, progress,
                                      also=f" -n {num_players} --rules {shlex.quote(rules_name)}")
 

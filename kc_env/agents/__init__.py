@@ -7,7 +7,7 @@ and its spec to ``base.RULE_BASED`` (the one list of their names, which every ot
 (``heuristic.spec_weights``); ``search`` and ``search:name=value,...`` are the search agent
 (``search_agent``; not in ``SPECS``, which holds the cheap rule-based agents). Any other spec
 that names a folder is loaded as an exported model (``policy_model``, ``turn_value`` for a
-turn-value model, ``search_agent`` for a search model folder); else a bare name such as
+turn-value model, ``search_folder`` for a search model folder); else a bare name such as
 ``ppo-standard-2p`` names a model shipped in the package (``kc_env.models``, the repository's
 ``models/``). ``from_sb3(model)`` makes an agent of a user's own MaskablePPO model (``sb3_agent``).
 """
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from . import search_folder
 from .base import COMPILED, RULE_BASED, Agent, legal_actions
 from .greedy import GreedyAgent
 from .heuristic import WEIGHTED, HeuristicAgent
@@ -23,7 +24,7 @@ from .policy_model import ModelError, PolicyAgent, model_folder, shipped_models
 from .random_agent import RandomAgent
 from .sb3_agent import SB3Agent, from_sb3
 from .search_agent import PREFIX as SEARCH_OPTIONS
-from .search_agent import SEARCH, SearchAgent, is_search_folder
+from .search_agent import SEARCH, SearchAgent
 from .turn_value import TurnValueAgent, is_turn_value_folder
 
 SPECS: dict[str, Callable[..., Agent]] = {cls.spec: cls for cls in (HeuristicAgent, GreedyAgent, RandomAgent)}
@@ -47,8 +48,8 @@ def load(spec: str | Agent, seed: int | None = None) -> Agent:
     if isinstance(spec, str) and (spec == SEARCH or spec.startswith(SEARCH_OPTIONS)):
         return SearchAgent.from_spec(spec, seed=seed)
     if isinstance(spec, str) and (folder := model_folder(spec)) is not None:
-        if is_search_folder(folder):
-            return SearchAgent.from_folder(folder, seed=seed, spec=spec)
+        if search_folder.is_search_folder(folder):
+            return search_folder.load(folder, seed=seed, spec=spec)
         if is_turn_value_folder(folder):
             return TurnValueAgent(folder, seed=seed, spec=spec)
         return PolicyAgent(folder, seed=seed, spec=spec)

@@ -21,8 +21,9 @@ from .. import agents
 from ..agents import RULE_BASED, WEIGHTED, Agent
 from ..agents.policy_model import CARD_FILE, ModelError, read_card, shipped_models
 from ..agents.search_agent import PREFIX as SEARCH_OPTIONS
-from ..agents.search_agent import SEARCH, SearchAgent, is_search_folder
-from ..agents.search_agent import read_card as read_search_card
+from ..agents.search_agent import SEARCH, SearchAgent
+from ..agents.search_folder import is_search_folder
+from ..agents.search_folder import read_card as read_search_card
 from .games import Game, GameError
 
 CAPACITY = 256

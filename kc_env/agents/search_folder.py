@@ -1,0 +1,93 @@
+"""A search spec saved as a model folder: ``model.json`` alone, so that a tuned search
+(``search_agent``) loads by name like an exported model (``agents.load``) and says when it plays
+at another table.
+
+The card holds ``format`` ``kc_env-search``, its ``format_version``, the ``spec`` and the table it
+was set for (``num_players``, ``rules``), and whatever else its writer adds (``kc export SPEC
+FOLDER`` adds its evaluation). ``read_card`` checks it (format and version, a search spec with
+valid options, the table) and refuses, in one line naming the file, any other; nothing in it is
+executed, and nothing is unpickled.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from .policy_model import ModelError, check_table
+from .search_agent import PREFIX, SEARCH, SearchAgent, spec_options
+
+FORMAT, FORMAT_VERSION, CARD_FILE = "kc_env-search", 1, "model.json"
+"""A search model folder's card: its format, the version this package reads, its file name."""
+MAX_CARD_BYTES = 1 << 20
+"""A larger ``model.json`` is refused unread."""
+
+
+def is_search_folder(folder: str | Path) -> bool:
+    """Whether ``folder`` holds a search model (its card names the format)."""
+    path = Path(folder) / CARD_FILE
+    try:
+        return path.is_file() and path.stat().st_size <= MAX_CARD_BYTES and \
+            json.loads(path.read_text(encoding="utf-8")).get("format") == FORMAT
+    except (OSError, ValueError, AttributeError, RecursionError):
+        return False
+
+
+def read_card(folder: str | Path) -> dict[str, Any]:
+    """The checked card of a search model folder: its format and version, a ``spec`` that is a
+    search spec with valid options, and its table; ``ModelError`` names what is wrong."""
+    path = Path(folder) / CARD_FILE
+    if not path.is_file():
+        raise ModelError(f"{folder}: no {CARD_FILE} (a search model folder holds it)")
+    if path.stat().st_size > MAX_CARD_BYTES:
+        raise ModelError(f"{path}: more than a model card holds ({MAX_CARD_BYTES:,} bytes)")
+    try:
+        card = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+        raise ModelError(f"{path}: corrupt model card, not valid JSON ({str(exc)[:200]})") from None
+    if not isinstance(card, dict) or card.get("format") != FORMAT:
+        raise ModelError(f"{path}: not a search model card (format should be {FORMAT!r})")
+    if card.get("format_version") != FORMAT_VERSION:
+        raise ModelError(f"{path}: search format version {card.get('format_version')!r}; this kc_env reads {FORMAT_VERSION}")
+    spec = card.get("spec")
+    if not isinstance(spec, str) or not (spec == SEARCH or spec.startswith(PREFIX)):
+        raise ModelError(f"{path}: 'spec' must be a search spec (search or search:name=value,...), not {spec!r}"[:300])
+    try:
+        spec_options(spec)
+    except ValueError as exc:
+        raise ModelError(f"{path}: {exc}") from None
+    check_table(card, path)
+    return card
+
+
+def save(folder: str | Path, spec: str, num_players: int, rules: Mapping[str, Any],
+         card: Mapping[str, Any] | None = None) -> Path:
+    """Write a search model folder for ``spec`` set for ``num_players`` and ``rules`` (a
+    ``Rules.to_dict``), with more of the card (e.g. its evaluation); ``spec`` is checked first
+    (``ValueError``), the card written whole or not at all."""
+    from ..files import write_atomic
+
+    SearchAgent.from_spec(spec)
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    full = {"format": FORMAT, "format_version": FORMAT_VERSION, "spec": spec, "num_players": int(num_players),
+            "rules": dict(rules), **(card or {})}
+    write_atomic(folder / CARD_FILE, json.dumps(full, indent=2) + "\n")
+    return folder
+
+
+def load(folder: str | Path, seed: int | None = None, spec: str | None = None) -> SearchAgent:
+    """The search agent of a search model folder (``read_card``), named ``spec`` (default the
+    folder), with its ``card`` and ``folder`` as an exported model has them."""
+    card = read_card(folder)
+    try:
+        agent = SearchAgent.from_spec(card["spec"], seed=seed)
+    except ValueError as exc:
+        raise ModelError(f"{Path(folder) / CARD_FILE}: {exc}") from None
+    agent.spec, agent.folder, agent.card = spec or str(folder), Path(folder), card
+    return agent
+
+
+__all__ = ["FORMAT", "FORMAT_VERSION", "CARD_FILE", "is_search_folder", "read_card", "save", "load"]
