@@ -365,7 +365,8 @@ def test_a_search_folder_at_another_table_says_so():
 
 @pytest.mark.parametrize(("card", "message"), [
     ("{not json", "corrupt model card, not valid JSON"),
-    ({"format_version": 2}, "search format version 2; this kc_env reads 1"),
+    ("{" + " " * (1 << 20) + "}", "more than a model card holds"),
+    ({"format_version": 2}, "search model format version 2; this kc_env reads version 1"),
     ({"spec": "heuristic"}, "'spec' must be a search spec (search or search:name=value,...), not 'heuristic'"),
     ({"spec": 7}, "'spec' must be a search spec"),
     ({"spec": "search:depth=3"}, "agent spec 'search:depth=3': unknown option 'depth'"),

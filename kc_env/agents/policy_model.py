@@ -150,25 +150,39 @@ def check_table(card: Mapping[str, Any], path: Path) -> None:
             raise ModelError(f"{path}: the rules it was trained for are not valid: {exc}") from None
 
 
-def read_card(folder: str | Path) -> dict[str, Any]:
-    """The ``model.json`` of an exported model, checked for format and layout versions."""
-    folder = Path(folder)
+def versioned_card(folder: Path, fmt: str, version: int, kind: str, holds: str) -> tuple[Path, dict[str, Any]]:
+    """The path and JSON of ``folder``'s ``model.json``, checked to be a ``kind`` card of format
+    ``fmt`` and ``version`` (``holds``: what such a folder holds, for the message when it has no
+    card); ``ModelError`` names the fault in one line."""
     path = folder / CARD_FILE
-    if not folder.is_dir():
-        raise ModelError(f"{folder}: not an exported model folder (it should hold {CARD_FILE} and {WEIGHTS_FILE})")
     if not path.is_file():
-        raise ModelError(f"{folder}: no {CARD_FILE} (an exported model holds {CARD_FILE} and {WEIGHTS_FILE})")
+        raise ModelError(f"{folder}: no {CARD_FILE} ({holds})")
+    card = card_json(path)
+    if not isinstance(card, dict) or card.get("format") != fmt:
+        raise ModelError(f"{path}: not a {kind} card (format should be {fmt!r})")
+    if card.get("format_version") != version:
+        raise ModelError(f"{path}: {kind} format version {card.get('format_version')!r}; this kc_env reads version {version}")
+    return path, card
+
+
+def card_json(path: Path) -> Any:
+    """The JSON of the model card ``path`` (an existing file), unchecked; ``ModelError`` when it is
+    larger than ``MAX_CARD_BYTES`` (refused unread) or not JSON."""
     if path.stat().st_size > MAX_CARD_BYTES:
         raise ModelError(f"{path}: {path.stat().st_size:,} bytes, more than a model card holds ({MAX_CARD_BYTES:,})")
     try:
-        card = json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(path.read_text(encoding="utf-8"))
     except (ValueError, UnicodeDecodeError, RecursionError) as exc:  # ValueError: JSON, or a 5,000-digit number
         raise ModelError(f"{path}: corrupt model card, not valid JSON ({str(exc)[:200]})") from None
-    if not isinstance(card, dict) or card.get("format") != FORMAT:
-        raise ModelError(f"{path}: not a kc_env policy card (format should be {FORMAT!r})")
-    if card.get("format_version") != FORMAT_VERSION:
-        raise ModelError(f"{path}: policy format version {card.get('format_version')!r}; "
-                         f"this kc_env reads version {FORMAT_VERSION}")
+
+
+def read_card(folder: str | Path) -> dict[str, Any]:
+    """The ``model.json`` of an exported model, checked for format and layout versions."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise ModelError(f"{folder}: not an exported model folder (it should hold {CARD_FILE} and {WEIGHTS_FILE})")
+    path, card = versioned_card(folder, FORMAT, FORMAT_VERSION, "kc_env policy",
+                                f"an exported model holds {CARD_FILE} and {WEIGHTS_FILE}")
     for key, what, ours, readable in (
             ("obs_layout_version", "observation layout", OBS_LAYOUT_VERSION, tuple(LAYOUT_SIZES)),
             ("action_layout_version", "action layout", ACTION_LAYOUT_VERSION, (ACTION_LAYOUT_VERSION,))):

@@ -16,13 +16,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .policy_model import ModelError, check_table
+from .policy_model import MAX_CARD_BYTES, ModelError, check_table, versioned_card
 from .search_agent import PREFIX, SEARCH, SearchAgent, spec_options
 
 FORMAT, FORMAT_VERSION, CARD_FILE = "kc_env-search", 1, "model.json"
 """A search model folder's card: its format, the version this package reads, its file name."""
-MAX_CARD_BYTES = 1 << 20
-"""A larger ``model.json`` is refused unread."""
 
 
 def is_search_folder(folder: str | Path) -> bool:
@@ -38,19 +36,7 @@ def is_search_folder(folder: str | Path) -> bool:
 def read_card(folder: str | Path) -> dict[str, Any]:
     """The checked card of a search model folder: its format and version, a ``spec`` that is a
     search spec with valid options, and its table; ``ModelError`` names what is wrong."""
-    path = Path(folder) / CARD_FILE
-    if not path.is_file():
-        raise ModelError(f"{folder}: no {CARD_FILE} (a search model folder holds it)")
-    if path.stat().st_size > MAX_CARD_BYTES:
-        raise ModelError(f"{path}: more than a model card holds ({MAX_CARD_BYTES:,} bytes)")
-    try:
-        card = json.loads(path.read_text(encoding="utf-8"))
-    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
-        raise ModelError(f"{path}: corrupt model card, not valid JSON ({str(exc)[:200]})") from None
-    if not isinstance(card, dict) or card.get("format") != FORMAT:
-        raise ModelError(f"{path}: not a search model card (format should be {FORMAT!r})")
-    if card.get("format_version") != FORMAT_VERSION:
-        raise ModelError(f"{path}: search format version {card.get('format_version')!r}; this kc_env reads {FORMAT_VERSION}")
+    path, card = versioned_card(Path(folder), FORMAT, FORMAT_VERSION, "search model", "a search model folder holds it")
     spec = card.get("spec")
     if not isinstance(spec, str) or not (spec == SEARCH or spec.startswith(PREFIX)):
         raise ModelError(f"{path}: 'spec' must be a search spec (search or search:name=value,...), not {spec!r}"[:300])
