@@ -165,6 +165,19 @@ def versioned_card(folder: Path, fmt: str, version: int, kind: str, holds: str) 
     return path, card
 
 
+def card_format(folder: str | Path, max_bytes: int = MAX_CARD_BYTES) -> str | None:
+    """The ``format`` that ``folder``'s ``model.json`` names, or None (no card, larger than
+    ``max_bytes``, not JSON, no format): how a loader tells its folders from others', never raising."""
+    path = Path(folder) / CARD_FILE
+    try:
+        if not path.is_file() or path.stat().st_size > max_bytes:
+            return None
+        card = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return None
+    return card.get("format") if isinstance(card, dict) else None
+
+
 def card_json(path: Path) -> Any:
     """The JSON of the model card ``path`` (an existing file), unchecked; ``ModelError`` when it is
     larger than ``MAX_CARD_BYTES`` (refused unread) or not JSON."""

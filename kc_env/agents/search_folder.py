@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .policy_model import MAX_CARD_BYTES, ModelError, check_table, versioned_card
+from .policy_model import ModelError, card_format, check_table, versioned_card
 from .search_agent import PREFIX, SEARCH, SearchAgent, spec_options
 
 FORMAT, FORMAT_VERSION, CARD_FILE = "kc_env-search", 1, "model.json"
@@ -25,12 +25,7 @@ FORMAT, FORMAT_VERSION, CARD_FILE = "kc_env-search", 1, "model.json"
 
 def is_search_folder(folder: str | Path) -> bool:
     """Whether ``folder`` holds a search model (its card names the format)."""
-    path = Path(folder) / CARD_FILE
-    try:
-        return path.is_file() and path.stat().st_size <= MAX_CARD_BYTES and \
-            json.loads(path.read_text(encoding="utf-8")).get("format") == FORMAT
-    except (OSError, ValueError, AttributeError, RecursionError):
-        return False
+    return card_format(folder) == FORMAT
 
 
 def read_card(folder: str | Path) -> dict[str, Any]:

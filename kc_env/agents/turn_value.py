@@ -245,12 +245,9 @@ def first_move_of_best(lines: np.ndarray, lengths: np.ndarray, vals: np.ndarray,
 
 def is_turn_value_folder(folder: str | Path) -> bool:
     """Whether ``folder`` holds a turn-value model (its card names the format)."""
-    path = Path(folder) / CARD_FILE
-    try:
-        return path.is_file() and path.stat().st_size < MAX_FILE_BYTES and \
-            json.loads(path.read_text()).get("format") == FORMAT
-    except (OSError, ValueError, AttributeError):
-        return False
+    from .policy_model import card_format
+
+    return card_format(folder, MAX_FILE_BYTES - 1) == FORMAT
 
 
 def save(folder: str | Path, layers: list[tuple[np.ndarray, np.ndarray]], card: Mapping[str, Any],
