@@ -419,3 +419,5 @@ def test_kc_export_writes_a_search_folder_with_its_evaluation(tmp_path, capsys):
     assert "-n and --rules are for a search spec" in capsys.readouterr().err
     assert main(["export", "search:redeals=x", str(tmp_path / "other")]) == 2
     assert "redeals must be a whole number, not 'x'" in capsys.readouterr().err and not (tmp_path / "other").exists()
+    assert main(["export", QUICK, str(tmp_path / "other"), "-n", "0"]) == 2
+    assert "num_players must be 2 to 6, not 0" in capsys.readouterr().err and not (tmp_path / "other").exists()

@@ -76,7 +76,7 @@ def _export_search(args: argparse.Namespace) -> int:
 
     try:
         folder, table = publish_search(args.run, Path(args.folder), against=args.against.split(","), deals=args.deals,
-                                       seed=args.seed, progress=not args.no_progress, num_players=args.players or 2,
+                                       seed=args.seed, progress=not args.no_progress, num_players=2 if args.players is None else args.players,
                                        rules=args.rules, rules_name=getattr(args, "rules_name", None) or "standard")
     except (OSError, ValueError) as exc:
         raise UserError(str(exc)) from None
