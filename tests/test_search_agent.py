@@ -23,6 +23,7 @@ from kc_env.agents import playouts, turns  # noqa: E402
 from kc_env.agents.heuristic.search import turn_candidates  # noqa: E402
 from kc_env.agents.heuristic.weights import HEURISTIC_WEIGHTS  # noqa: E402
 from kc_env.agents.search_agent import SearchAgent  # noqa: E402
+from kc_env.observation import SLICES  # noqa: E402
 from kc_env.tournament import play_out  # noqa: E402
 from kc_env.vector import kernel as K  # noqa: E402
 
@@ -70,6 +71,9 @@ def test_the_spec_loads_with_its_options():
     assert agent.spec == "search:redeals=8, candidates=2,margin=0.02"
     assert agents.load("search:margin=inf").margin == float("inf")
     assert agents.load("search").end_now and not agents.load("search:end_now=0").end_now
+    assert agents.load("search").others == (0,) and not agents.load("search").endgame
+    agent = agents.load("search:others=heuristic+random,endgame=1")
+    assert agent.others == (0, 2) and agent.endgame
 
 
 def test_heuristic_weights_among_the_options_make_the_blueprint_that_heuristic():
@@ -83,7 +87,12 @@ def test_heuristic_weights_among_the_options_make_the_blueprint_that_heuristic()
 
 @pytest.mark.parametrize(("spec", "message"), [
     ("search:depth=3", "unknown option 'depth'; known: redeals, candidates, margin, end_now, blueprint, "
-                       "or a heuristic weight (card, penalty,"),
+                       "others, endgame, or a heuristic weight (card, penalty,"),
+    ("search:others=smart", "others must be heuristic, greedy, random or several of them joined by +, each "
+                            "once (e.g. heuristic+random), not 'smart'"),
+    ("search:others=random+random", "others must be heuristic, greedy, random or several"),
+    ("search:others=", "'others=' is not name=value"),
+    ("search:endgame=2", "endgame must be 0 or 1, not 2"),
     ("search:corner=none", "corner must be a number, not 'none'"),
     ("search:card=inf", "heuristic weight card must be a finite number, not inf"),
     ("search:blueprint=turn-ranking-2p,corner=0", "heuristic weights set the heuristic blueprint, so not with "
@@ -182,6 +191,49 @@ def test_with_a_very_large_margin_it_plays_its_blueprints_moves():
     play_out(engine.new_deal("standard", 2, seed=41), [search, other])
     assert search.agent.stats["searches"] > 0
     assert all(action == model.act(obs) for obs, action in search.seen)
+
+
+def test_in_the_endgame_mode_it_searches_only_once_the_stock_is_empty():
+    """``endgame=1``: while the stock holds cards the agent plays its blueprint's move (the model's
+    gate fed every observation), and it searches only after the last card is drawn."""
+    search = Spy(agents.load("search:redeals=2,endgame=1,blueprint=turn-ranking-2p", seed=2))
+    model = agents.load("turn-ranking-2p")
+    searched = []
+    real = search.agent._playouts
+
+    class Watch:
+        def line_values(self, ob, *args):
+            searched.append(round(float(ob[SLICES["stock_size"].start]) * 54))
+            return real.line_values(ob, *args)
+
+    search.agent._playouts = Watch()
+    play_out(engine.new_deal("standard", 2, seed=40), [search, agents.load("random", seed=3)])  # the stock runs out
+    assert searched and set(searched) == {0}
+    early = [(obs, action) for obs, action in search.seen if obs["observation"][SLICES["stock_size"].start] > 0]
+    assert early and all(action == model.act(obs) for obs, action in early)
+
+
+def test_against_several_others_a_line_is_valued_against_each_on_the_same_redeals():
+    """``others=heuristic+random``: every search plays the lines out once with the heuristic and
+    once with random in the other seats, from the same seed (the same re-deals)."""
+    agent = agents.load("search:redeals=2,others=heuristic+random", seed=5)
+    calls = []
+    real = agent._playouts
+
+    class Watch:
+        def line_values(self, ob, lines, lengths, redeals, w, seed, max_moves, others):
+            values = real.line_values(ob, lines, lengths, redeals, w, seed, max_moves, others)
+            calls.append((seed, others, values))
+            return values
+
+    agent._playouts = Watch()
+    for _, obs in heuristic_positions(6, seed=8, rules=Rules.preset("standard")):
+        before = len(calls)
+        agent.act(obs)
+        if len(calls) > before:
+            (seed_h, code_h, _), (seed_r, code_r, _) = calls[before:]
+            assert (code_h, code_r) == (0, 2) and seed_h == seed_r
+    assert calls
 
 
 def test_with_a_very_large_margin_it_plays_its_heuristic_blueprints_moves():

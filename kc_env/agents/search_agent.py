@@ -27,6 +27,14 @@ Heuristic weights among the options (``heuristic.weights.WEIGHT_NAMES``, e.g. ``
 the blueprint the heuristic with those weights (as ``heuristic:corner=0`` plays), for its
 candidates and its own move; the play-outs keep the shipped weights in every seat.
 
+Two options change whom the search plays against and when. ``others`` names who plays the other
+seats in the play-outs (``playouts.OTHERS``: the heuristic by default, greedy or random), or
+several joined by ``+`` (``others=heuristic+random``): each line is then played out against each
+on the same re-deals and valued by its mean, a turn good against the league rather than against
+one player. ``endgame=1`` searches only once the stock is empty and plays the blueprint's move
+before: at two players the unseen cards are then exactly the other hand, so every re-deal is the
+true position, and the play-outs are short.
+
 ``search:name=value,...`` sets the options (``OPTIONS``, or heuristic weights), e.g.
 ``search:redeals=16,candidates=4,margin=0.02``, ``search:blueprint=turn-ranking-2p,margin=0.05``
 or ``search:margin=0.05,corner=0,fit_close=0.25,penalty=0.175,card=1.1``.
@@ -42,6 +50,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from ..match import DEFAULT_MAX_MOVES
+from . import view
 from .base import Agent, legal_actions, spec_number, spec_parts
 from .greedy import batch_arrays, mask, vector
 from .heuristic.weights import HEURISTIC_WEIGHTS, WEIGHT_NAMES, evaluation_weights
@@ -52,11 +61,15 @@ SEARCH = "search"
 PREFIX = SEARCH + ":"
 """The prefix of a search spec with options."""
 OPTIONS: dict[str, tuple[type, float | str]] = {"redeals": (int, 16), "candidates": (int, 4), "margin": (float, 0.0),
-                                                "end_now": (int, 1), "blueprint": (str, "")}
+                                                "end_now": (int, 1), "blueprint": (str, ""), "others": (str, "heuristic"),
+                                                "endgame": (int, 0)}
 """Each option's type and default: re-deals a candidate is played out on, candidate turns
 valued, how much (win share) a line must beat the blueprint's by to be played, whether ending
 the turn at once is always a candidate (1) or only when the blueprint ranks it among its best
-(0), and the blueprint (a turn-value model's spec; empty: the heuristic)."""
+(0), the blueprint (a turn-value model's spec; empty: the heuristic), who the other seats are in
+the play-outs (``playouts.OTHERS``, or several joined by ``+``: a line's value is then its mean
+over them, on the same re-deals), and whether to search only in the endgame (1: once the stock is
+empty; before, the blueprint's move)."""
 MAX_PLANS = 4096
 """Kept plan steps (one per expected observation) before the oldest are dropped: ``act_batch``
 keeps them for every game of a batch."""
@@ -90,15 +103,17 @@ class SearchAgent(Agent):
 
     def __init__(self, seed: int | None = None, redeals: int = 16, candidates: int = 4, margin: float = 0.0,
                  end_now: int = 1, max_moves: int = DEFAULT_MAX_MOVES, blueprint: str = "",
-                 blueprint_weights: Mapping[str, float] | None = None) -> None:
+                 blueprint_weights: Mapping[str, float] | None = None, others: str = "heuristic",
+                 endgame: int = 0) -> None:
         if isinstance(redeals, bool) or not isinstance(redeals, (int, np.integer)) or redeals < 1:
             raise ValueError(f"search: redeals must be a whole number of at least 1, not {redeals!r}")
         if isinstance(candidates, bool) or not isinstance(candidates, (int, np.integer)) or candidates < 1:
             raise ValueError(f"search: candidates must be a whole number of at least 1, not {candidates!r}")
         if np.isnan(margin) or margin < 0:
             raise ValueError(f"search: margin must be a number of at least 0, not {margin!r}")
-        if end_now not in (0, 1) or isinstance(end_now, float):
-            raise ValueError(f"search: end_now must be 0 or 1, not {end_now!r}")
+        for name, flag in (("end_now", end_now), ("endgame", endgame)):
+            if flag not in (0, 1) or isinstance(flag, float):
+                raise ValueError(f"search: {name} must be 0 or 1, not {flag!r}")
         if max_moves < 1:
             raise ValueError(f"search: max_moves must be at least 1, not {max_moves!r}")
         if blueprint and blueprint_weights:
@@ -109,7 +124,9 @@ class SearchAgent(Agent):
 
         self._search, self._playouts, self._turns, self._K = search, playouts, turns, kernel
         self.redeals, self.candidates, self.margin, self.max_moves = int(redeals), int(candidates), float(margin), int(max_moves)
-        self.end_now = bool(end_now)
+        self.end_now, self.endgame = bool(end_now), bool(endgame)
+        self.others = _others(others, playouts.OTHERS)
+        """The play-outs' other seats, as ``playouts.OTHERS`` codes (a line's value: the mean over them)."""
         self.blueprint = _blueprint(blueprint) if blueprint else None
         self.weights = HEURISTIC_WEIGHTS.copy()
         """The play-outs' weights, every seat."""
@@ -166,6 +183,8 @@ class SearchAgent(Agent):
                 return action
         ranked = blueprint_turns.get()
         K = self._K
+        if self.endgame and view.obs_count(ob[view.OBS_STOCK], view.CARD_SCALE) > 0:
+            return self._blueprint_move(ob, mk, ranked)
         top_line = np.zeros((self.candidates + 1, self._turns.MAX_DEPTH), dtype=np.int64)  # a row more for "end now"
         top_len = np.zeros(self.candidates + 1, dtype=np.int64)
         valid, own = self._candidates(ob, mk, ranked, top_line, top_len)
@@ -177,8 +196,8 @@ class SearchAgent(Agent):
         if valid <= 1:
             return own
         seed = (self._seed ^ int.from_bytes(digest[:8], "little")) & (2**62 - 1)
-        values = self._playouts.line_values(ob, top_line[:valid], top_len[:valid], self.redeals, self.weights,
-                                            seed, self.max_moves, 0)
+        values = np.mean([self._playouts.line_values(ob, top_line[:valid], top_len[:valid], self.redeals, self.weights,
+                                                     seed, self.max_moves, code) for code in self.others], axis=0)
         self.stats["searches"] += 1
         best = int(np.argmax(values))  # the first of equals: the blueprint's line wins a tie
         chosen = best if values[best] > values[0] + self.margin else 0
@@ -247,6 +266,15 @@ class _Ranked:
         if self._ranked is None:
             self._ranked = self.blueprint.values(self.obs, self.net)
         return self._ranked
+
+
+def _others(names: str, known: tuple[str, ...]) -> tuple[int, ...]:
+    """The codes of an ``others`` option (names joined by ``+``, each once)."""
+    parts = names.split("+")
+    if any(p not in known for p in parts) or len(set(parts)) != len(parts):
+        raise ValueError(f"search: others must be {', '.join(known)} or several of them joined by +, "
+                         f"each once (e.g. heuristic+random), not {names!r}")
+    return tuple(known.index(p) for p in parts)
 
 
 def _blueprint(spec: str):
