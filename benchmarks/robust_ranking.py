@@ -26,7 +26,6 @@ import json
 import time
 from pathlib import Path
 
-import numpy as np
 from kc_env.training import turn_value as tv
 
 from kc_env.agents.turn_value import load, load_careless, save
@@ -50,8 +49,9 @@ def label(args) -> None:
 
 
 def robust(rows):
-    """Each decision's candidates valued by the smaller of their two gains over the first."""
-    return [(x, np.minimum(*(y - y[0]).T)) for x, y in rows]
+    """Each decision's candidates valued by the smallest of their gains over the first, one gain
+    for each opponent's column."""
+    return [(x, (y - y[0]).min(axis=1)) for x, y in rows]
 
 
 def fit(args) -> None:

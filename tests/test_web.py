@@ -372,6 +372,7 @@ def test_a_shipped_search_folder_is_offered_as_a_search():
     about = {a["spec"]: a["about"] for a in Store().offered()}
     assert about["search-4p"] == "a search saved as a model (slower), for 4 players"
     assert about["ppo-standard-4p"] == "an exported model, for 4 players"
+    assert about["turn-ranking-2p"] == "an exported model, for 2 players", "a turn-value model's card is read too"
 
 
 def test_a_missing_web_extra_is_one_line_naming_it(capsys, monkeypatch):

@@ -4,9 +4,9 @@ at another table.
 
 The card holds ``format`` ``kc_env-search``, its ``format_version``, the ``spec`` and the table it
 was set for (``num_players``, ``rules``), and whatever else its writer adds (``kc export SPEC
-FOLDER`` adds its evaluation). ``read_card`` checks it (format and version, a search spec with
-valid options, the table) and refuses, in one line naming the file, any other; nothing in it is
-executed, and nothing is unpickled.
+FOLDER`` adds its evaluation). ``read_card`` checks it (format and version, a search spec, the
+table) and ``load`` the spec's options as it makes the agent; either refuses a bad card in one
+line naming the file. Nothing in it is executed, and nothing is unpickled.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from .policy_model import ModelError, card_format, check_table, versioned_card
-from .search_agent import PREFIX, SEARCH, SearchAgent, spec_options
+from .search_agent import PREFIX, SEARCH, SearchAgent
 
 FORMAT, FORMAT_VERSION, CARD_FILE = "kc_env-search", 1, "model.json"
 """A search model folder's card: its format, the version this package reads, its file name."""
@@ -30,15 +30,12 @@ def is_search_folder(folder: str | Path) -> bool:
 
 def read_card(folder: str | Path) -> dict[str, Any]:
     """The checked card of a search model folder: its format and version, a ``spec`` that is a
-    search spec with valid options, and its table; ``ModelError`` names what is wrong."""
+    search spec, and its table; ``ModelError`` names what is wrong. The spec's options are checked
+    where the agent is made from them (``load``), once."""
     path, card = versioned_card(Path(folder), FORMAT, FORMAT_VERSION, "search model", "a search model folder holds it")
     spec = card.get("spec")
     if not isinstance(spec, str) or not (spec == SEARCH or spec.startswith(PREFIX)):
         raise ModelError(f"{path}: 'spec' must be a search spec (search or search:name=value,...), not {spec!r}"[:300])
-    try:
-        spec_options(spec)
-    except ValueError as exc:
-        raise ModelError(f"{path}: {exc}") from None
     check_table(card, path)
     return card
 

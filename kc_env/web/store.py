@@ -19,11 +19,13 @@ from typing import Any
 
 from .. import agents
 from ..agents import RULE_BASED, WEIGHTED, Agent
-from ..agents.policy_model import CARD_FILE, ModelError, read_card, shipped_models
+from ..agents.policy_model import ModelError, read_card, shipped_models
 from ..agents.search_agent import PREFIX as SEARCH_OPTIONS
 from ..agents.search_agent import SEARCH, SearchAgent
 from ..agents.search_folder import is_search_folder
 from ..agents.search_folder import read_card as read_search_card
+from ..agents.turn_value import is_turn_value_folder
+from ..agents.turn_value import load as load_turn_value
 from .games import Game, GameError
 
 CAPACITY = 256
@@ -117,14 +119,22 @@ _ABOUT: Mapping[str, str] = {
 
 
 def _model_about(folder: Path) -> str:
-    search = is_search_folder(folder)
+    """What the table says of a model: its kind and, where its card is sound and says, its players."""
+    kind, read = _kind_and_card_reader(folder)
     try:
-        card = (read_search_card if search else read_card)(folder) if (folder / CARD_FILE).is_file() else {}
-    except ModelError:
-        card = {}
-    players = card.get("num_players")
-    return ("a search saved as a model (slower)" if search else "an exported model") + \
-        (f", for {players} players" if players else "")
+        players = read(folder).get("num_players")
+    except (ModelError, OSError):
+        players = None
+    return kind + (f", for {players} players" if players else "")
+
+
+def _kind_and_card_reader(folder: Path):
+    """A model folder's kind as the table names it, and the reader of its card."""
+    if is_search_folder(folder):
+        return "a search saved as a model (slower)", read_search_card
+    if is_turn_value_folder(folder):
+        return "an exported model", lambda f: load_turn_value(f)[0]
+    return "an exported model", read_card
 
 
 __all__ = ["CAPACITY", "Store"]
