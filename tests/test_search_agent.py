@@ -236,6 +236,25 @@ def test_against_several_others_a_line_is_valued_against_each_on_the_same_redeal
     assert calls
 
 
+def test_once_the_blueprints_gate_sees_a_careless_seat_the_playouts_leave_out_the_heuristic():
+    """``others=heuristic+random`` over a gated model: lines are played out against both until the
+    other seat leaves a move open (which the heuristic never does), then against random alone."""
+    agent = agents.load("search:redeals=1,others=heuristic+random,blueprint=turn-ranking-2p", seed=4)
+    calls = []
+    real = agent._playouts
+
+    class Watch:
+        def line_values(self, ob, *args):
+            calls.append((agent.blueprint.seen_careless, args[-1]))
+            return real.line_values(ob, *args)
+
+    agent._playouts = Watch()
+    play_out(engine.new_deal("standard", 2, seed=47), [agent, agents.load("random", seed=3)])
+    before, after = [code for seen, code in calls if not seen], [code for seen, code in calls if seen]
+    assert before and after, "a deal in which random shows itself after some searches"
+    assert before == [0, 2] * (len(before) // 2) and set(after) == {2}
+
+
 def test_with_a_very_large_margin_it_plays_its_heuristic_blueprints_moves():
     """Heuristic weights among the options: where no line beats the blueprint's, the agent plays
     what that heuristic plays, at a table of four."""

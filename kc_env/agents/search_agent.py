@@ -31,9 +31,11 @@ Two options change whom the search plays against and when. ``others`` names who 
 seats in the play-outs (``playouts.OTHERS``: the heuristic by default, greedy or random), or
 several joined by ``+`` (``others=heuristic+random``): each line is then played out against each
 on the same re-deals and valued by its mean, a turn good against the league rather than against
-one player. ``endgame=1`` searches only once the stock is empty and plays the blueprint's move
-before: at two players the unseen cards are then exactly the other hand, so every re-deal is the
-true position, and the play-outs are short.
+one player; with a gated blueprint (``turn_value.careless``), once its gate has seen another
+seat be careless this deal, the heuristic (which never is) is left out of them. ``endgame=1``
+searches only once the stock is empty and plays the blueprint's move before: at two players the
+unseen cards are then exactly the other hand, so every re-deal is the true position, and the
+play-outs are short.
 
 ``search:name=value,...`` sets the options (``OPTIONS``, or heuristic weights), e.g.
 ``search:redeals=16,candidates=4,margin=0.02``, ``search:blueprint=turn-ranking-2p,margin=0.05``
@@ -197,12 +199,19 @@ class SearchAgent(Agent):
             return own
         seed = (self._seed ^ int.from_bytes(digest[:8], "little")) & (2**62 - 1)
         values = np.mean([self._playouts.line_values(ob, top_line[:valid], top_len[:valid], self.redeals, self.weights,
-                                                     seed, self.max_moves, code) for code in self.others], axis=0)
+                                                     seed, self.max_moves, code) for code in self._others_now()], axis=0)
         self.stats["searches"] += 1
         best = int(np.argmax(values))  # the first of equals: the blueprint's line wins a tie
         chosen = best if values[best] > values[0] + self.margin else 0
         self._keep_plan(ob, top_line[chosen], int(top_len[chosen]), blueprint=chosen == 0)
         return self._first_move(top_line[chosen], top_len[chosen])
+
+    def _others_now(self) -> tuple[int, ...]:
+        """The play-outs' other seats for this decision: ``others``, less the heuristic once the
+        blueprint's gate has seen another seat be careless this deal (the heuristic never is)."""
+        if len(self.others) > 1 and self.blueprint is not None and self.blueprint.seen_careless:
+            return tuple(code for code in self.others if code != 0)
+        return self.others
 
     def _candidates(self, ob: np.ndarray, mk: np.ndarray, ranked, top_line: np.ndarray, top_len: np.ndarray):
         """The blueprint's best ``candidates`` lines, its own first, into ``top_line``/``top_len``:

@@ -180,6 +180,12 @@ class TurnValueAgent(Agent):
         """Forget what the other seats showed (a new deal)."""
         self._seen, self._clean_turns, self._last = False, 0, (54, 0)
 
+    @property
+    def seen_careless(self) -> bool:
+        """Whether, this deal, another seat has been careless (``careless``): then it is not the
+        heuristic."""
+        return self._seen
+
     def values(self, obs: Mapping[str, np.ndarray], net=None) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
         """The candidates' lines, their lengths, the network's values (``net``: (weights, biases),
         the first network by default) and the heuristic's action."""
