@@ -33,7 +33,10 @@ from kc_env.tournament import _agent_seed, play_out
 
 MODEL = "models/turn-ranking-2p"
 ENDGAMES = ("model", "heuristic", "heuristic_if_unseen")
-"""Who plays the model's turns once the stock is empty (``endgame``)."""
+"""Who plays the model's turns once the stock is empty (``endgame``): the model itself, the
+heuristic, the heuristic in the deals where the gate has seen nothing careless."""
+BASELINE = "the heuristic"
+"""The heuristic in the model's seat for the whole deal."""
 
 
 class Endgame(TurnValueAgent):
@@ -57,13 +60,13 @@ def outcome(state: engine.GameState, seat: int) -> str:
 
 
 def play(job) -> list[dict]:
-    """Deals ``lo`` to ``hi`` from both seats: ``who`` (an ``ENDGAMES`` name or ``heuristic``) against ``opponent``."""
+    """Deals ``lo`` to ``hi`` from both seats: ``who`` (an ``ENDGAMES`` name or ``BASELINE``) against ``opponent``."""
     seed, lo, hi, who, opponent = job
     out = []
     for i in range(lo, hi):
         for seat in (0, 1):
             state = engine.new_deal("standard", 2, seed=deal_seed(seed, i), dealer=0)
-            me = load("heuristic") if who == "heuristic" else Endgame(who)
+            me = load("heuristic") if who == BASELINE else Endgame(who)
             other = load(opponent, seed=_agent_seed(seed, i, seat))
             play_out(state, [me, other] if seat == 0 else [other, me])
             out.append({"deal": i, "seat": seat, "outcome": outcome(state, seat), "seen": bool(getattr(me, "_seen", False))})
@@ -81,7 +84,7 @@ def share(rows: list[dict]) -> float:
 
 
 def where(args) -> None:
-    model, heuristic = run("model", "random", args), run("heuristic", "random", args)
+    model, heuristic = run("model", "random", args), run(BASELINE, "random", args)
     for seen in (False, True):
         rows = [(m, h) for m, h in zip(model, heuristic, strict=True) if m["seen"] == seen]
         print(json.dumps({"careless_seen": seen, "episodes": len(rows),
@@ -93,7 +96,7 @@ def where(args) -> None:
 
 def endgame(args) -> None:
     for opponent in ("heuristic", "random"):
-        for who in ("heuristic", *ENDGAMES):
+        for who in (BASELINE, *ENDGAMES):
             rows = run(who, opponent, args)
             print(json.dumps({"endgame_by": who, "against": opponent, "episodes": len(rows),
                               "share": round(share(rows), 4), **Counter(r["outcome"] for r in rows)}), flush=True)
