@@ -1,5 +1,5 @@
-"""Where `models/turn-ranking-2p` loses against random (docs/experiments.md, 2026-12-04, "the
-endgame"):
+"""Where `models/turn-ranking-2p` loses against random (docs/experiments.md, "2026-12-02 (evening):
+the ranking's endgame, and a search there against the league"):
 
     python benchmarks/endgame_diagnostic.py where --deals 1000 --seed 5150
     python benchmarks/endgame_diagnostic.py endgame --deals 1000 --seed 5150
@@ -50,7 +50,7 @@ class Endgame(TurnValueAgent):
     def network(self, obs):
         net = super().network(obs)
         if view.obs_count(vector(obs)[view.OBS_STOCK], view.CARD_SCALE) == 0 and (
-                self.endgame == "heuristic" or (self.endgame == "heuristic_if_unseen" and not self._seen)):
+                self.endgame == "heuristic" or (self.endgame == "heuristic_if_unseen" and not self.seen_careless)):
             return HEURISTIC_TURN
         return net
 
@@ -69,7 +69,7 @@ def play(job) -> list[dict]:
             me = load("heuristic") if who == BASELINE else Endgame(who)
             other = load(opponent, seed=_agent_seed(seed, i, seat))
             play_out(state, [me, other] if seat == 0 else [other, me])
-            out.append({"deal": i, "seat": seat, "outcome": outcome(state, seat), "seen": bool(getattr(me, "_seen", False))})
+            out.append({"deal": i, "seat": seat, "outcome": outcome(state, seat), "seen": isinstance(me, Endgame) and me.seen_careless})
     return out
 
 

@@ -176,6 +176,8 @@ class SearchAgent(Agent):
     def _decide(self, ob: np.ndarray, mk: np.ndarray) -> int:
         self.stats["decisions"] += 1
         blueprint_turns = _Ranked(self.blueprint, ob, mk)
+        if self.endgame and view.obs_count(ob[view.OBS_STOCK], view.CARD_SCALE) > 0:
+            return self._blueprint_move(ob, mk, blueprint_turns.get())  # no search yet, so no plan kept
         digest = hashlib.blake2b(ob.tobytes(), digest_size=16).digest()
         plan = self._plans.pop(digest, None)
         if plan is not None:
@@ -185,8 +187,6 @@ class SearchAgent(Agent):
                 return action
         ranked = blueprint_turns.get()
         K = self._K
-        if self.endgame and view.obs_count(ob[view.OBS_STOCK], view.CARD_SCALE) > 0:
-            return self._blueprint_move(ob, mk, ranked)
         top_line = np.zeros((self.candidates + 1, self._turns.MAX_DEPTH), dtype=np.int64)  # a row more for "end now"
         top_len = np.zeros(self.candidates + 1, dtype=np.int64)
         valid, own = self._candidates(ob, mk, ranked, top_line, top_len)

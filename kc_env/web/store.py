@@ -19,13 +19,14 @@ from typing import Any
 
 from .. import agents
 from ..agents import RULE_BASED, WEIGHTED, Agent
-from ..agents.policy_model import ModelError, read_card, shipped_models
+from ..agents.policy_model import ModelError, read_card, shipped_models, versioned_card
 from ..agents.search_agent import PREFIX as SEARCH_OPTIONS
 from ..agents.search_agent import SEARCH, SearchAgent
 from ..agents.search_folder import is_search_folder
 from ..agents.search_folder import read_card as read_search_card
+from ..agents.turn_value import FORMAT as TURN_VALUE
+from ..agents.turn_value import FORMAT_VERSION as TURN_VALUE_VERSION
 from ..agents.turn_value import is_turn_value_folder
-from ..agents.turn_value import load as load_turn_value
 from .games import Game, GameError
 
 CAPACITY = 256
@@ -132,8 +133,9 @@ def _kind_and_card_reader(folder: Path):
     """A model folder's kind as the table names it, and the reader of its card."""
     if is_search_folder(folder):
         return "a search saved as a model (slower)", read_search_card
-    if is_turn_value_folder(folder):
-        return "an exported model", lambda f: load_turn_value(f)[0]
+    if is_turn_value_folder(folder):  # its card alone: the offered list is read on every request
+        return "an exported model", lambda f: versioned_card(f, TURN_VALUE, TURN_VALUE_VERSION, "turn-value model",
+                                                             "a turn-value model holds it")[1]
     return "an exported model", read_card
 
 
