@@ -135,6 +135,25 @@ def test_watching_agents_step_by_step_and_at_speed(base, page):
     assert page.query_selector("#advice-body .bars li") is not None  # its probabilities over its legal moves
 
 
+def test_a_game_loaded_before_the_page_has_its_config_still_replays(base, page, tmp_path):
+    """The file chooser works from the first moment: a file picked while /api/config is still on
+    its way (held here) is loaded, and the config's arrival does not send the page back to setup."""
+    deal = engine.new_deal("standard", 2, seed=9)
+    path = tmp_path / "game.json"
+    record.save(record.GameRecord.from_state(deal, []), path)
+    held = []
+    page.route("**/api/config", lambda route: held.append(route))
+    page.goto(base)
+    page.set_input_files("#load-file", str(path))
+    page.wait_for_selector("body[data-mode=replay]", state="attached")
+    assert len(held) == 1  # the config has not arrived yet
+    assert not page.is_visible("#notice"), page.inner_text("#notice")
+    held[0].continue_()
+    page.wait_for_selector("body[data-ready]", state="attached")
+    assert page.is_visible("#game") and not page.is_visible("#setup")
+    assert page.inner_text("#slider-text") == "move 0 of 0"
+
+
 def test_a_saved_game_loads_and_replays_with_the_slider(base, page, tmp_path):
     deal = engine.new_deal("standard", 2, seed=9)
     moves = []

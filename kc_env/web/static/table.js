@@ -360,9 +360,7 @@ function drawControls(view) {
     slider.value = r.at;
     $("slider-text").textContent = `move ${r.at} of ${r.length}`;
   }
-  const delay = $("delay");
-  if (!delay.dataset.set) { delay.value = Math.round(app.config.pace * 1000); delay.dataset.set = "1"; }
-  $("delay-text").textContent = `${(Number(delay.value) / 1000).toFixed(2)} s`;
+  $("delay-text").textContent = `${(Number($("delay").value) / 1000).toFixed(2)} s`;
 }
 
 function describeWait(view) {
@@ -543,9 +541,9 @@ function showAdvice(a, when) {
 
 // -- start -----------------------------------------------------------------------------------------
 
-async function main() {
-  app.config = await api("GET", "/api/config");
-  buildSetup();
+// The controls are wired before the config is asked for, so a file picked at once is not lost;
+// body[data-ready] says the page has its config and has shown setup or the game in the address.
+function wire() {
   $("setup-form").addEventListener("submit", startTable);
   $("new-table").addEventListener("click", () => { setAddress(null); notice(""); showSetup(); });
   $("load-file").addEventListener("change", (e) => { if (e.target.files[0]) loadRecord(e.target.files[0]); e.target.value = ""; });
@@ -559,9 +557,17 @@ async function main() {
   $("replay-deal").addEventListener("change", () => replayTo($("replay-deal").value, 0));
   $("ask").addEventListener("click", ask);
   window.addEventListener("resize", () => { if (app.view) drawPiles(app.view), light(); });
+}
+
+async function main() {
+  wire();
+  app.config = await api("GET", "/api/config");
+  $("delay").value = Math.round(app.config.pace * 1000);  // the server's pace is the delay's start
+  buildSetup();
   const where = address();
   if (where.game) await loadGame(where.game, where.deal, where.at);
-  else showSetup();
+  else if (!app.view) showSetup();
+  document.body.dataset.ready = "yes";
 }
 
 main().catch((e) => notice(`The page could not start: ${e.message}`));
