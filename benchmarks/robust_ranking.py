@@ -1,5 +1,5 @@
 """A ranking of turns fitted to what a turn gains against the heuristic *and* against random
-(docs/experiments.md, 2026-12-03, "a turn that is good against both"):
+(docs/experiments.md, 2026-12-02 (later), "a ranking fitted to the smaller of its two gains"):
 
     python benchmarks/robust_ranking.py label --against heuristic --seconds 2400 --save runs/robust/labels-heuristic.npz
     python benchmarks/robust_ranking.py label --against random --seconds 2400 --save runs/robust/labels-random.npz

@@ -97,7 +97,9 @@ def labels_for(specs: Sequence[str | Agent]) -> list[str]:
     return out
 
 
-def _agent_seed(seed: int, deal: int, seat: int) -> int:
+def agent_seed(seed: int, deal: int, seat: int) -> int:
+    """The seed of the agent in ``seat`` at the ``deal``-th deal of a tournament seeded ``seed``
+    (the same in every process, so a diagnostic can meet the tournament's agents again)."""
     digest = hashlib.sha256(f"kc_env/tournament/{seed}/{deal}/{seat}".encode()).digest()
     return int.from_bytes(digest[:8], "big") >> 1
 
@@ -164,7 +166,7 @@ def _seat_agent(job: _Job, entry: int, seat: int, seed: int) -> Agent:
 def _episode(job: _Job, index: int) -> EpisodeResult:
     lineup = job.seatings[index % len(job.seatings)]
     round_seed = deal_seed(job.seed, index // len(job.seatings))
-    agents = [_seat_agent(job, e, s, _agent_seed(job.seed, index, s)) for s, e in enumerate(lineup)]
+    agents = [_seat_agent(job, e, s, agent_seed(job.seed, index, s)) for s, e in enumerate(lineup)]
     if job.match:
         return _play_match(job, index, lineup, round_seed, agents)
     state = engine.new_deal(job.rules, job.num_players, seed=round_seed, dealer=0)
