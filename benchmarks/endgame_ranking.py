@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -96,7 +95,6 @@ def label_one(ob: np.ndarray, mask: np.ndarray, seed: int):
 
 def label_job(job):
     seed, lo, hi, against = job
-    os.environ.setdefault("NUMBA_NUM_THREADS", "1")
     feats, values, seen, picks = [], [], [], []
     for i in range(lo, hi):
         for seat in (0, 1):

@@ -565,8 +565,9 @@ async function main() {
   $("delay").value = Math.round(app.config.pace * 1000);  // the server's pace is the delay's start
   buildSetup();
   const where = address();
-  if (where.game) await loadGame(where.game, where.deal, where.at);
-  else if (!app.view) showSetup();
+  if (app.view) drawControls(app.view);  // a game shown before the config came: its delay, now the server's pace
+  else if (where.game) await loadGame(where.game, where.deal, where.at);
+  else showSetup();
   document.body.dataset.ready = "yes";
 }
 
