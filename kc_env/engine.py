@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from .cards import (
+    ACE,
     BLACK,
     COLOUR,
     JOKER_MASK,
@@ -231,7 +232,8 @@ def _refresh_all(state: GameState) -> None:
 def pile_is_legal(state: GameState, p: int) -> bool:
     """Whether pile ``p`` is a legal pile: each card one rank below the one under it, colours
     alternating (or in the king's suit on a same-suit corner), a corner starting with a king or a
-    joker, no side starting with a joker, and every joker's value the one its place gives it."""
+    joker, no side starting with a joker, nothing on an ace, and every joker's value the one its
+    place gives it."""
     pile = state.piles[p]
     if not pile:
         return True
@@ -249,6 +251,8 @@ def pile_is_legal(state: GameState, p: int) -> bool:
     for i in range(1, len(pile)):
         c = pile[i]
         if c >= 52:
+            if prev[0] == ACE:  # RULES.md 1: nothing is built on an ace, a joker neither
+                return False
             state.piles[p] = pile[:i]  # the joker's value is judged by what lies below it
             expected = _joker_value_on(state, p, prev)
             state.piles[p] = saved
@@ -887,6 +891,7 @@ def from_text(text: str, rules: Rules | str | None = None, seed: int = 0) -> Gam
     turn: tuple[int, set[str]] | None = None
     extra: dict[str, str] = {}
     seen: dict[int, int] = {}
+    pile_lines = [0] * NUM_PILES
     jokers_seen = 0
 
     def read_cards(words: list[str], lineno: int) -> list[int]:
@@ -923,6 +928,7 @@ def from_text(text: str, rules: Rules | str | None = None, seed: int = 0) -> Gam
             if piles[PILE_INDEX[ukey]] is not None:
                 raise PositionError(f"line {lineno}: pile {ukey} given twice")
             piles[PILE_INDEX[ukey]] = read_cards(words or ["-"], lineno)
+            pile_lines[PILE_INDEX[ukey]] = lineno
         elif key.lower().startswith("hand"):
             seat = key.split()[-1]
             if not _is_count(seat) or int(seat) in hands:
@@ -963,7 +969,7 @@ def from_text(text: str, rules: Rules | str | None = None, seed: int = 0) -> Gam
     empty = [i for i, h in enumerate(state.hands) if not h]
     if empty and not state.is_over:  # RULES.md 3: going out ends the deal at once
         raise PositionError(f"hand {empty[0]} is empty, so the deal is over: add 'over: out winner {empty[0]}'")
-    _value_jokers_from_text(state)
+    _value_jokers_from_text(state, pile_lines)
     _refresh_all(state)
     for p in range(NUM_PILES):
         if not pile_is_legal(state, p):
@@ -1025,13 +1031,16 @@ def _read_extras(state: GameState, extra: dict[str, str]) -> None:
         state.turns_without_play = [int(w) for w in words]
 
 
-def _value_jokers_from_text(state: GameState) -> None:
-    """Give each joker on a pile the value its place gives it (bottom to top)."""
+def _value_jokers_from_text(state: GameState, pile_lines: list[int]) -> None:
+    """Give each joker on a pile the value its place gives it (bottom to top); ``PositionError``
+    naming the pile's line for a joker on an ace, which would stand for no card (RULES.md 1)."""
     for p in range(NUM_PILES):
         pile = state.piles[p]
         prev = None
         for i, c in enumerate(pile):
             if c >= 52:
+                if prev is not None and prev[0] == ACE:
+                    raise PositionError(f"line {pile_lines[p]}: a joker cannot lie on an ace")
                 state.piles[p] = pile[:i]
                 state.joker_value[c] = _joker_value_on(state, p, prev)
                 state.piles[p] = pile

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from kc_env import PositionError, Rules, engine
@@ -93,3 +95,42 @@ def test_number_fields_accept_only_plain_digits(line, replace, message):
 def test_extra_number_lines_are_checked(extra, message):
     with pytest.raises(PositionError, match=message):
         engine.from_text(with_lines(extra))
+
+
+JOKER_ON_AN_ACE = """\
+N: AC JK
+E: -
+S: -
+W: -
+NE: -
+SE: -
+SW: -
+NW: -
+hand 0: KC 5D
+hand 1: 3D 8S
+stock: 2H 3H
+turn: 0 drawn
+"""
+
+
+@pytest.mark.parametrize("piles, line", [
+    ({"N": "AC JK"}, 1),                   # RULES.md 1 and 4.9: nothing is built on an ace
+    ({"N": "-", "S": "3S 2D AC JK"}, 3),
+    ({"N": "-", "NW": "KS QH JC 10D 9C 8D 7C 6D 5C 4D 3C 2D JK JK"}, 8),  # the first joker: a black ace
+])
+def test_a_joker_cannot_lie_on_an_ace(piles, line):
+    """Issue 31 M-8: the joker would stand for a card below the ace, and a king would then fit on it."""
+    text = JOKER_ON_AN_ACE
+    for name, cards in piles.items():
+        text = re.sub(f"^{name}: .*$", f"{name}: {cards}", text, flags=re.M)
+    with pytest.raises(PositionError, match=f"^line {line}: a joker cannot lie on an ace$"):
+        engine.from_text(text, Rules.preset("standard", jokers=2))
+
+
+def test_a_joker_on_an_ace_is_not_a_legal_pile():
+    """The invariants judge a pile by ``pile_is_legal``: a joker over an ace fails it."""
+    state = engine.from_text(JOKER_ON_AN_ACE.replace("N: AC JK", "N: 2D JK"), Rules.preset("standard", jokers=2))
+    assert engine.pile_is_legal(state, engine.PILE_INDEX["N"])
+    state.piles[engine.PILE_INDEX["N"]] = [engine.parse_card("AC"), 52]
+    state.joker_value[52] = (0, engine.RED)
+    assert not engine.pile_is_legal(state, engine.PILE_INDEX["N"])
