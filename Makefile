@@ -8,12 +8,12 @@ STAMP := $(VENV)/.installed
 
 install: $(STAMP)
 
-# setup.py and kc_env.pth: a change to the .pth file that pip copied into site-packages needs a reinstall
-$(STAMP): pyproject.toml constraints.txt setup.py kc_env.pth
+# setup.py: a change to the packages it finds needs a reinstall
+$(STAMP): pyproject.toml constraints.txt setup.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -c constraints.txt torch==2.13.0
-	$(BIN)/pip install --quiet -c constraints.txt -e '.[train,eval,fast,rllib,video,web,dev]'
+	$(BIN)/pip install --quiet -c constraints.txt -e '.[train,eval,rllib,video,web,dev]'
 	touch $(STAMP)
 
 # The web table's browser tests (tests/test_web_browser.py) drive Debian's chromium through
@@ -46,7 +46,7 @@ demo: install
 	$(BIN)/kc export runs/demo runs/demo/model --deals 1000 --against random,greedy,heuristic --overwrite
 
 lint: install
-	$(BIN)/ruff check kc_env training tests benchmarks _kc_env_registration.py setup.py
+	$(BIN)/ruff check kc_env training tests benchmarks setup.py
 
 bench: install
 	$(BIN)/kc bench

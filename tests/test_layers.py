@@ -2,8 +2,8 @@
 agents -> envs / vector env / opponents -> CLI, and ``kc_env.training`` on top, imported by
 nothing else in ``kc_env``.
 
-Every module under ``kc_env/`` and ``training/`` (installed as ``kc_env.training``), and the
-top-level ``_kc_env_registration.py``, is parsed with ``ast``; an import counts wherever it is written, at module level or inside a function.
+Every module under ``kc_env/`` and ``training/`` (installed as ``kc_env.training``) is parsed
+with ``ast``; an import counts wherever it is written, at module level or inside a function.
 ``from package import name`` counts as an import of ``package.name`` when that is a module, else
 of ``package``. ``LAYERS`` puts each module in its layer: the longest dotted prefix listed wins,
 and a module no prefix covers fails the test until it is given a layer.
@@ -20,8 +20,6 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 FOLDERS = {"kc_env": ROOT / "kc_env", "kc_env.training": ROOT / "training"}
 """Package name -> the folder it is installed from (setup.py, pyproject.toml package-dir)."""
-TOP_LEVEL = {"_kc_env_registration": ROOT / "_kc_env_registration.py"}
-"""The distribution's top-level modules outside the package (setup.py ``py_modules``)."""
 
 ORDER = ["cards", "rules", "engine", "match / encoding", "agents", "envs / vector env / opponents", "CLI",
          "training"]
@@ -30,7 +28,6 @@ ORDER = ["cards", "rules", "engine", "match / encoding", "agents", "envs / vecto
 LAYERS = {
     "kc_env.cards": "cards",
     "kc_env.files": "cards",  # write_atomic: imports nothing of kc_env
-    "_kc_env_registration": "cards",  # kc_env.pth's hook: runs at interpreter start, imports nothing of kc_env
     "kc_env.rules": "rules",
     "kc_env.engine": "engine",
     "kc_env.invariants": "engine",  # the engine's own consistency checks
@@ -71,8 +68,8 @@ cycle check too, and the test warns once one no longer exists."""
 
 
 def module_files() -> dict[str, Path]:
-    """Every module of kc_env and kc_env.training, and the top-level ones: dotted name -> file."""
-    out = dict(TOP_LEVEL)
+    """Every module of kc_env and kc_env.training: dotted name -> file."""
+    out = {}
     for package, folder in FOLDERS.items():
         for path in sorted(folder.rglob("*.py")):
             parts = path.relative_to(folder).with_suffix("").parts
@@ -114,7 +111,7 @@ GRAPH = {name: imports_of(name, path) for name, path in MODULES.items()}
 
 
 def layer(module: str) -> str:
-    if module == "kc_env" or module in TOP_LEVEL:
+    if module == "kc_env":
         return LAYERS[module]
     parts = module.split(".")
     for n in range(len(parts), 1, -1):
@@ -191,4 +188,3 @@ def test_the_parser_resolves_relative_imports():
     assert "kc_env.training.config" in GRAPH["kc_env.training.train"]  # from . import config as config_mod
     assert "kc_env.training.config" in GRAPH["kc_env.training.commands.train"]  # from .. import config, in a function
     assert "kc_env.commands.common" in GRAPH["kc_env.cli"]
-    assert "_kc_env_registration" in GRAPH["kc_env"]  # import _kc_env_registration, a top-level module

@@ -94,21 +94,23 @@ def test_a_missing_config_names_the_shipped_ones(tmp_path, monkeypatch):
 def test_the_wheel_installs_training_models_and_configs_inside_kc_env(tmp_path):
     """Build the wheel from a copy of the tree (so nothing is written into the checkout) and
     read what it would install: kc_env only (no top-level training), with kc_env.training, the
-    models, the configs, the LICENSE and the kc_env.commands entry points, and beside it only the
-    start hook, kc_env.pth and its module (tests/test_start_hook.py). About 5 s."""
+    models, the configs, the LICENSE and the kc_env.commands entry points, and nothing beside it:
+    no top-level module and no ``.pth`` file (nothing runs at interpreter start; ``import kc_env``
+    registers the envs, tests/test_registration.py). About 5 s."""
     pytest.importorskip("setuptools", minversion="77")  # pyproject.toml's build requirement
     src = tmp_path / "src"
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info", "build")
     for item in ("kc_env", "training", "models", "configs"):
         shutil.copytree(ROOT / item, src / item, ignore=ignore)
-    for item in ("setup.py", "pyproject.toml", "README.md", "LICENSE", "kc_env.pth", "_kc_env_registration.py"):
+    for item in ("setup.py", "pyproject.toml", "README.md", "LICENSE"):
         shutil.copy(ROOT / item, src / item)
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w",
                     str(tmp_path / "out"), str(src)], check=True, capture_output=True, timeout=300)
     (wheel,) = (tmp_path / "out").glob("kc_env-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
     dist_info = next(n.split("/")[0] for n in names if ".dist-info/" in n)
-    assert {name.split("/")[0] for name in names} == {"kc_env", dist_info, "kc_env.pth", "_kc_env_registration.py"}
+    assert {name.split("/")[0] for name in names} == {"kc_env", dist_info}
+    assert not [name for name in names if name.endswith(".pth")]
     for module in (ROOT / "training").rglob("*.py"):
         assert f"kc_env/training/{module.relative_to(ROOT / 'training').as_posix()}" in names
     for name in MODELS:
