@@ -31,6 +31,15 @@ CONFIG = Path(__file__).resolve().parent.parent / "configs" / "default.yaml"
     ("blocked_reward", "lots", "blocked_reward must be a number or null"),
     ("rules.jokers", 2, "cannot set rules.jokers: rules is 'standard', not a mapping"),
     ("rules", {"preset": ["x"]}, "preset"),
+    # reliability-2026-12b.md M-9: values that passed and then crashed the run
+    ("ppo.learning_rate", float("inf"), "ppo.learning_rate must be a finite number, not inf"),
+    ("network.prior_weight", float("nan"), "network.prior_weight must be a finite number, not nan"),
+    ("blocked_reward", float("-inf"), "blocked_reward must be a finite number"),
+    ("n_envs", 1_000_000_000, "n_envs must be 1 to 4,096"),
+    ("ppo.n_steps", 4096, "ppo.n_steps * n_envs (the rollout) must be at most 262,144 steps"),
+    ("network.hidden", [10_000_000], "network.shared and network.hidden must be widths from 1 to 4096"),
+    ("network.shared", [8] * 17, "at most 16 layers each"),
+    ("eval.opponents", [["heuristic"]], "eval.opponents must list agent specs (strings)"),
 ])
 def test_a_bad_value_is_refused_with_one_line_naming_it(key, value, message):
     with pytest.raises(config_mod.ConfigError, match=r"default\.yaml: ") as caught:
@@ -41,3 +50,13 @@ def test_a_bad_value_is_refused_with_one_line_naming_it(key, value, message):
 def test_zero_intervals_mean_never_and_are_allowed():
     cfg = config_mod.load(CONFIG, None, {"checkpoint_every": 0, "eval.every": 0, "league.snapshot_every": 0})
     assert cfg.checkpoint_every == 0
+
+
+def test_kc_train_refuses_a_bad_value_before_making_the_run_folder(tmp_path, capsys):
+    from kc_env.cli import main
+
+    run = tmp_path / "run"
+    code = main(["train", str(CONFIG), "--variant", "smoke", "--run", str(run), "--set", "ppo.learning_rate=.inf"])
+    err = capsys.readouterr().err
+    assert code == 2 and "ppo.learning_rate must be a finite number" in err and len(err.strip().splitlines()) == 1
+    assert not run.exists()

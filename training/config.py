@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,16 @@ class ConfigError(ValueError):
 
 TRAINERS = ("sb3", "rllib", "turn_value")
 """The trainers ``kc train`` can run (``TrainConfig.trainer``)."""
+
+MAX_ENVS = 4096
+"""The most games ``n_envs`` may play at once (each holds about 20 kB in the vector env)."""
+MAX_ROLLOUT = 262_144
+"""The most steps one rollout (``ppo.n_steps * n_envs``) may hold: about 2.2 GB of observations
+and masks in the rollout buffer."""
+MAX_WIDTH = 4096
+"""The widest layer ``network.shared`` and ``network.hidden`` may list."""
+MAX_LAYERS = 16
+"""The most layers ``network.shared`` and ``network.hidden`` may each list."""
 
 
 @dataclass
@@ -352,10 +363,10 @@ def validate(config: TrainConfig, where: str = "config") -> TrainConfig:
     except RulesError as exc:
         raise ConfigError(f"{where}: {exc}") from None
     checks = [
+        *_finite_checks(config),
         (config.reward in REWARDS, f"reward must be {' or '.join(REWARDS)}"),
         (config.network.activation in ("tanh", "relu"), "network.activation must be tanh or relu"),
-        (all(type(w) is int and w > 0 for w in config.network.hidden + config.network.shared),
-         "network.shared and network.hidden must be positive widths"),
+        *_network_checks(config.network),
         (config.network.prior in (None, *COMPILED), f"network.prior must be {', '.join(COMPILED)} or null"),
         (not config.rollout_reward or (config.network.prior is not None
                                        and set(config.league.agents) == {config.network.prior}
@@ -364,7 +375,11 @@ def validate(config: TrainConfig, where: str = "config") -> TrainConfig:
          "{prior: 1.0}, league.snapshot_weight: 0): the play-outs let it play every seat"),
         (not config.network.privileged_critic or config.network.prior is not None,
          "network.privileged_critic needs network.prior (the prior's network carries the critic's extra columns)"),
-        (config.total_timesteps > 0 and config.n_envs > 0, "total_timesteps and n_envs must be positive"),
+        (config.total_timesteps > 0, "total_timesteps must be positive"),
+        (0 < config.n_envs <= MAX_ENVS, f"n_envs must be 1 to {MAX_ENVS:,}, not {config.n_envs:,}"),
+        (config.ppo.n_steps * config.n_envs <= MAX_ROLLOUT,
+         f"ppo.n_steps * n_envs (the rollout) must be at most {MAX_ROLLOUT:,} steps, not "
+         f"{config.ppo.n_steps * config.n_envs:,}"),
         (config.seed >= 0, "seed must be 0 or more"),
         (config.max_moves > 0, "max_moves must be positive"),
         (config.update_threads > 0, "update_threads must be positive"),
@@ -381,7 +396,10 @@ def validate(config: TrainConfig, where: str = "config") -> TrainConfig:
         (0 <= config.league.snapshot_weight <= 1, "league.snapshot_weight must be in [0, 1]"),
         (bool(config.eval.opponents) and config.eval.deals > 0,
          "eval.opponents needs at least one agent spec, and eval.deals must be positive"),
-        *((_agent_problem(spec) is None, f"eval.opponents: {_agent_problem(spec)}") for spec in config.eval.opponents),
+        *((_agent_problem(spec) is None, f"eval.opponents: {_agent_problem(spec)}") for spec in config.eval.opponents
+          if isinstance(spec, str)),
+        (all(isinstance(spec, str) for spec in config.eval.opponents),
+         "eval.opponents must list agent specs (strings), such as [heuristic, random]"),
         (config.pretrain.teacher in (None, *COMPILED), f"pretrain.teacher must be {', '.join(COMPILED)} or null"),
         (config.pretrain.method in ("clone", "rollouts"), "pretrain.method must be clone or rollouts"),
         (config.pretrain.method != "rollouts" or (config.network.prior is not None
@@ -404,6 +422,29 @@ def validate(config: TrainConfig, where: str = "config") -> TrainConfig:
         if not ok:
             raise ConfigError(f"{where}: {message}")
     return config
+
+
+def _finite_checks(config: Any, where: str = "") -> list[tuple[bool, str]]:
+    """Every float of ``config`` and its blocks is finite: an inf learning rate or a NaN prior
+    weight passes every comparison and then fills the network with NaN."""
+    checks = []
+    for f in dataclasses.fields(config):
+        value = getattr(config, f.name)
+        if dataclasses.is_dataclass(value):
+            checks += _finite_checks(value, f"{where}{f.name}.")
+        elif isinstance(value, float) and not math.isfinite(value):
+            checks.append((False, f"{where}{f.name} must be a finite number, not {value}"))
+    return checks
+
+
+def _network_checks(n: NetworkSettings) -> list[tuple[bool, str]]:
+    layers = [*n.shared, *n.hidden]
+    return [
+        (all(type(w) is int and 0 < w <= MAX_WIDTH for w in layers),
+         f"network.shared and network.hidden must be widths from 1 to {MAX_WIDTH}"),
+        (len(n.shared) <= MAX_LAYERS and len(n.hidden) <= MAX_LAYERS,
+         f"network.shared and network.hidden may list at most {MAX_LAYERS} layers each"),
+    ]
 
 
 def _is_number(value: Any, optional: bool = False) -> bool:
