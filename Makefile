@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install browser test test-slow demo lint bench soak screenshots clean
+.PHONY: install browser test test-slow demo lint bench soak screenshots video clean
 
 install: $(STAMP)
 
@@ -39,6 +39,10 @@ test-slow: install browser
 screenshots: install browser
 	$(BIN)/python tests/browser.py docs/media
 
+# The recorded game in docs/media (docs/environments.md): the heuristic against the heuristic
+video: install
+	$(BIN)/python docs/media/record_video.py --out docs/media
+
 # The main job: train a short PPO run of the default config, evaluate it against the built-in
 # agents, export it (runs/demo/model), print the table.
 demo: install
@@ -46,7 +50,7 @@ demo: install
 	$(BIN)/kc export runs/demo runs/demo/model --deals 1000 --against random,greedy,heuristic --overwrite
 
 lint: install
-	$(BIN)/ruff check kc_env training tests benchmarks setup.py
+	$(BIN)/ruff check kc_env training tests benchmarks research docs/media setup.py
 
 bench: install
 	$(BIN)/kc bench

@@ -1,5 +1,5 @@
-"""The examples in docs/environments.md and in the env cards run, and the ansi drawing shown
-in the docs is what the code it quotes prints."""
+"""The examples in docs/environments.md and in the env cards run, the ansi drawing shown in the
+docs is what the code it quotes prints, and the docs' links and named paths lead somewhere."""
 
 from __future__ import annotations
 
@@ -67,3 +67,29 @@ def test_the_ansi_drawing_in_the_readme_is_real():
 def test_env_card_examples_run(module):
     for code in re.findall(r"```python\n(.*?)```", module.__doc__, re.S):
         run(code)
+
+
+ROOT = Path(__file__).resolve().parent.parent
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+PATH = re.compile(r"(?<![\w/.-])((?:benchmarks|research|configs|docs)/[\w./-]*\w\.(?:py|yaml|md))")
+"""A repository path as the docs name one: ``research/weight_scan.py``, ``configs/default.yaml``."""
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), *sorted((ROOT / "research").glob("*.md"))]
+NAMING = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), ROOT / "research" / "README.md",
+          *sorted((ROOT / "configs").glob("*.yaml")), *sorted((ROOT / "research").rglob("*.yaml")),
+          *sorted((ROOT / "research").glob("*.py")), *sorted((ROOT / "benchmarks").glob("*.py"))]
+"""Where a named path must exist; research/experiments.md is a dated log and may name what has gone."""
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_every_relative_link_leads_to_a_file(page):
+    links = [t for t in LINK.findall(page.read_text()) if not t.startswith("#") and not re.match(r"[a-z]+:", t)]
+    missing = [t for t in links if not (page.parent / t.split("#")[0]).exists()]
+    assert not missing, f"{page.name}: links to nothing: {missing}"
+
+
+@pytest.mark.parametrize("path", NAMING, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_every_path_named_exists(path):
+    """Moved files (issue 32: research/, docs/media/record_video.py) leave no stale names behind."""
+    named = [t for t in PATH.findall(path.read_text()) if "NAME" not in t]
+    missing = [t for t in named if not (ROOT / t).exists() and not (path.parent / t).exists()]
+    assert not missing, f"{path.relative_to(ROOT)} names what is not there: {missing}"

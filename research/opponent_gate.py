@@ -1,9 +1,9 @@
 """Rankings of turns fitted against one opponent each, and an agent that picks between them by
-what the opponent has shown (docs/experiments.md, 2026-12-01, "against whom a turn is good"):
+what the opponent has shown (research/experiments.md, 2026-12-01, "against whom a turn is good"):
 
-    python benchmarks/opponent_gate.py fit --heuristic-data runs/ranking-2p.npz --random-data runs/ranking-2p-random.npz --out runs/gate
-    python benchmarks/opponent_gate.py tells --models runs/gate --deals 600
-    python benchmarks/opponent_gate.py play --models runs/gate --episodes 2000 --seed 123
+    python research/opponent_gate.py fit --heuristic-data runs/ranking-2p.npz --random-data runs/ranking-2p-random.npz --out runs/gate
+    python research/opponent_gate.py tells --models runs/gate --deals 600
+    python research/opponent_gate.py play --models runs/gate --episodes 2000 --seed 123
 
 ``fit``: ``fit_ranking_sets`` (linear) on the decisions labelled against the heuristic, and
 again on those labelled against random (``turn_value_diagnostic.py ranking [--against random]
@@ -56,7 +56,7 @@ def fit(args) -> None:
         "candidates": 6, "num_players": 2, "rules": Rules.preset("standard").to_dict(),
         "trained": {"method": "ranking", "label_against": ["heuristic", "random"],
                     "decisions": {k: len(v) for k, v in sets.items()},
-                    "command": "python benchmarks/opponent_gate.py fit " + " ".join(
+                    "command": "python research/opponent_gate.py fit " + " ".join(
                         f"--{k.replace('_', '-')} {v}" for k, v in vars(args).items() if k != "what")}},
         careless_layers=fitted["random"], patience=args.patience)
 

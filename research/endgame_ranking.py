@@ -1,11 +1,11 @@
 """A learned endgame for `models/turn-ranking-2p`: its turns once the stock is empty ranked by a
 network fitted to what the endgame search (`models/turn-ranking-endgame-2p`) values, instead of
-searched at play time (docs/experiments.md, "2026-12-02 (night): distilling the endgame search"):
+searched at play time (research/experiments.md, "2026-12-02 (night): distilling the endgame search"):
 
-    python benchmarks/endgame_ranking.py label --against heuristic --deals 1500 --seed 90000000 --save runs/endrank/heuristic.npz
-    python benchmarks/endgame_ranking.py label --against random --deals 1500 --seed 91000000 --save runs/endrank/random.npz
-    python benchmarks/endgame_ranking.py fit --data runs/endrank/heuristic.npz runs/endrank/random.npz --out runs/endrank/end.npz
-    python benchmarks/endgame_ranking.py play --nets runs/endrank/end.npz --deals 1000 --seed 5150
+    python research/endgame_ranking.py label --against heuristic --deals 1500 --seed 90000000 --save runs/endrank/heuristic.npz
+    python research/endgame_ranking.py label --against random --deals 1500 --seed 91000000 --save runs/endrank/random.npz
+    python research/endgame_ranking.py fit --data runs/endrank/heuristic.npz runs/endrank/random.npz --out runs/endrank/end.npz
+    python research/endgame_ranking.py play --nets runs/endrank/end.npz --deals 1000 --seed 5150
 
 ``label``: the model plays deals from both seats against ``--against``; at each of its turn
 starts once the stock is empty (at two seats the cards it cannot see are then exactly the other

@@ -1,7 +1,7 @@
 """How much one step of rollout search gains over the heuristic: the bound on what
 ``pretrain.method: rollouts`` (training/improve.py) can teach a network.
 
-    python benchmarks/rollout_search.py --deals 200 --redeals 16 --margin 0.05
+    python research/rollout_search.py --deals 200 --redeals 16 --margin 0.05
 
 The searcher plays one seat against ``heuristic`` in the others, each deal twice (once in each
 seat, 2 players; seat-rotated for more), on the standard rules. At every decision with a

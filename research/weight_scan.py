@@ -1,6 +1,6 @@
 """What changing the heuristic's evaluation weights does against the heuristic and against random.
 
-    python benchmarks/weight_scan.py --deals 3000 --seed 31 fit=1.5 fit=1.5,card=0.9
+    python research/weight_scan.py --deals 3000 --seed 31 fit=1.5 fit=1.5,card=0.9
 
 Each argument after the options is a candidate: weights scaled by a factor, ``name=factor``, or
 set to a value, ``name:=value``, joined by commas (names of ``WEIGHT_NAMES``; a weight

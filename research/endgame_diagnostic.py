@@ -1,8 +1,8 @@
-"""Where `models/turn-ranking-2p` loses against random (docs/experiments.md, "2026-12-02 (evening):
+"""Where `models/turn-ranking-2p` loses against random (research/experiments.md, "2026-12-02 (evening):
 the ranking's endgame, and a search there against the league"):
 
-    python benchmarks/endgame_diagnostic.py where --deals 1000 --seed 5150
-    python benchmarks/endgame_diagnostic.py endgame --deals 1000 --seed 5150
+    python research/endgame_diagnostic.py where --deals 1000 --seed 5150
+    python research/endgame_diagnostic.py endgame --deals 1000 --seed 5150
 
 ``where``: the model and the heuristic each play the same deals from both seats against random
 (``random`` seeded the same for both). For the model's deals, split by whether its gate saw the

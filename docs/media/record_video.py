@@ -1,5 +1,6 @@
 """Record one game of ``KingsCorner-v0`` with Gymnasium's ``RecordVideo`` (the ``video`` extra:
-moviepy) and write the docs' video and GIF: ``python benchmarks/record_video.py [--out docs/media]``.
+moviepy) and write the docs' video and GIF beside this file: ``make video``, or
+``python docs/media/record_video.py [--out docs/media]``.
 
 The learner is the heuristic, against the heuristic (``opponents="heuristic"``), standard rules,
 two players; each frame is the table as the learner sees it when it is to act

@@ -1,9 +1,9 @@
 """A ranking of turns fitted to what a turn gains against the heuristic *and* against random
-(docs/experiments.md, 2026-12-02 (later), "a ranking fitted to the smaller of its two gains"):
+(research/experiments.md, 2026-12-02 (later), "a ranking fitted to the smaller of its two gains"):
 
-    python benchmarks/robust_ranking.py label --against heuristic --seconds 2400 --save runs/robust/labels-heuristic.npz
-    python benchmarks/robust_ranking.py label --against random --seconds 2400 --save runs/robust/labels-random.npz
-    python benchmarks/robust_ranking.py fit --data runs/robust/labels-heuristic.npz runs/robust/labels-random.npz --out runs/robust/model
+    python research/robust_ranking.py label --against heuristic --seconds 2400 --save runs/robust/labels-heuristic.npz
+    python research/robust_ranking.py label --against random --seconds 2400 --save runs/robust/labels-random.npz
+    python research/robust_ranking.py fit --data runs/robust/labels-heuristic.npz runs/robust/labels-random.npz --out runs/robust/model
 
 ``label``: turn starts of deals against ``--against`` (``label_chunk``), each decision's
 candidate turns played out on the same re-deals twice, once with the heuristic in the other seat
@@ -73,7 +73,7 @@ def fit(args) -> None:
         "candidates": card["candidates"], "num_players": 2, "rules": card["rules"],
         "trained": {"method": "ranking", "target": "the smaller gain against heuristic and random",
                     "decisions": [len(rows) for rows in sets], "careless_from": str(args.careless_from),
-                    "command": "python benchmarks/robust_ranking.py fit --data " + " ".join(args.data)
+                    "command": "python research/robust_ranking.py fit --data " + " ".join(args.data)
                     + f" --careless-from {args.careless_from} --out {args.out}"}},
         careless_layers=against_random, patience=card["patience"])
     print(json.dumps({"model": str(args.out), "decisions": sum(map(len, sets))}), flush=True)

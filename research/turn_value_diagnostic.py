@@ -1,8 +1,8 @@
-"""The turn-value experiments of docs/experiments.md (2026-12-01), as one script:
+"""The turn-value experiments of research/experiments.md (2026-12-01), as one script:
 
-    python benchmarks/turn_value_diagnostic.py mc --games 40000 --epsilon 0.25 --epochs 6
-    python benchmarks/turn_value_diagnostic.py ranking --seconds 900 --candidates 6 --redeals 12 [--against random] [--save runs/ranking.npz]
-    python benchmarks/turn_value_diagnostic.py fit --data runs/ranking.npz [runs/ranking-random.npz] --duel-deals 1000
+    python research/turn_value_diagnostic.py mc --games 40000 --epsilon 0.25 --epochs 6
+    python research/turn_value_diagnostic.py ranking --seconds 900 --candidates 6 --redeals 12 [--against random] [--save runs/ranking.npz]
+    python research/turn_value_diagnostic.py fit --data runs/ranking.npz [runs/ranking-random.npz] --duel-deals 1000
 
 ``mc``: self-play deals (every seat learns, the heuristic's candidates, a random one with
 probability ``epsilon``; seeds 10,000,000+), an MLP 256-128 fitted to each deal's worth for the
