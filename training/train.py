@@ -48,7 +48,7 @@ from kc_env.vector import KingsCornerVecEnv
 
 from . import checkpoint as checkpoint_mod
 from . import config as config_mod
-from . import improve
+from . import improve, run_lock
 from .config import TrainConfig
 from .evaluate import evaluate_network
 from .export import network_of
@@ -323,8 +323,13 @@ def _has_stage(folder: Path) -> bool:
 
 def train(cfg: TrainConfig, folder: str | Path, *, resume: bool = False, progress: bool = True,
           argv: list[str] | None = None) -> Run:
-    """Train (or resume) the run in ``folder``; returns the run. See the module docstring."""
-    folder = Path(folder)
+    """Train (or resume) the run in ``folder``, holding its lock (``run_lock``); returns the run.
+    See the module docstring."""
+    with run_lock.hold(folder):
+        return _train(cfg, Path(folder), resume, progress, argv)
+
+
+def _train(cfg: TrainConfig, folder: Path, resume: bool, progress: bool, argv: list[str] | None) -> Run:
     if resume:
         cfg = config_mod.load(folder / "config.yaml")
         run = Run(folder, cfg)

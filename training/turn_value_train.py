@@ -45,6 +45,7 @@ from kc_env.agents import turn_value as model
 from kc_env.files import write_atomic
 
 from . import config as config_mod
+from . import run_lock
 from . import turn_value as tv
 
 EVAL_SEED_OFFSET = 900_000_000
@@ -113,12 +114,15 @@ def _plot(curve: list[dict], opponents: list[str], path: Path, fair: float) -> N
 
 
 def train(cfg, folder: str | Path, resume: bool = False, progress: bool = True, argv=None, log=None) -> TurnValueResult:
-    """Run (or resume) the turn-value training of ``cfg`` in ``folder``; ``log`` gets each line of
-    progress (default: printed at once)."""
-    log = log or functools.partial(print, flush=True)
+    """Run (or resume) the turn-value training of ``cfg`` in ``folder``, holding its lock
+    (``run_lock``); ``log`` gets each line of progress (default: printed at once)."""
+    with run_lock.hold(folder):
+        return _train(cfg, Path(folder), resume, argv, log or functools.partial(print, flush=True))
+
+
+def _train(cfg, folder: Path, resume: bool, argv, log) -> TurnValueResult:
     import torch
 
-    folder = Path(folder)
     t = cfg.turn_value
     for spec in cfg.eval.opponents:
         if spec not in tv.OPPONENTS:

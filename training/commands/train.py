@@ -41,6 +41,7 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         from .. import config as config_mod
+        from .. import run_lock
         from ..seal import SealError
         from ..train import train
     except ImportError as exc:
@@ -61,14 +62,21 @@ def run(args: argparse.Namespace) -> int:
     if args.trainer:
         overrides["trainer"] = args.trainer
     try:
-        cfg = config_mod.load(args.config, args.variant, overrides)  # read and checked before anything is deleted
-        if args.overwrite:
-            _delete_run(folder)
+        cfg = config_mod.load(args.config, args.variant, overrides)  # read and checked before anything is written
+        if args.resume:
+            _check_same_config(cfg, folder, args)
         if cfg.trainer == "rllib":
             train = _rllib_train(UserError)
         if cfg.trainer == "turn_value":
             from ..turn_value_train import train
-        result = train(cfg, folder, resume=args.resume, progress=not args.no_progress, argv=["kc", *sys.argv[1:]])
+        if args.overwrite:
+            _check_deletable(folder)
+        with run_lock.hold(folder):
+            if args.overwrite:
+                _delete_run(folder)
+            if args.resume:
+                print(f"resuming {folder} with its own config.yaml", file=sys.stderr)
+            result = train(cfg, folder, resume=args.resume, progress=not args.no_progress, argv=["kc", *sys.argv[1:]])
     except KeyboardInterrupt:
         print(_interrupted(folder, args), file=sys.stderr)
         return 130
@@ -92,24 +100,66 @@ def _interrupted(folder: Path, args) -> str:
     """What Ctrl-C left: the newest checkpoint (the SB3 trainer saves one as it stops) and the
     command that goes on from it."""
     newest = sorted((folder / "checkpoints").glob("step_*.pt")) if folder.is_dir() else []
-    resume = f"kc train {args.config} --run {folder} --resume"
+    resume = f"kc train {folder / 'config.yaml'} --run {folder} --resume"
     if not newest:
         return f"\nkc train: interrupted; go on with: {resume} (from the newest checkpoint it saved, if any)"
     return f"\nkc train: interrupted; the newest checkpoint is {newest[-1]}; go on with: {resume}"
 
 
-def _delete_run(folder: Path) -> None:
-    """Delete the run folder ``folder`` for ``--overwrite``: only one ``kc train`` made (it holds
-    the marker ``config.RUN_MARKER``); anything else is refused, untouched."""
-    import shutil
-
+def _check_same_config(cfg, folder: Path, args: argparse.Namespace) -> None:
+    """``--resume`` goes on with the run's own ``config.yaml``: CONFIG, ``--variant`` and ``--set``
+    must resolve to that same config (``kc train RUN/config.yaml --run RUN --resume`` always does),
+    or the resume is refused, naming the keys that differ."""
     from .. import config as config_mod
 
-    if not folder.exists():
-        return
-    if not folder.is_dir() or folder.is_symlink() or not config_mod.is_run(folder):
+    own = folder / "config.yaml"
+    if not own.is_file():
+        return  # the trainer says what is missing
+    saved = _flat(config_mod.load(own).to_dict())
+    given = _flat(cfg.to_dict())
+    differ = [k for k in {**saved, **given} if saved.get(k) != given.get(k)]  # in the config's order
+    if differ:
+        shown = ", ".join(f"{k} ({saved.get(k)!r} in the run, {given.get(k)!r} given)" for k in differ[:3])
+        more = f" and {len(differ) - 3} more" if len(differ) > 3 else ""
+        raise UserError(f"{folder}: --resume goes on with the run's own config.yaml, and CONFIG, --variant and --set "
+                        f"give another: {shown}{more}; resume with kc train {own} --run {folder} --resume")
+
+
+def _flat(tree: dict, prefix: str = "") -> dict:
+    """``{"ppo": {"gamma": 1}}`` as ``{"ppo.gamma": 1}``."""
+    out = {}
+    for key, value in tree.items():
+        if isinstance(value, dict) and key not in ("rules", "agents", "heuristic_weights", "label_chunks"):
+            out.update(_flat(value, f"{prefix}{key}."))
+        else:
+            out[f"{prefix}{key}"] = value
+    return out
+
+
+def _check_deletable(folder: Path) -> None:
+    """Refuse ``--overwrite`` of a folder ``kc train`` did not make (one without ``RUN_MARKER``)."""
+    from .. import config as config_mod
+
+    if folder.exists() and (not folder.is_dir() or folder.is_symlink() or not config_mod.is_run(folder)):
         raise UserError(f"{folder} was not made by kc train (no {config_mod.RUN_MARKER} in it); not deleting it")
-    shutil.rmtree(folder)
+
+
+def _delete_run(folder: Path) -> None:
+    """Empty the run folder ``folder`` for ``--overwrite`` (all but the lock this process holds):
+    only one ``kc train`` made (it holds the marker ``config.RUN_MARKER``); anything else is
+    refused, untouched."""
+    import shutil
+
+    from ..run_lock import LOCK_FILE
+
+    _check_deletable(folder)
+    for entry in folder.iterdir():
+        if entry.name == LOCK_FILE:
+            continue
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry)
+        else:
+            entry.unlink()
 
 
 def _rllib_train(error: type[Exception]):

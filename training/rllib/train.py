@@ -53,7 +53,7 @@ from ray.rllib.utils.metrics import (
 from kc_env import rewards
 
 from .. import config as config_mod
-from .. import seal
+from .. import run_lock, seal
 from ..config import ConfigError, TrainConfig
 from ..evaluate import evaluate_network
 from ..train import Run, plot_learning_curve, start_run
@@ -319,9 +319,14 @@ def progress_row(result: dict[str, Any], iteration: int, steps: int, previous: i
 def train(cfg: TrainConfig, folder: str | Path, *, resume: bool = False, progress: bool = True,
           argv: list[str] | None = None, ray_temp: str | Path | None = None,
           max_iterations: int | None = None) -> Run:
-    """Train (or resume) the RLlib run in ``folder``; returns the run. ``max_iterations`` stops
-    earlier than ``total_timesteps`` (tests)."""
-    folder = Path(folder)
+    """Train (or resume) the RLlib run in ``folder``, holding its lock (``run_lock``); returns the
+    run. ``max_iterations`` stops earlier than ``total_timesteps`` (tests)."""
+    with run_lock.hold(folder):
+        return _train(cfg, Path(folder), resume, progress, argv, ray_temp, max_iterations)
+
+
+def _train(cfg: TrainConfig, folder: Path, resume: bool, progress: bool, argv: list[str] | None,
+           ray_temp: str | Path | None, max_iterations: int | None) -> Run:
     if resume:
         cfg = config_mod.load(folder / "config.yaml")
         checkpoint = newest_checkpoint(folder)
