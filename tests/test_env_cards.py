@@ -38,6 +38,9 @@ STATED: list[tuple[str, str, object]] = [
     ("mask shape", r"\((\d+),\) int8", G.num_distinct_actions),
     ("largest action", r"Action values\s*\|\s*\[0, (\d+)\]", G.num_distinct_actions - 1),
     ("end turn", r"end turn``? \((\d+)\)", G.end_turn_action),
+    ("play actions", r"\|\s*(\d+)\.\.(\d+)\s*\|[^\n]*play card", (G.play_offset, G.move_offset - 1)),
+    ("move actions", r"\|\s*(\d+)\.\.(\d+)\s*\|[^\n]*move pile", (G.move_offset, G.end_turn_action - 1)),
+    ("end turn", r"\|\s*(\d+)\s*\|[^\n]*end the turn", G.end_turn_action),
     ("move index", r"(\d+) \+ s \* (\d+) \+ d", (G.move_offset, G.num_piles)),
     ("play index", r"c \* (\d+) \+ p", G.num_piles),
     ("action layout", r"kc_env\.actions``?, layout (\d+)", G.action_layout_version),
@@ -115,7 +118,8 @@ def test_the_version_history_names_every_layout(card):
 def test_the_checks_find_a_wrong_figure():
     """A check of the checker: a card that says layout 1 and 1584 values, or an action table off
     by one, is caught."""
-    bad = "(``kc_env.observation``, layout 1, 1584 float32 values), ``Discrete(498)``, n = 2 to 7"
+    bad = ("(``kc_env.observation``, layout 1, 1584 float32 values), ``Discrete(498)``, n = 2 to 7\n"
+           "| 0..432 | play card ``c`` onto pile ``p`` |\n| 497 | end the turn |")
     says = {what: s for what, s, true in stated(bad) if s != true}
-    assert set(says) == {"observation layout", "observation size", "actions", "players"}
+    assert set(says) == {"observation layout", "observation size", "actions", "players", "play actions", "end turn"}
     assert _size("3 x 54 per pile") == 3 * 54 * G.num_piles and _size("46 + 3 + 14") == 63
