@@ -353,9 +353,28 @@ def check_damaged_checkpoints(cfg: TrainConfig, folder: Path, tmp_path: Path) ->
     with pytest.raises(ValueError, match="changed since, or sealed elsewhere"):
         train(cfg, planted_run, resume=True, progress=False, max_iterations=1)
     assert not planted.exists(), "the planted pickle was loaded"
+    check_symlinked_component_is_refused(cfg, folder, tmp_path)
     state.unlink()
     with pytest.raises(ValueError, match="no learner module"):
         load_module(broken)
+
+
+def check_symlinked_component_is_refused(cfg: TrainConfig, folder: Path, tmp_path: Path) -> None:
+    """``reliability-2026-12b.md`` H-3: Ray restores an optional component whose folder exists, so
+    a symlinked ``env_runner/rl_module`` to a planted pickle ran it on ``--resume``; the seal now
+    refuses any link, before Ray reads anything."""
+    planted = tmp_path / "the symlinked payload ran"
+    evil = tmp_path / "evil"
+    evil.mkdir()
+    (evil / "module_state.pkl").write_bytes(pickle.dumps(Payload(str(planted))))
+    planted_run = tmp_path / "symlinked-run"
+    shutil.copytree(folder, planted_run)
+    (newest_checkpoint(planted_run) / "env_runner" / "rl_module").symlink_to(evil, target_is_directory=True)
+    with pytest.raises(ValueError, match="env_runner/rl_module is a symbolic link"):
+        train(cfg, planted_run, resume=True, progress=False, max_iterations=1)
+    with pytest.raises(ValueError, match="env_runner/rl_module is a symbolic link"):
+        load_module(newest_checkpoint(planted_run))
+    assert not planted.exists(), "the planted pickle was loaded"
 
 
 class Payload:
