@@ -51,6 +51,7 @@ from ray.rllib.utils.metrics import (
 )
 
 from kc_env import rewards
+from kc_env.files import write_atomic
 
 from .. import config as config_mod
 from .. import run_lock, seal
@@ -281,7 +282,7 @@ def save_checkpoint(run: Run, algo, iteration: int, state: dict[str, Any]) -> Pa
     path = run.checkpoints / f"iter_{iteration:06d}"
     algo.save_to_path(str(path.resolve()))
     seal.seal(path)
-    path.with_suffix(".json").write_text(json.dumps(state, indent=1) + "\n")
+    write_atomic(path.with_suffix(".json"), json.dumps(state, indent=1) + "\n")  # last: it marks the checkpoint whole
     return path
 
 
