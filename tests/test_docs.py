@@ -80,11 +80,24 @@ NAMING = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), ROOT / "res
 """Where a named path must exist; research/experiments.md is a dated log and may name what has gone."""
 
 
+def anchors(page: Path) -> set[str]:
+    """The ``#anchors`` of a page's headings, as GitHub makes them (a repeated one gets ``-1``...)."""
+    text, found, seen = re.sub(r"```.*?```", "", page.read_text(), flags=re.S), set(), {}
+    for heading in re.findall(r"^#{1,6} +(.*?) *#*$", text, re.M):
+        slug = re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+        found.add(f"{slug}-{seen[slug]}" if slug in seen else slug)
+        seen[slug] = seen.get(slug, 0) + 1
+    return found
+
+
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.relative_to(ROOT).as_posix())
-def test_every_relative_link_leads_to_a_file(page):
-    links = [t for t in LINK.findall(page.read_text()) if not t.startswith("#") and not re.match(r"[a-z]+:", t)]
-    missing = [t for t in links if not (page.parent / t.split("#")[0]).exists()]
+def test_every_relative_link_leads_to_a_file_and_heading(page):
+    links = [t for t in LINK.findall(page.read_text()) if not re.match(r"[a-z]+:", t)]
+    missing = [t for t in links if t.split("#")[0] and not (page.parent / t.split("#")[0]).exists()]
     assert not missing, f"{page.name}: links to nothing: {missing}"
+    to_headings = [(page.parent / t.split("#")[0] if t.split("#")[0] else page, t) for t in links if "#" in t]
+    lost = [t for target, t in to_headings if target.suffix == ".md" and t.split("#", 1)[1] not in anchors(target)]
+    assert not lost, f"{page.name}: links to no heading: {lost}"
 
 
 @pytest.mark.parametrize("path", NAMING, ids=lambda p: p.relative_to(ROOT).as_posix())
