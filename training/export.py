@@ -21,6 +21,7 @@ from sb3_contrib import MaskablePPO
 
 from kc_env.agents import batch, policy_model
 from kc_env.agents.policy_model import PolicyNetwork
+from kc_env.files import write_atomic
 
 TOLERANCE = 1e-3
 """How far apart numpy's and torch's action probabilities may be. Above float32's noise: torch's
@@ -109,5 +110,5 @@ def save_checked(network: PolicyNetwork, folder: str | Path, card: dict[str, Any
         raise ValueError(f"export of {folder}: numpy and torch probabilities differ by {gap:.2e} (> {TOLERANCE})")
     full = json.loads((folder / policy_model.CARD_FILE).read_text())
     full["export_check"] = {"max_probability_gap": gap, "observations": int(len(obs))}
-    (folder / policy_model.CARD_FILE).write_text(json.dumps(full, indent=2) + "\n")
+    write_atomic(folder / policy_model.CARD_FILE, json.dumps(full, indent=2) + "\n")
     return folder

@@ -1,5 +1,10 @@
 """Export a run and evaluate the export the way the README reports it (``kc export``).
 
+The model is written into a staging folder and put in place whole (``export_folder.staged``): a
+failure leaves the old model, or none, never a torn one. It is then evaluated where it stands,
+and the evaluation goes into its card atomically (``kc_env.files.write_atomic``), so a kill
+during the evaluation leaves a whole model without one.
+
 The evaluation is ``kc eval``'s tournament (``kc_env.tournament``): seats rotated, duplicate
 deals, Wilson 95% intervals. For each opponent spec the model plays against that agent in every
 other seat; for comparison, ``heuristic`` is put in the model's place against the same
@@ -16,11 +21,13 @@ from typing import Any
 from sb3_contrib import MaskablePPO
 
 from kc_env.agents import policy_model
+from kc_env.files import write_atomic
 from kc_env.tournament import one_against_the_table
 
 from . import checkpoint as checkpoint_mod
 from . import config as config_mod
 from .export import export
+from .export_folder import staged
 
 BASELINE = "heuristic"
 
@@ -82,7 +89,8 @@ def publish(run: Path, folder: Path, against: list[str], deals: int = 2000, seed
     card = {"training_steps": int(model.num_timesteps), "trained_from": str(path),
             "config": cfg.to_dict(), "command": (run / "command.txt").read_text().strip()
             if (run / "command.txt").is_file() else None}
-    export(model, folder, card, rules, cfg.num_players)
+    with staged(folder) as stage:
+        export(model, stage, card, rules, cfg.num_players)
     return folder, record_evaluation(run, folder, rules, cfg.num_players, against, deals, seed, progress)
 
 
@@ -90,17 +98,16 @@ def publish_turn_value(run: Path, folder: Path, against: list[str], deals: int =
                        progress: bool = True) -> tuple[Path, str]:
     """Copy a turn-value run's model (``RUN/model``, checked as ``kc_env.agents.turn_value.load``
     checks it) to ``folder``, evaluate it, and write the results into its ``model.json``."""
-    import shutil
-
     from kc_env.agents import turn_value
 
     cfg = config_mod.load(run / "config.yaml")
     if not turn_value.is_turn_value_folder(run / "model"):
         raise ValueError(f"{run}: no turn-value model in {run / 'model'} (kc train writes it after each iteration)")
     turn_value.load(run / "model")  # a ModelError (a ValueError) names what is wrong
-    folder.mkdir(parents=True, exist_ok=True)
-    for name in (turn_value.CARD_FILE, turn_value.WEIGHTS_FILE):
-        shutil.copyfile(run / "model" / name, folder / name)
+    with staged(folder) as stage:
+        for name in (turn_value.WEIGHTS_FILE, turn_value.CARD_FILE):  # the card last
+            write_atomic(stage / name, (run / "model" / name).read_bytes())
+        turn_value.load(stage)  # what was copied is what was checked
     return folder, record_evaluation(run, folder, cfg.rules_object(), cfg.num_players, against, deals, seed, progress)
 
 
@@ -114,7 +121,8 @@ def publish_search(spec: str, folder: Path, against: list[str], deals: int = 200
 
     rules = rules or Rules.preset("standard")
     rules.check_players(num_players)
-    search_folder.save(folder, spec, num_players, rules.to_dict())
+    with staged(folder) as stage:
+        search_folder.save(stage, spec, num_players, rules.to_dict())
     return folder, record_evaluation(spec, folder, rules, num_players, against, deals, seed, progress,
                                      also=f" -n {num_players} --rules {shlex.quote(rules_name)}")
 
@@ -131,5 +139,5 @@ def record_evaluation(run: Path | str, folder: Path, rules, num_players: int, ag
                           "method": "kc_env.tournament: seats rotated, duplicate deals, Wilson 95% intervals; "
                                     "win share = wins plus an equal share of every deal nobody won",
                           "results": rows}
-    (folder / policy_model.CARD_FILE).write_text(json.dumps(full, indent=2) + "\n")
+    write_atomic(folder / policy_model.CARD_FILE, json.dumps(full, indent=2) + "\n")
     return table(rows)

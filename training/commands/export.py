@@ -38,14 +38,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_rules_argument(parser, default=None)
     parser.add_argument("--no-progress", action="store_true")
     parser.add_argument("--overwrite", action="store_true",
-                        help="write into FOLDER even when it already holds files (replacing model.json and weights.npz)")
+                        help="replace the model in FOLDER (a folder of model.json and weights.npz only), once the "
+                             "new one is written whole")
 
 
 def run(args: argparse.Namespace) -> int:
-    target = Path(args.folder)
-    if target.exists() and not args.overwrite and (not target.is_dir() or any(target.iterdir())):
-        raise UserError(f"{target} already exists and is not empty (a model there would be replaced): "
-                        "choose another folder, or add --overwrite")
+    from ..export_folder import check_target
+
+    try:
+        check_target(Path(args.folder), args.overwrite)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
     if args.run == SEARCH or args.run.startswith(SEARCH_OPTIONS):
         return _export_search(args)
     if args.players is not None or args.rules is not None:
@@ -65,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
         folder, table = publish(Path(args.run), Path(args.folder), against=args.against.split(","),
                                 deals=args.deals, seed=args.seed, progress=not args.no_progress)
     except (OSError, ValueError) as exc:
-        raise UserError(str(exc)) from None
+        raise UserError(_one_line(exc)) from None
     print(table)
     print(f"\nexported to {folder} (model.json, weights.npz); use it as an agent spec: {folder}")
     return 0
@@ -79,10 +82,17 @@ def _export_search(args: argparse.Namespace) -> int:
                                        seed=args.seed, progress=not args.no_progress, num_players=2 if args.players is None else args.players,
                                        rules=args.rules, rules_name=getattr(args, "rules_name", None) or "standard")
     except (OSError, ValueError) as exc:
-        raise UserError(str(exc)) from None
+        raise UserError(_one_line(exc)) from None
     print(table)
     print(f"\nexported to {folder} (model.json); use it as an agent spec: {folder}")
     return 0
+
+
+def _one_line(exc: Exception) -> str:
+    """An error as one line; a file system error names its file (``FILE: No space left on device``)."""
+    if isinstance(exc, OSError) and exc.strerror:
+        return f"{exc.filename}: {exc.strerror}" if exc.filename else exc.strerror
+    return str(exc)
 
 
 def _trainer_of(run: Path) -> str:

@@ -20,6 +20,7 @@ from ray.rllib.core.rl_module.rl_module import RLModule
 from .. import config as config_mod
 from .. import seal
 from ..export import save_checked
+from ..export_folder import staged
 from ..publish import record_evaluation
 from .league import LEARNER
 from .module import MaskedPolicyModule, network_of, torch_probabilities
@@ -72,5 +73,6 @@ def publish(run: Path, folder: Path, against: list[str], deals: int = 2000, seed
     command = (run / "command.txt").read_text().strip() if (run / "command.txt").is_file() else None
     card = {"training_steps": int(state["env_steps"]), "training_iterations": int(state["iteration"]),
             "config": cfg.to_dict(), "command": command}
-    export_checkpoint(checkpoint, folder, card, rules, cfg.num_players)
+    with staged(folder) as stage:
+        export_checkpoint(checkpoint, stage, card, rules, cfg.num_players)
     return folder, record_evaluation(run, folder, rules, cfg.num_players, against, deals, seed, progress)
