@@ -8,6 +8,11 @@ code playing the old rule. Importing this module (``kernel.py`` does, before its
 function) gives every kc_env file one stamp instead: a hash of all the files with compiled code
 and of the tables they read at compile time (``TABLES``). Any change to one
 of them recompiles them all; files outside kc_env keep numba's own rule.
+
+A loop over the cores (``parallel=True``, ``prange``) is compiled with ``njit_parallel``, which
+lets one thread at a time into such loops: numba's threading layer here ("forksafe", which
+without TBB or Intel OpenMP is its own workqueue) aborts the whole process when two threads
+enter parallel code at once, and the web table runs agents in several threads.
 """
 
 from __future__ import annotations
@@ -15,6 +20,8 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import numba
@@ -65,6 +72,34 @@ if PackageCacheLocator not in _LOCATORS._locator_classes:
 
 njit = functools.partial(numba.njit, cache=True)
 """``numba.njit(cache=True)``, the one way kc_env compiles (``@njit`` or ``@njit(inline=...)``)."""
+
+PARALLEL_LOCK = threading.RLock()
+"""Held by the thread running a parallel loop (``njit_parallel``): one at a time per process."""
+
+
+def njit_parallel(fn: Callable) -> Callable:
+    """``numba.njit(parallel=True, cache=True)`` for a loop over the cores called from Python,
+    which takes ``PARALLEL_LOCK`` around every call (see the module docstring): the one way
+    kc_env compiles ``prange`` loops (``@njit_parallel``). The compiled function is ``.compiled``;
+    compiled code must not call a parallel loop (numba would nest the launch)."""
+    compiled = njit(parallel=True)(fn)
+
+    @functools.wraps(fn)
+    def one_at_a_time(*args):
+        with PARALLEL_LOCK:
+            return compiled(*args)
+
+    one_at_a_time.compiled = compiled
+    return one_at_a_time
+
+
+def _fresh_lock_after_fork() -> None:
+    """A forked child starts with the lock free: the thread that held it is not in the child."""
+    global PARALLEL_LOCK
+    PARALLEL_LOCK = threading.RLock()
+
+
+os.register_at_fork(after_in_child=_fresh_lock_after_fork)
 
 if "NUMBA_THREADING_LAYER" not in os.environ:
     # The batched agents run in parallel (prange); with GNU OpenMP, numba's usual layer where TBB

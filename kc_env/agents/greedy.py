@@ -14,7 +14,7 @@ from collections.abc import Mapping
 import numpy as np
 from numba import prange
 
-from ..compiled import njit
+from ..compiled import njit, njit_parallel
 from ..vector import kernel as K
 from . import view
 from .base import Agent, legal_actions
@@ -66,7 +66,7 @@ def _moves_whole_pile(obs, src, dst):
     return bottom_rank == view.obs_argmax(obs, db + view.OFF_TOP_RANK, 13)  # one below the top's rank
 
 
-@njit(parallel=True)
+@njit_parallel
 def _greedy_loop(obs, masks, out):
     for i in prange(obs.shape[0]):
         out[i] = greedy_action(obs[i], masks[i])

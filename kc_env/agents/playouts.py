@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from ..compiled import njit
+from ..compiled import njit, njit_parallel
 from ..vector import kernel as K
 from . import turns, view
 from .greedy import greedy_action
@@ -101,7 +101,7 @@ def seat_share(S, b, seat):
     return 1.0 if S[b, K.WINNER] == seat else 0.0
 
 
-@njit(parallel=True)
+@njit_parallel
 def line_values(obs, lines, lengths, redeals, w, seed, max_moves, others):
     """The value of each line ``lines[i, :lengths[i]]`` (see the module docstring): float64 of
     ``len(lines)``."""

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from ...compiled import njit
+from ...compiled import njit, njit_parallel
 from ...vector import kernel as K
 from .. import turns, view
 from ..greedy import batch_arrays, greedy_action
@@ -256,7 +256,7 @@ def heuristic_action(obs, mask):
     return heuristic_action_w(obs, mask, HEURISTIC_WEIGHTS.copy())
 
 
-@njit(parallel=True)
+@njit_parallel
 def _heuristic_loop(obs, masks, table, which, out):
     for i in prange(obs.shape[0]):
         out[i] = heuristic_action_w(obs[i], masks[i], table[which[i]].copy())
