@@ -31,6 +31,7 @@ COMMANDS: dict[str, str] = {
     "play": "kc_env.commands.play",
     "replay": "kc_env.commands.replay",
     "bench": "kc_env.commands.bench",
+    "benchmark": "kc_env.commands.benchmark",
     "serve": "kc_env.commands.serve",
 }
 """Subcommand name -> the module that implements it, for the commands of ``kc_env`` itself; the

@@ -131,6 +131,7 @@ class _Job:
     match: bool
     max_moves: int
     max_deals: int
+    shuffles: tuple[int, ...] | None = None
 
 
 _JOB: _Job | None = None
@@ -165,7 +166,8 @@ def _seat_agent(job: _Job, entry: int, seat: int, seed: int) -> Agent:
 
 def _episode(job: _Job, index: int) -> EpisodeResult:
     lineup = job.seatings[index % len(job.seatings)]
-    round_seed = deal_seed(job.seed, index // len(job.seatings))
+    rnd = index // len(job.seatings)
+    round_seed = job.shuffles[rnd] if job.shuffles is not None else deal_seed(job.seed, rnd)
     agents = [_seat_agent(job, e, s, agent_seed(job.seed, index, s)) for s, e in enumerate(lineup)]
     if job.match:
         return _play_match(job, index, lineup, round_seed, agents)
@@ -303,12 +305,11 @@ class TournamentResult:
         return out
 
 
-def _tally(labels: list[str], results: list[EpisodeResult]) -> tuple[list[AgentStats], list[list[float | None]]]:
-    from openskill.models import PlackettLuce
-
+def _tally(labels: list[str], results: list[EpisodeResult], rate: bool = True
+           ) -> tuple[list[AgentStats], list[list[float | None]]]:
     stats = [AgentStats(a) for a in labels]
-    model = PlackettLuce()
-    ratings = [model.rating(name=a) for a in labels]
+    model = _rating_model() if rate else None
+    ratings = [model.rating(name=a) for a in labels] if model else []
     k = len(labels)
     ahead = np.zeros((k, k))
     shared = np.zeros((k, k))
@@ -327,7 +328,7 @@ def _tally(labels: list[str], results: list[EpisodeResult]) -> tuple[list[AgentS
         for a, b in itertools.permutations(present, 2):
             shared[a, b] += 1
             ahead[a, b] += 1.0 if best[a] < best[b] else 0.5 if best[a] == best[b] else 0.0
-        if len(present) > 1:
+        if model and len(present) > 1:
             new = model.rate([[ratings[e]] for e in present], ranks=[best[e] for e in present])
             for e, team in zip(present, new, strict=True):
                 ratings[e] = team[0]
@@ -339,11 +340,18 @@ def _tally(labels: list[str], results: list[EpisodeResult]) -> tuple[list[AgentS
             s.share_low, s.share_high = wilson(s.share, s.deals)
             s.mean_penalty = s.penalty / s.deals
             s.blocked_share = s.blocked / (s.episodes_deals or 1)
-        s.mu, s.sigma = ratings[e].mu, ratings[e].sigma
-        s.ordinal = s.mu - 3 * s.sigma
+        if model:
+            s.mu, s.sigma = ratings[e].mu, ratings[e].sigma
+            s.ordinal = s.mu - 3 * s.sigma
     pairwise = [[None if i == j or not shared[i, j] else float(ahead[i, j] / shared[i, j]) for j in range(k)]
                 for i in range(k)]
     return stats, pairwise
+
+
+def _rating_model():
+    from openskill.models import PlackettLuce
+
+    return PlackettLuce()
 
 
 # -- running ---------------------------------------------------------------------------------------
@@ -364,16 +372,20 @@ def _chunks(n: int, size: int) -> Iterator[list[int]]:
 def run_tournament(specs: Sequence[str | Agent], rules: Rules | str | None = None, num_players: int = 2,
                    deals: int = 1000, seed: int = 0, workers: int | None = None, match: bool = False,
                    max_moves: int = DEFAULT_MAX_MOVES, max_deals: int = 500, progress: bool = False,
-                   labels: Sequence[str] | None = None) -> TournamentResult:
+                   labels: Sequence[str] | None = None, shuffles: Sequence[int] | None = None,
+                   ratings: bool = True) -> TournamentResult:
     """Play a tournament between ``specs`` (see the module docstring) and tally it.
 
     ``deals`` is the number of episodes (deals, or matches with ``match=True``), rounded up to a
     whole number of rounds of seatings. ``workers`` processes play them (default: every core);
     the result does not depend on ``workers``. ``progress`` shows a tqdm bar on stderr.
+    ``shuffles`` gives the rounds' shuffle seeds instead of ``deal_seed(seed, round)`` (a
+    benchmark's evaluation shuffles): one round per shuffle, and ``deals`` is ignored.
+    ``ratings=False`` leaves the openskill ratings out (0), and openskill need not be installed.
     """
     from importlib.util import find_spec
 
-    if find_spec("openskill") is None:  # before playing: the ratings are computed at the end
+    if ratings and find_spec("openskill") is None:  # before playing: the ratings are computed at the end
         raise ImportError("run_tournament rates the agents with openskill: pip install 'kc_env[eval]'")
     rules = Rules.coerce(rules)
     rules.check_players(num_players)
@@ -383,9 +395,12 @@ def run_tournament(specs: Sequence[str | Agent], rules: Rules | str | None = Non
             load(entry, seed=0)
     labels = list(labels) if labels is not None else labels_for(entries)
     seatings = lineups(len(entries), num_players)
+    if shuffles is not None:
+        shuffles = tuple(int(s) for s in shuffles)
+        deals = len(shuffles) * len(seatings)
     total = -(-max(1, deals) // len(seatings)) * len(seatings)
     workers = max(1, workers or os.cpu_count() or 1)
-    job = _Job(entries, rules, num_players, seed, seatings, match, max_moves, max_deals)
+    job = _Job(entries, rules, num_players, seed, seatings, match, max_moves, max_deals, shuffles)
     _warm_up(entries, rules, num_players)
     started = time.perf_counter()
     results: list[EpisodeResult] = []
@@ -405,7 +420,7 @@ def run_tournament(specs: Sequence[str | Agent], rules: Rules | str | None = Non
     finally:
         bar.close()
     seconds = time.perf_counter() - started
-    stats, pairwise = _tally(labels, results)
+    stats, pairwise = _tally(labels, results, ratings)
     return TournamentResult(labels, rules, num_players, total, seed, match, seatings, stats, pairwise, workers,
                             len({r.pid for r in results}), seconds, sum(r.moves for r in results), results)
 

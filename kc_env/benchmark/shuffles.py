@@ -1,0 +1,75 @@
+"""The evaluation shuffles of a suite: a published, fixed list of deal seeds, never trained on.
+
+A shuffle is a deal seed (``engine.new_deal(rules, players, seed=...)`` shuffles the task's deck
+with it). The list lives in the package (``data/<suite>-evaluation.json``) with its SHA-256, which
+every run checks and prints, so two reports that name the same checksum played the same deals.
+A task plays the first ``task.shuffles`` of the list (``task.quick_shuffles`` under ``--quick``),
+each from every seat of the evaluated agent. Training never deals one: ``make_task_env(task,
+"train")`` deals again whenever its seed is an evaluation shuffle (``is_evaluation``).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+from importlib import resources
+
+SIZE = 5000
+"""Shuffles in a suite's list: the most any task plays."""
+
+
+def generate(suite_name: str, size: int = SIZE) -> list[int]:
+    """How the list was made (once, when the suite was frozen): seed ``i`` is the first 63 bits of
+    ``sha256("<suite>/evaluation/<i>")``. The published file, not this function, is the list."""
+    return [int.from_bytes(hashlib.sha256(f"{suite_name}/evaluation/{i}".encode()).digest()[:8], "big") >> 1
+            for i in range(size)]
+
+
+def checksum(seeds: list[int]) -> str:
+    """The SHA-256 of a list of shuffles, as published: the seeds in order, one per line."""
+    return hashlib.sha256("".join(f"{s}\n" for s in seeds).encode()).hexdigest()
+
+
+def file_name(suite_name: str) -> str:
+    return f"{suite_name}-evaluation.json"
+
+
+@functools.cache
+def load(suite_name: str) -> tuple[tuple[int, ...], str]:
+    """The suite's evaluation shuffles and their checksum, read from the package; raises
+    ``ValueError`` when the file does not match the checksum it states."""
+    text = resources.files(__package__).joinpath("data").joinpath(file_name(suite_name)).read_text()
+    data = json.loads(text)
+    seeds = [int(s) for s in data["shuffles"]]
+    if checksum(seeds) != data["sha256"]:
+        raise ValueError(f"{file_name(suite_name)}: the shuffles do not match their checksum {data['sha256']}")
+    return tuple(seeds), data["sha256"]
+
+
+def evaluation(suite_name: str, count: int) -> tuple[int, ...]:
+    """The first ``count`` evaluation shuffles of the suite."""
+    seeds, _ = load(suite_name)
+    if not 1 <= count <= len(seeds):
+        raise ValueError(f"a task of {suite_name} plays 1 to {len(seeds)} shuffles, not {count}")
+    return seeds[:count]
+
+
+@functools.cache
+def evaluation_set(suite_name: str) -> frozenset[int]:
+    """Every evaluation shuffle of the suite, as a set."""
+    return frozenset(load(suite_name)[0])
+
+
+def is_evaluation(seed: int, suite_name: str) -> bool:
+    """Whether ``seed`` deals one of the suite's evaluation shuffles."""
+    return seed in evaluation_set(suite_name)
+
+
+def write(suite_name: str, path) -> None:
+    """Write the suite's list (``generate``) as the package publishes it."""
+    seeds = generate(suite_name)
+    data = {"suite": suite_name, "count": len(seeds), "sha256": checksum(seeds),
+            "how": f"seed i = first 63 bits of sha256('{suite_name}/evaluation/i'); checksum: the seeds, one per line",
+            "shuffles": seeds}
+    path.write_text(json.dumps(data, indent=0) + "\n")

@@ -1,0 +1,84 @@
+"""An agent to score: a spec that ``kc_env.agents.load`` knows, an ``Agent`` object, or a user's
+own class, named ``module:Class`` (an importable module) or ``path/to/file.py:Class`` (a file
+anywhere). The class subclasses ``kc_env.agents.Agent``; it is made with ``Class(seed=seed)`` when
+its ``__init__`` takes ``seed``, else ``Class()``. Loading a file runs its code: name only files
+you trust (the web table never loads one).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.util
+import inspect
+import re
+import sys
+from pathlib import Path
+
+from ..agents import Agent, load
+
+_CLASS_SPEC = re.compile(r"^(?P<module>.+):(?P<cls>[A-Za-z_][A-Za-z0-9_]*)$")
+
+
+def is_class_spec(spec: str) -> bool:
+    """Whether ``spec`` names a user's class (``module:Class`` or ``file.py:Class``), not a
+    built-in spec such as ``search:redeals=4`` (whose part after the colon is no class name)."""
+    found = _CLASS_SPEC.match(spec)
+    if not found:
+        return False
+    module = found["module"]
+    return module.endswith(".py") or re.fullmatch(r"[A-Za-z_][\w.]*", module) is not None
+
+
+def _module_of(name: str):
+    if not name.endswith(".py"):
+        try:
+            return importlib.import_module(name)
+        except ImportError as exc:
+            raise ValueError(f"cannot import module {name!r}: {exc}") from None
+    path = Path(name).resolve()
+    if not path.is_file():
+        raise ValueError(f"no agent file {name!r}")
+    module_name = "kc_env_submission_" + hashlib.sha256(str(path).encode()).hexdigest()[:12]
+    if module_name in sys.modules:
+        return sys.modules[module_name]
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module  # so that copies and worker processes find its classes
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:
+        del sys.modules[module_name]
+        raise ValueError(f"{name}: {type(exc).__name__}: {exc}") from None
+    return module
+
+
+def load_class(spec: str, seed: int | None = None) -> Agent:
+    """The agent of a ``module:Class`` or ``file.py:Class`` spec (see the module docstring)."""
+    found = _CLASS_SPEC.match(spec)
+    if not found:
+        raise ValueError(f"{spec!r} is not module:Class or path.py:Class")
+    cls = getattr(_module_of(found["module"]), found["cls"], None)
+    if not (inspect.isclass(cls) and issubclass(cls, Agent)):
+        raise ValueError(f"{spec}: {found['cls']} is not a class that subclasses kc_env.agents.Agent")
+    takes_seed = "seed" in inspect.signature(cls).parameters
+    agent = cls(seed=seed) if takes_seed else cls()
+    agent.reset(seed=seed)
+    return agent
+
+
+def load_agent(spec: str | Agent, seed: int | None = None) -> Agent:
+    """An agent for the benchmark: a user's class spec, else what ``kc_env.agents.load`` reads."""
+    if isinstance(spec, str) and is_class_spec(spec) and not _is_builtin(spec):
+        return load_class(spec, seed=seed)
+    return load(spec, seed=seed)
+
+
+def _is_builtin(spec: str) -> bool:
+    """``heuristic:...`` and ``search:...`` are built-in specs whatever follows the colon."""
+    return spec.split(":", 1)[0] in ("heuristic", "search")
+
+
+def label(spec: str | Agent) -> str:
+    """How a scorecard names the agent."""
+    return spec if isinstance(spec, str) else getattr(spec, "label", None) or spec.spec

@@ -1,0 +1,142 @@
+"""``kc benchmark``: score an agent on kc-bench's tasks (docs/benchmark.md).
+
+    kc benchmark --list
+    kc benchmark heuristic --tasks kc/standard-2p-vs-heuristic-v1 --json heuristic.json
+    kc benchmark my_agent.py:MyAgent --quick
+
+Each task plays its frozen evaluation shuffles from every seat of the agent against its frozen
+opponents; the same command gives the same JSON on any machine and with any number of workers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+from pathlib import Path
+
+from .common import UserError, check_writable, missing_extra
+
+HELP = "score an agent on the benchmark's versioned tasks: win shares with paired intervals, IQM, a scorecard"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("agent", nargs="?", metavar="AGENT",
+                        help="an agent spec (heuristic, search:..., a model folder or shipped model), "
+                             "module:Class or path/to/file.py:Class")
+    parser.add_argument("--list", action="store_true", help="list the suite's tasks and stop")
+    parser.add_argument("--suite", default="kc-bench-v1", help="the suite (default kc-bench-v1)")
+    parser.add_argument("--tasks", metavar="ID,...", help="task ids, comma-separated (default: every task)")
+    parser.add_argument("--quick", action="store_true",
+                        help="a few of each task's shuffles: a development figure, labelled quick, never to report")
+    parser.add_argument("--workers", type=int, default=None, help="processes (default: every core)")
+    parser.add_argument("--json", metavar="FILE", help="write the scorecard JSON")
+    parser.add_argument("--md", metavar="FILE", help="write the scorecard as a Markdown table")
+    parser.add_argument("--plot", metavar="PNG", help="draw each task's relative share with its interval")
+
+
+def run(args: argparse.Namespace) -> int:
+    from .. import benchmark
+    from ..benchmark import shuffles
+
+    try:
+        tasks = benchmark.find(args.tasks, args.suite) if args.tasks else benchmark.suite(args.suite)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    if args.list:
+        print(task_list(tasks))
+        return 0
+    if not args.agent:
+        raise UserError("name an agent to score (or --list the tasks)")
+    if args.workers is not None and args.workers < 1:
+        raise UserError("--workers must be at least 1")
+    for path, option in ((args.json, "--json"), (args.md, "--md"), (args.plot, "--plot")):
+        check_writable(path, option)
+    if args.plot and (missing := missing_extra("eval", ("matplotlib",))):
+        raise UserError(f"kc benchmark --plot {missing}")
+    _, checksum = shuffles.load(args.suite)
+    print(f"kc benchmark: {args.agent} on {len(tasks)} task(s) of {args.suite}"
+          f"{' (QUICK: a development figure, not for reporting)' if args.quick else ''}; "
+          f"evaluation shuffles sha256 {checksum[:16]}", file=sys.stderr)
+    try:
+        card = benchmark.evaluate(args.agent, [t.id for t in tasks], args.suite, quick=args.quick,
+                                  workers=args.workers, progress=sys.stderr.isatty(),
+                                  report=lambda line: print(line, file=sys.stderr, flush=True))
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    card.command = "kc benchmark " + shlex.join(sys.argv[2:] if sys.argv[1:2] == ["benchmark"] else sys.argv[1:])
+    print(markdown(card.to_dict()))
+    _write(args, card)
+    return 0
+
+
+def _write(args: argparse.Namespace, card) -> None:
+    data = card.to_dict()
+    if args.json:
+        Path(args.json).write_text(json.dumps(data, indent=1) + "\n")
+        print(f"wrote {args.json}")
+    if args.md:
+        Path(args.md).write_text(markdown(data) + "\n")
+        print(f"wrote {args.md}")
+    if args.plot:
+        plot(data, args.plot)
+        print(f"wrote {args.plot}")
+
+
+def task_list(tasks) -> str:
+    """One line per task: id, tracks, split, table, opponents, evaluation deals."""
+    rows = [("task", "tracks", "split", "rules", "seats", "opponents", "shuffles", "deals", "quick")]
+    for t in tasks:
+        seatings = t.num_players * len(t.members)
+        rows.append((t.id, ",".join(t.tracks), t.split or "-", t.rules, str(t.num_players),
+                     ("pool: " if t.pool else "") + ",".join(dict.fromkeys(t.opponents)),
+                     str(t.shuffles), str(t.shuffles * seatings), str(t.quick_shuffles * seatings)))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
+    return "\n".join(lines) + "\n(the agent takes every seat in turn; deals = shuffles x seatings)"
+
+
+def markdown(data: dict) -> str:
+    """The scorecard as Markdown: a row per task, then the aggregates."""
+    quick = " (quick: not for reporting)" if data["quick"] else ""
+    lines = [f"**{data['agent']}** on {data['suite']}{quick}; evaluation shuffles sha256 "
+             f"`{data['evaluation_shuffles']['sha256'][:16]}`", "",
+             "| task | split | deals | win share | 95% interval | relative | penalty | blocked |",
+             "|---|---|---:|---:|---|---:|---:|---:|"]
+    for t in data["tasks"]:
+        lines.append(f"| {t['id']} | {t['split'] or ''} | {t['deals']} | {t['win_share']:.3f} | "
+                     f"[{t['low']:.3f}, {t['high']:.3f}] | {t['relative_share']:.2f} | {t['mean_penalty']:.2f} | "
+                     f"{t['blocked_share']:.3f} |")
+        for opponent, f in t.get("per_opponent", {}).items():
+            lines.append(f"| &nbsp;&nbsp;vs {opponent} | | {f['deals']} | {f['win_share']:.3f} | "
+                         f"[{f['low']:.3f}, {f['high']:.3f}] | | {f['mean_penalty']:.2f} | {f['blocked_share']:.3f} |")
+    lines += ["", "| tasks | count | IQM relative share | 95% interval | mean | 95% interval |", "|---|---:|---:|---|---:|---|"]
+    for name, agg in data["aggregates"].items():
+        iqm, mean = agg["iqm"], agg["mean"]
+        lines.append(f"| {name} | {agg['tasks']} | {iqm['value']:.3f} | [{iqm['low']:.3f}, {iqm['high']:.3f}] | "
+                     f"{mean['value']:.3f} | [{mean['low']:.3f}, {mean['high']:.3f}] |")
+    return "\n".join(lines)
+
+
+def plot(data: dict, path: str) -> None:
+    """Each task's relative share with its interval; the fair share (1) as a line."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    tasks = data["tasks"]
+    fig, ax = plt.subplots(figsize=(8, 0.35 * len(tasks) + 1.2))
+    for i, t in enumerate(tasks):
+        fair = t["fair_share"]
+        ax.errorbar(t["relative_share"], i, xerr=[[t["relative_share"] - t["low"] / fair], [t["high"] / fair - t["relative_share"]]],
+                    fmt="o", color="tab:red" if t["split"] == "held-out" else "tab:blue", capsize=3)
+    ax.axvline(1.0, color="grey", lw=1, ls="--")
+    ax.set_yticks(range(len(tasks)), [t["id"] for t in tasks], fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlabel("relative share (win share / fair share), 95% paired interval; red: held-out tables")
+    ax.set_title(f"{data['agent']} on {data['suite']}" + (" (quick)" if data["quick"] else ""))
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)

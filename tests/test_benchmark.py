@@ -1,0 +1,149 @@
+"""kc-bench (docs/benchmark.md): the suite's tasks, ``kc benchmark``, a user's own agent, and the
+promise that training never deals an evaluation shuffle."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+import pytest
+
+from kc_env import benchmark
+from kc_env.benchmark import shuffles
+from kc_env.cli import main
+
+HEAD = "kc/standard-2p-vs-heuristic-v1"
+
+
+def test_every_task_id_names_its_table_and_opponents_and_ends_with_its_version():
+    tasks = benchmark.suite()
+    assert len({t.id for t in tasks}) == len(tasks)
+    for t in tasks:
+        opponents = "pool" if t.pool else t.opponents[0]
+        assert t.id == f"kc/{t.rules}-{t.num_players}p-vs-{opponents}-v{t.version}"
+        assert len(t.members[0]) == t.num_players - 1
+
+
+def test_the_suite_has_every_track_and_every_preset_at_two_and_four_seats():
+    from kc_env.rules import PRESETS
+
+    tasks = benchmark.suite()
+    general = {(t.rules, t.num_players) for t in tasks if "rule-generalisation" in t.tracks}
+    assert general == {(p, n) for p in PRESETS for n in (2, 4)}
+    assert {t.num_players for t in tasks if "multi-player" in t.tracks} == {3, 4, 6}
+    splits = {t.rules: t.split for t in tasks if "rule-generalisation" in t.tracks}
+    assert set(splits.values()) == {"train", "held-out"}
+
+
+def test_kc_benchmark_list_prints_every_task_with_its_table_seats_opponents_and_deals(capsys):
+    assert main(["benchmark", "--list"]) == 0
+    out = capsys.readouterr().out
+    for t in benchmark.suite():
+        line = next(line for line in out.splitlines() if line.startswith(t.id + " "))
+        assert t.rules in line and f" {t.num_players} " in line and t.opponents[0] in line
+        assert str(t.shuffles * t.num_players * len(t.members)) in line
+
+
+def test_the_evaluation_shuffles_match_their_published_checksum_and_how_they_were_made():
+    seeds, checksum = shuffles.load("kc-bench-v1")
+    assert len(seeds) == shuffles.SIZE == len(set(seeds))
+    assert list(seeds) == shuffles.generate("kc-bench-v1")
+    assert checksum == shuffles.checksum(list(seeds))
+
+
+def run_json(tmp_path, name, *args):
+    path = tmp_path / name
+    assert main(["benchmark", *args, "--json", str(path)]) == 0
+    return json.loads(path.read_text())
+
+
+def test_the_heuristic_against_itself_holds_a_fair_share_and_two_runs_give_the_same_json(tmp_path):
+    first = run_json(tmp_path, "a.json", "heuristic", "--tasks", HEAD, "--quick", "--workers", "2")
+    second = run_json(tmp_path, "b.json", "heuristic", "--tasks", HEAD, "--quick", "--workers", "1")
+    task = first["tasks"][0]
+    assert task["low"] <= 0.5 <= task["high"]
+    assert task["deals"] == 2 * benchmark.find(HEAD)[0].quick_shuffles
+    first.pop("command"), second.pop("command")
+    assert first == second
+    assert first["schema"] == benchmark.SCHEMA and first["quick"] is True
+
+
+AGENT_FILE = """
+    import numpy as np
+    from kc_env.agents import Agent
+
+    class FirstLegal(Agent):
+        spec = "first-legal"
+
+        def act(self, obs):
+            return int(np.flatnonzero(obs["action_mask"])[0])
+"""
+
+
+def test_an_agent_class_in_a_file_outside_the_package_is_scored(tmp_path, capsys):
+    path = tmp_path / "outside" / "my_agent.py"
+    path.parent.mkdir()
+    path.write_text(textwrap.dedent(AGENT_FILE))
+    card = run_json(tmp_path, "mine.json", f"{path}:FirstLegal", "--tasks", "kc/standard-3p-vs-heuristic-v1",
+                    "--quick")
+    task = card["tasks"][0]
+    assert card["agent"] == f"{path}:FirstLegal"
+    assert task["deals"] == 3 * benchmark.find("kc/standard-3p-vs-heuristic-v1")[0].quick_shuffles
+    assert task["high"] < 1 / 3  # it never draws ahead of three heuristics
+
+
+@pytest.mark.parametrize("spec, problem", [
+    ("nowhere.py:Agent", "no agent file"),
+    ("os:path", "not a class that subclasses kc_env.agents.Agent"),
+    ("no_such_module_here:Agent", "cannot import module"),
+])
+def test_a_bad_agent_is_refused_in_one_line(spec, problem, capsys):
+    assert main(["benchmark", spec, "--tasks", HEAD, "--quick"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert problem in err[-1]
+
+
+def test_an_unknown_task_is_refused_naming_the_known_ones(capsys):
+    assert main(["benchmark", "heuristic", "--tasks", "kc/standard-2p-vs-heuristic-v0"]) == 2
+    err = capsys.readouterr().err
+    assert "no task 'kc/standard-2p-vs-heuristic-v0'" in err and HEAD in err
+
+
+# -- training never deals an evaluation shuffle ------------------------------------------------------
+
+def test_a_training_env_deals_again_rather_than_deal_an_evaluation_shuffle():
+    task = benchmark.find(HEAD)[0]
+    bare = benchmark.make_task_env(task)
+    bare.reset(seed=11)
+    would_deal = bare.unwrapped.aec.game.seed
+    env = benchmark.envs.TrainingDeals(bare.env, forbidden={would_deal})
+    env.reset(seed=11)
+    assert env.unwrapped.aec.game.seed != would_deal
+
+
+def test_evaluation_shuffles_never_occur_in_training():
+    task = benchmark.find("kc/standard-2p-vs-pool-v1")[0]
+    env = benchmark.make_task_env(task)
+    evaluation = shuffles.evaluation_set("kc-bench-v1")
+    env.reset(seed=0)
+    dealt = set()
+    for _ in range(300):
+        env.reset()
+        dealt.add(env.unwrapped.aec.game.seed)
+    assert len(dealt) == 300 and not dealt & evaluation
+
+
+def test_a_held_out_table_and_the_evaluation_split_are_not_for_training():
+    with pytest.raises(ValueError, match="held-out table"):
+        benchmark.make_task_env(benchmark.find("kc/bicycle-2p-vs-heuristic-v1")[0])
+    with pytest.raises(ValueError, match="split must be 'train'"):
+        benchmark.make_task_env(benchmark.find(HEAD)[0], split="evaluation")
+    with pytest.raises(ValueError, match="fixes num_players"):
+        benchmark.make_task_env(benchmark.find(HEAD)[0], num_players=3)
+
+
+@pytest.mark.slow
+def test_the_full_head_to_head_task_for_the_heuristic_holds_a_fair_share(tmp_path):
+    card = run_json(tmp_path, "full.json", "heuristic", "--tasks", HEAD)
+    task = card["tasks"][0]
+    assert task["deals"] == 10_000 and task["low"] <= 0.5 <= task["high"]
