@@ -23,8 +23,8 @@ def test_a_pickled_checkpoint_is_refused_as_not_weights_only(tmp_path):
     with pytest.raises(checkpoint_mod.CheckpointError) as caught:
         checkpoint_mod.read(path)
     message = str(caught.value)
-    assert message == (f"{path}: not a weights-only checkpoint (it holds pickled objects, which would run code "
-                       "when loaded); refused")
+    assert message == (f"{path}: not a readable checkpoint: not a weights-only one (it holds pickled objects, "
+                       "which would run code if loaded), so it is refused")
     assert "weights_only" not in message and "False" not in message
 
 

@@ -162,10 +162,10 @@ def test_overwrite_deletes_a_run_only_after_its_config_is_checked(run, capsys, m
     from kc_env.training import train as train_mod
 
     seen = []
-    monkeypatch.setattr(train_mod, "train", lambda cfg, folder, **kw: seen.append(folder.exists()) or
-                        train_mod.Run(folder, cfg))
+    monkeypatch.setattr(train_mod, "train", lambda cfg, folder, **kw: seen.append(sorted(p.name for p in folder.iterdir()))
+                        or train_mod.Run(folder, cfg))
     assert main(["train", str(CONFIG), "--variant", "smoke", "--run", str(run), "--overwrite", "--no-progress"]) == 0
-    assert seen == [False], "the old run was deleted before training started"
+    assert seen == [[".kc-train-lock"]], "the old run was deleted before training started (all but the run's lock)"
 
 
 def test_the_final_checkpoint_is_saved_before_the_final_evaluation(tmp_path, monkeypatch):

@@ -76,8 +76,8 @@ def read(path: Path) -> dict[str, Any]:
         state = torch.load(path, map_location="cpu", weights_only=True)
     except pickle.UnpicklingError as exc:  # torch's advice (weights_only=False) would run the pickle: never
         if "weights only load failed" in str(exc).lower():
-            raise CheckpointError(f"{path}: not a weights-only checkpoint (it holds pickled objects, which would run "
-                                  "code when loaded); refused") from None
+            raise CheckpointError(f"{path}: not a readable checkpoint: not a weights-only one (it holds pickled "
+                                  "objects, which would run code if loaded), so it is refused") from None
         raise CheckpointError(f"{path}: not a readable checkpoint ({_first_line(exc)})") from None
     except Exception as exc:  # torch raises many kinds for a torn or foreign file
         raise CheckpointError(f"{path}: not a readable checkpoint ({_first_line(exc)})") from None
