@@ -12,7 +12,7 @@ while True:
         break
 ```
 
-- **Observation**: the learner's observation vector (``kc_env.observation``, layout 1,
+- **Observation**: the learner's observation vector (``kc_env.observation``, layout 2,
   ``Box(1599,)`` float32). The action mask is *not* in the observation: it is
   ``env.action_masks()`` (a bool array, the method sb3-contrib's ``MaskablePPO`` calls) and
   ``info["action_mask"]`` (int8).
@@ -41,6 +41,13 @@ while True:
 - ``render_mode``: ``"ansi"`` (the learner's view as text), ``"human"`` (printed after every
   step) or ``"rgb_array"`` (the same as an ``H x W x 3`` uint8 picture with the card faces, for
   ``gymnasium.wrappers.RecordVideo``, which also needs the ``video`` extra: moviepy).
+
+Version history:
+
+* v0: first release (action layout 1, observation layout 1: 1584 values).
+* v0, observation layout 2 (issue 19's house rules): 1599 values, layout 1's 1584 first and in
+  place, then the rule values added since and ``first_turn`` (``kc_env.observation``,
+  ``kings_corner_v0``'s card). Action layout 1 unchanged.
 """
 
 from __future__ import annotations

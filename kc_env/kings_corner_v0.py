@@ -39,7 +39,7 @@ Cards are 0..51 (``suit * 13 + rank - 1``, suits C D H S) and the jokers 52, 53;
 ``parse`` convert. Under ``pile_moves: partial`` the part of the pile that moves is implied.
 
 ### Observations
-``{"observation": vector, "action_mask": mask}``. The vector (``kc_env.observation``, layout 1,
+``{"observation": vector, "action_mask": mask}``. The vector (``kc_env.observation``, layout 2,
 1599 float32 values) holds only what the agent's seat may see, seats written relative to it:
 
 | slices | size | meaning |
@@ -54,6 +54,7 @@ Cards are 0..51 (``suit * 13 + rank - 1``, suits C D H S) and the jokers 52, 53;
 | to_act, dealer | 6 + 6 | who is to act and who dealt, relative to the agent |
 | num_players | 5 | one-hot 2..6 |
 | rule_* | 46 + 3 + 14 | every variant one-hot, hand size, target, chips, penalty table |
+| rule_*_more, first_turn | 14 + 1 | layout 2: the rule values added since layout 1, one-hot; no turn of the deal has ended yet |
 
 ``observation.decode(vector)`` gives the same view back as a readable ``SeatView``. The
 ``action_mask`` is 1 for the legal actions of the agent to act, all 0 for every other agent
@@ -122,7 +123,12 @@ None), ``blocked``, ``truncated`` and ``penalties`` (by seat), and in a match ``
 ``winners`` and ``totals``.
 
 ### Version history
-* v0: first release (action layout 1, observation layout 1).
+* v0: first release (action layout 1, observation layout 1: 1584 values).
+* v0, observation layout 2 (issue 19's house rules): 1599 values, layout 1's 1584 unchanged and
+  in place, then ``rule_*_more`` (14: a one-hot of each rule value added since,
+  ``observation.MORE_CHOICES``) and ``first_turn`` (1); a new value also sets the slot of its
+  nearest layout-1 value (``observation.LEGACY``), so a model trained on layout 1 reads the first
+  1584 values and still plays. Action layout 1 unchanged.
 """
 
 from __future__ import annotations

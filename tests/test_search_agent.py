@@ -3,7 +3,7 @@ heuristic's candidate turns (``heuristic.search.turn_candidates``) and the re-de
 play-outs (``agents.playouts.redeal``).
 
 The agents here play out few re-deals (``redeals=2``): the tests check what the agent does, not
-how well it plays (``docs/experiments.md`` has its win shares).
+how well it plays (``research/experiments.md`` has its win shares).
 """
 
 from __future__ import annotations

@@ -186,7 +186,7 @@ def test_weights_in_the_config_that_cannot_work_are_refused():
 def test_the_weight_scan_compares_candidates_with_the_shipped_weights_on_the_same_games(capsys):
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("weight_scan", ROOT / "benchmarks" / "weight_scan.py")
+    spec = importlib.util.spec_from_file_location("weight_scan", ROOT / "research" / "weight_scan.py")
     scan = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(scan)
     out = scan.main(["--deals", "4", "--seed", "3", "fit=1.5", "opp=0"])

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,6 +13,9 @@ from positions import KING_TABLE, position
 from kc_env import actions, agents, engine, observation
 from kc_env.agents import turn_value as tv
 from kc_env.tournament import play_out
+
+RESEARCH_CONFIGS = Path(__file__).resolve().parents[1] / "research" / "configs"
+"""The experiments' configs (not shipped): the turn-value trainer's own tests train them."""
 
 
 def random_model(folder, hidden=(8,), candidates=4, seed=0):
@@ -109,7 +113,7 @@ def test_weights_holding_a_pickle_are_refused_unread(tmp_path):
         tv.load(folder)
 
 
-def _first_iteration(config: str, tmp_path):
+def _first_iteration(config, tmp_path):
     """The smoke variant of ``config`` trained for one iteration in ``tmp_path / "run"``."""
     pytest.importorskip("torch")
     from kc_env.training import config as config_mod
@@ -124,7 +128,7 @@ def _first_iteration(config: str, tmp_path):
 
 @pytest.mark.slow  # about 100 s: compiling the self-play loop for a new network shape
 def test_the_trainer_runs_resumes_and_leaves_a_model(tmp_path):
-    cfg, run, train = _first_iteration("turn-value-2p", tmp_path)
+    cfg, run, train = _first_iteration(RESEARCH_CONFIGS / "turn-value-2p.yaml", tmp_path)
     first = json.loads((run / "progress.json").read_text())
     assert first["done"] == 1 and [p["iteration"] for p in first["curve"]] == [0, 1]
     cfg.turn_value.iterations = 2
@@ -163,7 +167,7 @@ def test_the_trainer_config_is_checked_up_front(key, value, message):
     from kc_env.training import config as config_mod
 
     with pytest.raises(config_mod.ConfigError, match=message):
-        config_mod.load(config_mod.find("turn-value-2p"), None, {f"turn_value.{key}": value})
+        config_mod.load(RESEARCH_CONFIGS / "turn-value-2p.yaml", None, {f"turn_value.{key}": value})
 
 
 def _first_turn(seed):
@@ -377,7 +381,7 @@ def test_the_ranking_trainer_evaluates_one_seat_against_the_rest_of_the_table(mo
         return real(["random"] * num_players, rules, num_players, deals=num_players, seed=0, workers=1)
 
     monkeypatch.setattr(tournament, "run_tournament", fake_tournament)
-    cfg = config_mod.load(config_mod.find("turn-ranking-4p"), "smoke")
+    cfg = config_mod.load(RESEARCH_CONFIGS / "turn-ranking-4p.yaml", "smoke")
     point = turn_value_train._evaluate(cfg, None, {"iteration": 0})
     assert seatings == [["heuristic", spec, spec, spec] for spec in ("heuristic", "greedy", "random")]
     assert set(point) == {"iteration", "heuristic", "greedy", "random"}

@@ -252,7 +252,7 @@ class TurnValueSettings:
     model plays the one fitted against the heuristic until another seat leaves a pile move open or
     a side empty, which the heuristic never does, then the one fitted against random
     (``kc_env.agents.turn_value``). Turns that beat the heuristic lose against random and the
-    reverse, so one fit on both gains against neither (docs/experiments.md)."""
+    reverse, so one fit on both gains against neither (research/experiments.md)."""
     patience: int = 3
     """``gate: careless``: the model plays the heuristic's own turn for its first this many turns
     of a deal, before any seat has been careless."""

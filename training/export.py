@@ -26,7 +26,7 @@ from kc_env.files import write_atomic
 TOLERANCE = 1e-3
 """How far apart numpy's and torch's action probabilities may be. Above float32's noise: torch's
 own probabilities for the same weights and observations differed by 6e-5 between its first call
-in a process and its later ones (the make demo model, docs/experiments.md 2026-12-02), which made
+in a process and its later ones (the make demo model, research/experiments.md 2026-12-02), which made
 a tolerance of 1e-5 refuse a good export now and then; a wrong mapping of the network (a layer, the
 activation, the prior) moves them by tenths."""
 

@@ -17,7 +17,7 @@ little about one move; the difference of two play-outs of the same deal says exa
 
 ``move_values`` is the one valuation of moves by play-outs: rollout rewards use it on the true
 deal; ``improve.py`` (labels for ``pretrain.method: rollouts``) and
-``benchmarks/rollout_search.py`` also on re-deals of the cards the seat cannot see
+``research/rollout_search.py`` also on re-deals of the cards the seat cannot see
 (``redeal_unseen``).
 
 The opponents in the play-outs are the prior too, so a league of that agent is what the reward

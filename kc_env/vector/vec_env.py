@@ -48,7 +48,7 @@ reward is the learner's. The same rules, action layout (``Discrete(497)``) and o
   ``copy_to``), ``learner_seats()`` each game's learner and ``state(b)`` game ``b`` as an engine
   state.
 
-Requires numba (the ``fast`` extra) and stable-baselines3 (the ``train`` extra): this class *is*
+Requires stable-baselines3 (the ``train`` extra; numba is a dependency): this class *is*
 an SB3 ``VecEnv``, because SB3 and sb3-contrib test ``isinstance(env, VecEnv)`` to decide whether
 to wrap an env and how to fetch its masks; any other class would be wrapped in a
 ``DummyVecEnv`` as if it were one game. ``import kc_env`` does not import this module.

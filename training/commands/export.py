@@ -62,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
         else:
             from ..publish import publish
     except ImportError as exc:
-        raise UserError(f"export needs the train extra (pip install -e '.[train,fast]', and rllib for an "
+        raise UserError(f"export needs the train extra (pip install -e '.[train]', and rllib for an "
                         f"RLlib run): {exc}") from None
     try:
         folder, table = publish(Path(args.run), Path(args.folder), against=args.against.split(","),

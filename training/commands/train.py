@@ -45,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
         from ..seal import SealError
         from ..train import train
     except ImportError as exc:
-        raise UserError(f"training needs the train extra (pip install -e '.[train,fast]'): {exc}") from None
+        raise UserError(f"training needs the train extra (pip install -e '.[train]'): {exc}") from None
     overrides = {}
     for item in args.set:
         key, sep, value = item.partition("=")
@@ -166,5 +166,5 @@ def _rllib_train(error: type[Exception]):
     try:
         from ..rllib.train import train
     except ImportError as exc:
-        raise error(f"trainer rllib needs the rllib extra (pip install -e '.[train,fast,rllib]' -c constraints.txt): {exc}") from None
+        raise error(f"trainer rllib needs the rllib extra (pip install -e '.[train,rllib]' -c constraints.txt): {exc}") from None
     return train

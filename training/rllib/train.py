@@ -72,7 +72,7 @@ from .module import network_of
 
 ROOT = Path(__file__).resolve().parents[2]
 CHECKPOINTS = "checkpoints"
-SHIPPED_EXCLUDES = [".git", ".venv", "runs", "models", "**/__pycache__", "*.egg-info", "docs", "benchmarks"]
+SHIPPED_EXCLUDES = [".git", ".venv", "runs", "models", "**/__pycache__", "*.egg-info", "docs", "benchmarks", "research"]
 """What the runtime environment leaves out when it ships the repository to a cluster."""
 LOOPBACK_ENV = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
 SAMPLE_TIMEOUT_S = 900.0
