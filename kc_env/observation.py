@@ -80,7 +80,7 @@ import numpy as np
 
 from .cards import NUM_CARDS, RANK, card_name
 from .engine import NUM_PILES, PILE_NAMES, GameState
-from .rules import CHIP_SYSTEMS, MAX_PLAYERS, MIN_PLAYERS, RANK_KEYS, Rules
+from .rules import CHIP_SYSTEMS, MAX_HAND_SIZE, MAX_PENALTY, MAX_PLAYERS, MIN_PLAYERS, RANK_KEYS, Rules
 
 OBS_LAYOUT_VERSION = 2
 CARD_SCALE = 54  # hand and stock sizes
@@ -89,6 +89,8 @@ HAND_SIZE_SCALE = 26
 BIG_SCALE = 1000  # target and chips
 PENALTY_SCALE = 25
 PENALTY_CLIP = 4.0
+assert PENALTY_SCALE * PENALTY_CLIP == MAX_PENALTY, "every penalty Rules allows is held exactly, never clipped"
+assert MAX_HAND_SIZE < HAND_SIZE_SCALE, "every hand size Rules allows is below 1"
 SCORE_CLIP = 2.0
 NO_COLOUR = -1
 

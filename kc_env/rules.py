@@ -33,6 +33,14 @@ MAX_CLEARED = 52
 """RULES.md 4.7: a deal in which this many piles have been cleared ends (blocked) with the turn."""
 MIN_PLAYERS, MAX_PLAYERS = 2, 6
 """RULES.md 2.2: a table seats 2 to 6 players (``kc_env.game_info.GAME_INFO`` shows them)."""
+MAX_HAND_SIZE = 25
+"""RULES.md 2.2: the most cards a hand may be dealt, (54 - 4) / 2 (two players, jokers in)."""
+MAX_PENALTY = 100
+"""RULES.md 5.1: the costliest card a custom table may name (the observation holds it exactly)."""
+MAX_TARGET = MAX_CHIPS = 10_000
+"""RULES.md 5: the largest ``target`` and ``chips``."""
+MAX_SHOWN = 40
+"""The most characters of a text value an error message shows."""
 
 SYSTEMS = ("winner_collects", "wins", "chips", "single", "card_chips")
 """RULES.md 5.2: scoring systems that are not a plain penalty table."""
@@ -78,28 +86,23 @@ class Rules:
         for name, alias in ALIASES.items():
             if getattr(self, name) is True:
                 object.__setattr__(self, name, alias)
+        for name in SCALAR_FIELDS:
+            _check_scalar(f"rule {name!r}", getattr(self, name))
         for name, allowed in CHOICES.items():
             value = getattr(self, name)
-            if isinstance(allowed, tuple):
-                ok = any(value == a and type(value) is type(a) for a in allowed)
-                if not ok:
-                    also = f" (true means {ALIASES[name]})" if name in ALIASES else ""
-                    raise RulesError(
-                        f"rule {name!r} cannot be {value!r}; allowed: {', '.join(map(_show, allowed))}{also}"
-                    )
-        for name in ("hand_size", "chips"):
-            value = getattr(self, name)
-            if type(value) is not int or value < 1:
-                raise RulesError(f"rule {name!r} must be a whole number of at least 1, not {value!r}")
+            if not any(type(value) is type(a) and value == a for a in allowed):
+                also = f" (true means {ALIASES[name]})" if name in ALIASES else ""
+                raise RulesError(
+                    f"rule {name!r} cannot be {_brief(value)}; allowed: {', '.join(map(_show, allowed))}{also}"
+                )
+        _check_count("rule 'hand_size'", self.hand_size, 1, MAX_HAND_SIZE)
+        _check_count("rule 'chips'", self.chips, 1, MAX_CHIPS)
         if self.scoring == "single":
             object.__setattr__(self, "target", None)
         elif self.target is None:
             object.__setattr__(self, "target", usual_target(self.scoring, self.table))
-        elif type(self.target) is not int or self.target < 1:
-            raise RulesError(
-                f"rule 'target' must be a whole number of at least 1 with scoring {self.scoring!r}, "
-                f"not {self.target!r}"
-            )
+        else:
+            _check_count("rule 'target'", self.target, 1, MAX_TARGET, f" with scoring {self.scoring!r}")
         uses_custom = self.scoring == "custom" or self.table == "custom"
         if uses_custom:
             object.__setattr__(self, "custom_table", _check_custom_table(self.custom_table))
@@ -110,8 +113,7 @@ class Rules:
     @classmethod
     def preset(cls, name: str = "standard", **overrides: Any) -> Rules:
         """The named rule set of RULES.md 6, with any fields overridden."""
-        if not isinstance(name, str) or name not in PRESETS:
-            raise RulesError(f"unknown preset {name!r}; allowed: {', '.join(PRESETS)}")
+        _check_preset(name)
         return cls.from_dict({**PRESETS[name], **overrides})
 
     @classmethod
@@ -121,12 +123,11 @@ class Rules:
             raise RulesError(f"rules must be a mapping of variant names to values, not {type(data).__name__}")
         data = dict(data)
         base = data.pop("preset", "standard")
-        if not isinstance(base, str) or base not in PRESETS:
-            raise RulesError(f"unknown preset {base!r}; allowed: {', '.join(PRESETS)}")
+        _check_preset(base)
         known = {f.name for f in dataclasses.fields(cls)}
         for key in data:
             if key not in known:
-                raise RulesError(f"unknown rule {key!r}; allowed: preset, {', '.join(sorted(known))}")
+                raise RulesError(f"unknown rule {_brief(key)}; allowed: preset, {', '.join(sorted(known))}")
         return cls(**{**PRESETS[base], **data})
 
     @classmethod
@@ -138,7 +139,7 @@ class Rules:
             data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
         except OSError as exc:
             raise RulesError(f"{path}: cannot read ({exc.strerror or exc})") from None
-        except (yaml.YAMLError, UnicodeDecodeError, RecursionError) as exc:
+        except (yaml.YAMLError, ValueError, RecursionError) as exc:  # ValueError: not UTF-8, 5,000 digits, 2026-13-45
             raise RulesError(f"{path}: not valid YAML: {' '.join(str(exc).split())[:200]}") from None
         try:
             return cls.from_dict(data or {})
@@ -211,6 +212,46 @@ def _show(value: Any) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
 
 
+SCALARS = (str, int, float, bool, type(None))
+"""What a rule other than ``custom_table`` may be given as: one value, never a list or mapping."""
+
+
+def _brief(value: Any) -> str:
+    """``value`` as an error message shows it, whatever its size: the ``repr`` of a short scalar,
+    the start of a long text, the length of a long number, only the type of anything else (a
+    YAML alias makes a few bytes stand for billions of strings, RULES.md 4)."""
+    if isinstance(value, str):
+        return repr(value) if len(value) <= MAX_SHOWN else f"{value[:MAX_SHOWN]!r}... ({len(value):,} characters)"
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**MAX_SHOWN:
+        return f"a number of {_digits(abs(value)):,} digits"
+    if isinstance(value, SCALARS):
+        return repr(value)
+    return f"a {type(value).__name__}"
+
+
+def _digits(n: int) -> int:
+    """How many decimal digits ``n`` > 0 has (``str`` refuses more than 4,300)."""
+    guess = int((n.bit_length() - 1) * 0.30102999566398120) + 1
+    return guess + (n >= 10**guess)
+
+
+def _check_scalar(what: str, value: Any) -> None:
+    if not isinstance(value, SCALARS):
+        raise RulesError(f"{what} must be a single value, not {_brief(value)}")
+
+
+def _check_count(what: str, value: Any, low: int, high: int, context: str = "") -> None:
+    """``RulesError`` unless ``value`` is a whole number from ``low`` to ``high`` (not true)."""
+    if type(value) is not int or not low <= value <= high:
+        raise RulesError(f"{what} must be a whole number from {low} to {high}{context}, not {_brief(value)}")
+
+
+def _check_preset(name: Any) -> None:
+    _check_scalar("rule 'preset'", name)
+    if not isinstance(name, str) or name not in PRESETS:
+        raise RulesError(f"unknown preset {_brief(name)}; allowed: {', '.join(PRESETS)}")
+
+
 def _check_custom_table(table: Any) -> dict[str, int]:
     if not isinstance(table, Mapping):
         raise RulesError(
@@ -218,17 +259,20 @@ def _check_custom_table(table: Any) -> dict[str, int]:
         )
     out = {}
     for key, value in table.items():
+        _check_scalar("a custom_table key", key)
         k = str(key).upper()
         if k not in RANK_KEYS and k != "JK":
-            raise RulesError(f"custom_table key {key!r} is not a rank; allowed: {', '.join(RANK_KEYS)}, JK")
-        if type(value) is not int or value < 0:
-            raise RulesError(f"custom_table value for {key!r} must be a whole number >= 0, not {value!r}")
+            raise RulesError(f"custom_table key {_brief(key)} is not a rank; allowed: {', '.join(RANK_KEYS)}, JK")
+        _check_count(f"custom_table value for {_brief(key)}", value, 0, MAX_PENALTY)
         out[k] = value
     missing = [r for r in RANK_KEYS if r not in out]
     if missing:
         raise RulesError(f"custom_table lacks a penalty for {', '.join(missing)}")
     return out
 
+
+SCALAR_FIELDS = tuple(f.name for f in dataclasses.fields(Rules) if f.name != "custom_table")
+"""The rules that take one value each (``custom_table`` is a mapping)."""
 
 CHOICES: dict[str, tuple] = {
     "draw": ("start", "end", "stuck"),
@@ -269,13 +313,13 @@ DESCRIPTIONS: dict[str, str] = {
     "clear_complete_piles": "a pile K down to A is removed and shuffled into the stock",
     "blocked": "a blocked deal has no winner, or the fewest cards win",
     "jokers": "number of jokers in the deck (wild cards)",
-    "hand_size": "cards dealt to each player (whole number >= 1)",
+    "hand_size": "cards dealt to each player (1 to 25)",
     "scoring": "a penalty table (lowest total wins) or another scoring system",
     "table": "penalty table used by winner_collects, chips_per_card and score rewards",
-    "custom_table": "penalty per rank (A..K, JK) for scoring or table 'custom'",
-    "target": "total that ends the match (ignored by single; not given: pip 100, kleplek 50, else 25)",
+    "custom_table": "penalty per rank (A..K, JK), 0 to 100, for scoring or table 'custom'",
+    "target": "total that ends the match, 1 to 10000 (ignored by single; not given: pip 100, kleplek 50, else 25)",
     "tie_break": "a tie at the end of a match: one more deal, or all tied players win",
-    "chips": "chips each player starts with under scoring chips or card_chips",
+    "chips": "chips each player starts with under scoring chips or card_chips (1 to 10000)",
     "chips_per_card": "under chips, losers also pay their penalty in chips: to_winner (true), or to_pot",
     "blocked_when": "a deal is blocked after a round without progress, or also once nobody can move",
     "extra_chip": "under chips, a chip more for a turn without a play: one that could not play, or any",

@@ -519,7 +519,7 @@ def test_other_bad_rule_sets_are_refused_with_clear_messages():
     """Unknown presets, bad numbers and bad custom tables are refused naming what is wrong."""
     cases = [
         ({"preset": "bridge"}, "unknown preset 'bridge'; allowed: standard, bicycle"),
-        ({"hand_size": 0}, "rule 'hand_size' must be a whole number of at least 1, not 0"),
+        ({"hand_size": 0}, "rule 'hand_size' must be a whole number from 1 to 25, not 0"),
         ({"target": "25"}, "rule 'target' must be a whole number"),
         ({"custom_table": {"K": 5}}, "neither 'scoring' nor 'table' is 'custom'"),
         ({"scoring": "custom", "custom_table": {"K": 5}}, "custom_table lacks a penalty for A, 2"),
