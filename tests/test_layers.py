@@ -51,6 +51,7 @@ LAYERS = {
     "kc_env.wrappers": "envs / vector env / opponents",
     "kc_env.tournament": "envs / vector env / opponents",
     "kc_env.compare": "envs / vector env / opponents",
+    "kc_env.benchmark": "envs / vector env / opponents",  # kc-bench: tasks, scoring (tournament) and training envs (gym_env)
     "kc_env.cli": "CLI",
     "kc_env.commands": "CLI",
     "kc_env.web": "CLI",  # kc serve's server: imports the engine, agents, match and records

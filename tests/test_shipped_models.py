@@ -117,6 +117,8 @@ def test_the_wheel_installs_training_models_and_configs_inside_kc_env(tmp_path):
         assert {f"kc_env/models/{name}/{p.name}" for p in (ROOT / "models" / name).iterdir()} <= names
     for name in CONFIGS:
         assert f"kc_env/configs/{name}.yaml" in names
+    for data in (ROOT / "kc_env" / "benchmark" / "data").iterdir():  # kc-bench's shuffles and locks
+        assert f"kc_env/benchmark/data/{data.name}" in names
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
     entry_points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
     text = zipfile.ZipFile(wheel).read(entry_points).decode()
