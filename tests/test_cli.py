@@ -92,4 +92,4 @@ def test_a_missing_rules_file_is_one_line(capsys):
 
 def test_an_unhashable_preset_on_the_command_line_is_one_line(capsys):
     assert main(["demo", "--rules", "standard,preset=[x]"]) == 2
-    assert "unknown preset ['x']" in capsys.readouterr().err
+    assert "rule 'preset' must be a single value, not a list" in capsys.readouterr().err

@@ -304,7 +304,7 @@ def test_a_weights_file_over_the_cap_is_refused_unread(model_folder, monkeypatch
     ("network.hidden", 5, "network hidden must be a list of layer widths"),
     ("network.hidden", ["a", "b"], "network hidden must be a list of layer widths"),
     ("network.prior", ["heuristic"], "unknown network prior"),
-    ("rules", {"preset": ["pagat"]}, "the rules it was trained for are not valid: unknown preset"),
+    ("rules", {"preset": ["pagat"]}, "the rules it was trained for are not valid: rule 'preset' must be a single value"),
     ("action_layout_version", True, "action layout version True"),
     ("obs_layout_version", 1.0, "observation layout version 1.0"),
 ])

@@ -303,7 +303,7 @@ def test_a_file_that_is_not_utf8_is_a_record_error(tmp_path, encoding):
 
 
 def test_an_unhashable_preset_is_a_record_error():
-    with pytest.raises(RecordError, match="rules: unknown preset"):
+    with pytest.raises(RecordError, match="rules: rule 'preset' must be a single value, not a list"):
         from_dict(game_dict(rules={"preset": ["x"]}))
 
 
