@@ -33,7 +33,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--workers", type=int, default=None, help="processes (default: every core)")
     parser.add_argument("--json", metavar="FILE", help="write the scorecard JSON")
     parser.add_argument("--md", metavar="FILE", help="write the scorecard as a Markdown table")
-    parser.add_argument("--plot", metavar="PNG", help="draw each task's relative share with its interval")
+    parser.add_argument("--plot", metavar="PNG", help="draw each task's relative share with its interval "
+                                                      "(with --runs: the sample-efficiency curve)")
+    parser.add_argument("--runs", nargs="+", metavar="RUN",
+                        help="instead of an agent: aggregate the benchmark scores of training runs (seeds of one config)")
+    parser.add_argument("--baseline", metavar="SCORECARD",
+                        help="with --runs: a scorecard JSON (kc benchmark --json) to give the probability of improvement over")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -47,6 +52,8 @@ def run(args: argparse.Namespace) -> int:
     if args.list:
         print(task_list(tasks))
         return 0
+    if args.runs:
+        return run_aggregate(args)
     if not args.agent:
         raise UserError("name an agent to score (or --list the tasks)")
     if args.workers is not None and args.workers < 1:
@@ -69,6 +76,79 @@ def run(args: argparse.Namespace) -> int:
     print(markdown(card.to_dict()))
     _write(args, card)
     return 0
+
+
+def run_aggregate(args: argparse.Namespace) -> int:
+    """``kc benchmark --runs``: the runs' final IQM and mean over seeds, their curve, and the
+    probability of improvement over ``--baseline``."""
+    from ..benchmark import runs
+
+    if args.agent:
+        raise UserError("give an agent or --runs, not both")
+    for path, option in ((args.json, "--json"), (args.plot, "--plot")):
+        check_writable(path, option)
+    baseline = _read_scorecard(args.baseline) if args.baseline else None
+    try:
+        report = runs.aggregate(args.runs, baseline)
+    except runs.RunError as exc:
+        raise UserError(str(exc)) from None
+    print(runs_text(report))
+    if args.json:
+        Path(args.json).write_text(json.dumps(report, indent=1) + "\n")
+        print(f"wrote {args.json}")
+    if args.plot:
+        plot_curve(report, args.plot)
+        print(f"wrote {args.plot}")
+    return 0
+
+
+def _read_scorecard(path: str) -> dict:
+    from ..benchmark import SCHEMA
+
+    try:
+        data = json.loads(Path(path).read_text())
+    except (OSError, ValueError) as exc:
+        raise UserError(f"--baseline {path}: cannot read a scorecard ({exc})") from None
+    if not isinstance(data, dict) or data.get("schema") != SCHEMA:
+        raise UserError(f"--baseline {path}: not a {SCHEMA} scorecard (kc benchmark --json)")
+    return data
+
+
+def runs_text(report: dict) -> str:
+    quick = " (quick: not for reporting)" if report["quick"] else ""
+    lines = [f"{len(report['runs'])} runs on {len(report['tasks'])} task(s) of {report['suite']}{quick}, "
+             f"final steps {', '.join(map(str, report['final_steps']))}"]
+    for name in ("iqm", "mean"):
+        agg = report[name]
+        lines.append(f"{name.upper():>4} relative share {agg['value']:.3f} [{agg['low']:.3f}, {agg['high']:.3f}] "
+                     "(95%, stratified bootstrap over runs)")
+    if "improvement" in report:
+        imp = report["improvement"]
+        lines.append(f"P(a run beats {imp['baseline']}) {imp['value']:.3f} [{imp['low']:.3f}, {imp['high']:.3f}] "
+                     f"over {len(imp['tasks'])} task(s)")
+    for task, value in report["per_task_mean"].items():
+        lines.append(f"  {task}: mean relative share {value:.3f}")
+    return "\n".join(lines)
+
+
+def plot_curve(report: dict, path: str) -> None:
+    """The IQM of the runs' relative share at each step, with its 95% interval."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    steps = [p["step"] for p in report["curve"]]
+    fig, ax = plt.subplots(figsize=(7, 4))
+    ax.plot(steps, [p["value"] for p in report["curve"]], marker="o")
+    ax.fill_between(steps, [p["low"] for p in report["curve"]], [p["high"] for p in report["curve"]], alpha=0.25)
+    ax.axhline(1.0, color="grey", lw=1, ls="--")
+    ax.set_xlabel("training steps")
+    ax.set_ylabel("IQM relative share (95% interval)")
+    ax.set_title(f"{len(report['runs'])} runs on {len(report['tasks'])} task(s) of {report['suite']}")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
 
 
 def _write(args: argparse.Namespace, card) -> None:

@@ -1,0 +1,90 @@
+"""Training runs as benchmark entries (kc_env.benchmark.runs, kc benchmark --runs): each run's
+scores by step, aggregated over seeds with rliable's IQM, intervals and probability of
+improvement."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from kc_env import benchmark
+from kc_env.benchmark import intervals, runs
+from kc_env.benchmark.evaluate import Scorecard, TaskScore
+from kc_env.cli import main
+
+TASKS = benchmark.find("kc/standard-2p-vs-heuristic-v1,kc/standard-4p-vs-heuristic-v1")
+
+
+def card(shares: dict[str, float], quick: bool = True) -> Scorecard:
+    """A scorecard whose tasks scored ``shares`` (win shares by task id)."""
+    scores = []
+    for task in TASKS:
+        share = shares[task.id]
+        figures = {"win_share": share, "low": share - 0.01, "high": share + 0.01, "deals": 100,
+                   "mean_penalty": 3.0, "blocked_share": 0.1}
+        scores.append(TaskScore(task, 50, figures, {}, np.full(50, share)))
+    return Scorecard("model", "kc-bench-v1", quick, scores)
+
+
+def make_runs(tmp_path, finals):
+    folders = []
+    for seed, (two, four) in enumerate(finals):
+        folder = tmp_path / f"seed-{seed}"
+        folder.mkdir()
+        runs.record(folder, 1000, card({TASKS[0].id: 0.3, TASKS[1].id: 0.2}))
+        runs.record(folder, 2000, card({TASKS[0].id: two, TASKS[1].id: four}))
+        folders.append(folder)
+    return folders
+
+
+FINALS = [(0.40, 0.20), (0.50, 0.25), (0.45, 0.30), (0.55, 0.22), (0.35, 0.27)]
+
+
+def test_the_final_scores_of_the_runs_are_aggregated_as_rliable_does(tmp_path):
+    report = runs.aggregate(make_runs(tmp_path, FINALS))
+    relative = np.array([[two / 0.5, four / 0.25] for two, four in FINALS])
+    assert report["iqm"]["value"] == pytest.approx(intervals.iqm(relative))
+    assert report["mean"]["value"] == pytest.approx(relative.mean())
+    assert report["iqm"]["low"] <= report["iqm"]["value"] <= report["iqm"]["high"]
+    assert [p["step"] for p in report["curve"]] == [1000, 2000]
+    assert report["curve"][0]["value"] == pytest.approx(intervals.iqm([[0.6, 0.8]] * 5))
+
+
+def test_a_step_scored_again_after_a_resume_replaces_its_row(tmp_path):
+    (folder,) = make_runs(tmp_path, FINALS[:1])
+    runs.record(folder, 2000, card({TASKS[0].id: 0.9, TASKS[1].id: 0.9}))
+    rows = runs.read(folder)["rows"]
+    assert [r["step"] for r in rows] == [1000, 2000]
+    assert rows[-1]["tasks"][TASKS[0].id]["win_share"] == 0.9
+
+
+def test_quick_and_full_scores_do_not_mix_in_one_run(tmp_path):
+    (folder,) = make_runs(tmp_path, FINALS[:1])
+    with pytest.raises(runs.RunError, match="cannot take a row"):
+        runs.record(folder, 3000, card({TASKS[0].id: 0.5, TASKS[1].id: 0.25}, quick=False))
+
+
+def test_kc_benchmark_runs_prints_the_iqm_and_the_probability_of_improvement_over_a_baseline(tmp_path, capsys):
+    folders = make_runs(tmp_path, FINALS)
+    baseline = tmp_path / "heuristic.json"
+    baseline.write_text(json.dumps({**card({TASKS[0].id: 0.5, TASKS[1].id: 0.25}).to_dict(), "agent": "heuristic"}))
+    out_json = tmp_path / "runs.json"
+    assert main(["benchmark", "--runs", *map(str, folders), "--baseline", str(baseline), "--json", str(out_json)]) == 0
+    out = capsys.readouterr().out
+    assert "IQM relative share" in out and "P(a run beats heuristic)" in out
+    report = json.loads(out_json.read_text())
+    # 2p: one run of five above 0.5 and one tie (1.5 / 5); 4p: two above 0.25 and one tie (2.5 / 5)
+    assert report["improvement"]["value"] == pytest.approx((0.3 + 0.5) / 2)
+
+
+@pytest.mark.parametrize("setup, problem", [
+    (lambda tmp: [tmp / "a"], "at least two runs"),
+    (lambda tmp: [tmp / "a", tmp / "b"], "no benchmark.json"),
+])
+def test_runs_without_scores_are_refused_in_one_line(tmp_path, capsys, setup, problem):
+    for folder in setup(tmp_path):
+        folder.mkdir()
+    assert main(["benchmark", "--runs", *map(str, setup(tmp_path))]) == 2
+    assert problem in capsys.readouterr().err
