@@ -71,7 +71,14 @@ the turn at once is always a candidate (1) or only when the blueprint ranks it a
 (0), the blueprint (a turn-value model's spec; empty: the heuristic), who the other seats are in
 the play-outs (``playouts.OTHERS``, or several joined by ``+``: a line's value is then its mean
 over them, on the same re-deals), and whether to search only in the endgame (1: once the stock is
-empty; before, the blueprint's move)."""
+empty; before, the blueprint's move). ``redeals`` and ``candidates`` are at most ``MAX_REDEALS`` and
+``MAX_CANDIDATES``."""
+MAX_REDEALS = 4096
+"""The most re-deals a candidate is played out on: a decision holds about 1 KB per play-out
+(candidates + 1 lines times ``redeals``) and takes a play-out's time for each."""
+MAX_CANDIDATES = 64
+"""The most candidate turns valued (the heuristic's search visits at most
+``heuristic.search.MAX_NODES`` positions a decision)."""
 MAX_PLANS = 4096
 """Kept plan steps (one per expected observation) before the oldest are dropped: ``act_batch``
 keeps them for every game of a batch."""
@@ -107,10 +114,8 @@ class SearchAgent(Agent):
                  end_now: int = 1, max_moves: int = DEFAULT_MAX_MOVES, blueprint: str = "",
                  blueprint_weights: Mapping[str, float] | None = None, others: str = "heuristic",
                  endgame: int = 0) -> None:
-        if isinstance(redeals, bool) or not isinstance(redeals, (int, np.integer)) or redeals < 1:
-            raise ValueError(f"search: redeals must be a whole number of at least 1, not {redeals!r}")
-        if isinstance(candidates, bool) or not isinstance(candidates, (int, np.integer)) or candidates < 1:
-            raise ValueError(f"search: candidates must be a whole number of at least 1, not {candidates!r}")
+        _check_count("redeals", redeals, MAX_REDEALS)
+        _check_count("candidates", candidates, MAX_CANDIDATES)
         if np.isnan(margin) or margin < 0:
             raise ValueError(f"search: margin must be a number of at least 0, not {margin!r}")
         for name, flag in (("end_now", end_now), ("endgame", endgame)):
@@ -277,6 +282,12 @@ class _Ranked:
         return self._ranked
 
 
+def _check_count(name: str, value, most: int) -> None:
+    """Refuse an option that counts something (re-deals, candidates) outside 1 to ``most``."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 1 <= value <= most:
+        raise ValueError(f"search: {name} must be a whole number of at least 1 and at most {most}, not {value!r}")
+
+
 def _others(names: str, known: tuple[str, ...]) -> tuple[int, ...]:
     """The codes of an ``others`` option (names joined by ``+``, each once)."""
     parts = names.split("+")
@@ -299,4 +310,4 @@ def _blueprint(spec: str):
     return TurnValueAgent(folder, spec=spec)
 
 
-__all__ = ["SearchAgent", "SEARCH", "PREFIX", "OPTIONS", "spec_options"]
+__all__ = ["SearchAgent", "SEARCH", "PREFIX", "OPTIONS", "MAX_REDEALS", "MAX_CANDIDATES", "spec_options"]
