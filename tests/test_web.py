@@ -20,10 +20,13 @@ from kc_env.match import play_match  # noqa: E402
 from kc_env.web.app import STATIC, create_app  # noqa: E402
 from kc_env.web.store import Store  # noqa: E402
 
+JSON = {"Content-Type": "application/json"}
+"""The header of every body the page sends (the server refuses any other)."""
+
 
 @pytest.fixture
 def client():
-    with TestClient(create_app(Store(), pace=0)) as c:
+    with TestClient(create_app(Store(), pace=0), base_url="http://127.0.0.1:8000") as c:
         yield c
 
 
@@ -139,13 +142,13 @@ def test_a_malformed_or_stale_move_is_refused_and_changes_nothing(client, body, 
 @pytest.mark.parametrize("raw", [b"{not json", b"[1, 2]", b'"text"', b"{" * 100_000])
 def test_a_body_that_is_not_a_json_object_is_refused(client, raw):
     view = new(client, seats=("random", "you"), seed=5)
-    response = client.post(f"/api/games/{view['id']}/move", content=raw)
+    response = client.post(f"/api/games/{view['id']}/move", content=raw, headers=JSON)
     assert response.status_code == 400 and response.json()["error"].startswith("the request body")
     assert client.get(f"/api/games/{view['id']}").json() == view
 
 
 def test_a_body_too_large_is_refused_unread(client):
-    response = client.post("/api/replays", content=b" " * (5 << 20))
+    response = client.post("/api/replays", content=b" " * (5 << 20), headers=JSON)
     assert response.status_code == 413 and "more than" in response.json()["error"]
 
 
@@ -206,7 +209,7 @@ def test_games_in_two_tabs_never_mix(client):
 
 
 def test_the_oldest_game_is_forgotten_when_the_store_is_full():
-    with TestClient(create_app(Store(capacity=2), pace=0)) as c:
+    with TestClient(create_app(Store(capacity=2), pace=0), base_url="http://127.0.0.1:8000") as c:
         first, second = new(c), new(c)
         c.get(f"/api/games/{first['id']}")  # used lately: kept
         new(c)
@@ -224,7 +227,7 @@ def test_a_saved_game_replays_at_every_move(client, tmp_path, capsys):
     (tmp_path / "game.json").write_text(text)
     assert main(["replay", str(tmp_path / "game.json")]) == 0  # the record kc replay reads
     assert capsys.readouterr().out.rstrip().endswith("---")
-    replay = client.post("/api/replays", content=text).json()
+    replay = client.post("/api/replays", content=text, headers=JSON).json()
     rec = record.loads(text)
     assert replay["mode"] == "replay" and replay["replay"]["at"] == len(rec.moves)
     state = engine.new_deal(rec.rules, 2, seed=rec.seed)
@@ -245,7 +248,7 @@ def test_a_match_record_replays_deal_by_deal(client):
     rng = random.Random(3)
     match = play_match("standard", 3, 6, lambda state, moves: rng.choice(moves), max_deals=3)
     rec = record.MatchRecord.from_match(match)
-    replay = client.post("/api/replays", content=record.dumps(rec)).json()
+    replay = client.post("/api/replays", content=record.dumps(rec), headers=JSON).json()
     assert replay["replay"]["deals"] == len(rec.deals)
     last = client.get(f"/api/games/{replay['id']}?deal={len(rec.deals)}").json()
     assert last["match"]["totals"] == list(match.totals)
@@ -260,7 +263,7 @@ def test_a_match_record_replays_deal_by_deal(client):
                  "moves": ["move N->NE"]}), "move 1 ('move N->NE')"),
 ])
 def test_a_record_that_does_not_replay_is_refused(client, text, says):
-    response = client.post("/api/replays", content=text)
+    response = client.post("/api/replays", content=text, headers=JSON)
     assert response.status_code == 400 and says in response.json()["error"], response.text
 
 
@@ -362,7 +365,7 @@ def test_a_model_folder_given_to_the_server_is_offered_at_the_seats():
     from kc_env.agents.policy_model import shipped_models
 
     folder = str(shipped_models()["ppo-standard-2p"])
-    with TestClient(create_app(Store(models=[folder]), pace=0)) as c:
+    with TestClient(create_app(Store(models=[folder]), pace=0), base_url="http://127.0.0.1:8000") as c:
         assert folder in [a["spec"] for a in c.get("/api/config").json()["agents"]]
         view = new(c, seats=(folder, "random"))
         assert view["setup"]["seats"][0]["spec"] == folder
@@ -404,7 +407,7 @@ def test_the_table_answers_views_while_an_agent_thinks_and_applies_its_move_once
             return int(obs["action_mask"].nonzero()[0][0])
 
     store = Store()
-    with TestClient(create_app(store, pace=0)) as c:
+    with TestClient(create_app(store, pace=0), base_url="http://127.0.0.1:8000") as c:
         view = new(c, seats=("you", "random"), seed=5)  # seat 1 acts first
         slow = store.get(view["id"]).agents[1] = Slow()
         answers = []

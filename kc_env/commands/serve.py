@@ -4,7 +4,11 @@
     kc serve --port 0 --pace 0  # a free port, agents' moves shown as fast as they come
 
 It binds to 127.0.0.1 unless ``--host`` says otherwise, prints the address it serves on, and
-opens nothing by itself. ``kc_env.web`` is the server; docs/web.md describes the page.
+opens nothing by itself. It answers only requests that address it by one of its own names: the
+machine's loopback names on a loopback address, the address itself on another, and with a
+wildcard (``--host 0.0.0.0``) the machine's name and loopback names; ``--allow-host NAME`` adds
+one (the name or address others type). ``kc_env.web`` is the server; docs/web.md describes the
+page.
 """
 
 from __future__ import annotations
@@ -30,6 +34,36 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", action="append", default=[], metavar="FOLDER",
                         help="an exported model folder the seats may hold too (repeatable); shipped models are offered anyway")
     parser.add_argument("--max-games", type=int, default=None, help="games kept at once (default 256)")
+    parser.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                        help="a host name or address the page may be opened at, besides the address listened on "
+                             "(repeatable; e.g. the machine's address on the network with --host 0.0.0.0)")
+
+
+WILDCARDS = ("0.0.0.0", "::", "")
+"""Addresses that listen on every interface of the machine."""
+
+
+def own_names(host: str, allowed: list[str]) -> list[str]:
+    """The names a request may address the server by when it listens on ``host`` (see the module
+    docstring), and the ``allowed`` ones."""
+    import socket
+
+    from ..web.app import LOOPBACK
+
+    names = [*LOOPBACK, *allowed]
+    if host in WILDCARDS:
+        names += [socket.gethostname(), socket.getfqdn()]
+    elif host not in LOOPBACK:
+        names.append(host)
+    return names
+
+
+def exposure_note(host: str) -> str | None:
+    """The warning printed when the server listens beyond this machine, or None."""
+    if host in ("127.0.0.1", "::1", "localhost"):
+        return None
+    return ("kc serve: note: listening beyond this machine, without any login: anyone who can reach it "
+            "can play here, and can also exhaust this host (its cores and memory) with heavy requests")
 
 
 def _seconds(text: str) -> float:
@@ -61,7 +95,11 @@ def run(args: argparse.Namespace) -> int:
         store = Store(models=args.model, capacity=args.max_games or CAPACITY)
     except (ValueError, OSError) as exc:
         raise UserError(f"--model: {' '.join(str(exc).split())[:300]}") from None
-    app = create_app(store, pace=DEFAULT_PACE if args.pace is None else args.pace)
+    for name in args.allow_host:
+        if not name or any(c in name for c in "/ @") or len(name) > 255:
+            raise UserError(f"--allow-host takes a host name or address, not {name[:60]!r}")
+    app = create_app(store, pace=DEFAULT_PACE if args.pace is None else args.pace,
+                     hosts=own_names(args.host, args.allow_host))
     try:
         family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
         sock = socket.socket(family, socket.SOCK_STREAM)
@@ -73,8 +111,9 @@ def run(args: argparse.Namespace) -> int:
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
     print(f"kc serve: the table is at http://{shown}:{port}/ (Ctrl-C stops the server)", flush=True)
-    if host not in ("127.0.0.1", "::1", "localhost"):
-        print("kc serve: note: listening beyond this machine; anyone who can reach it can play here", file=sys.stderr)
+    note = exposure_note(host)
+    if note is not None:
+        print(note, file=sys.stderr)
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
     server.run(sockets=[sock])
     return 0

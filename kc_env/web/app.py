@@ -12,22 +12,34 @@
     GET  /api/games/ID/advice?spec= what an agent would do at this decision (a replay: &deal=&at=)
     GET  /api/games/ID/record       the game as the JSON record kc replay reads (a download)
 
-Every answer is JSON; an error is ``{"error": "<one line>"}`` with status 400 (malformed), 404
-(no such game), 409 (not now: a stale version, not your turn), 413 (too large) or 422 (an
-illegal move, with the engine's reason), and changes nothing. Game logic runs in worker threads
-(an agent's move may take a while); each table orders the requests to it (``games.Table``).
+Every answer is JSON; an error is ``{"error": "<one line>"}`` with status 400 (malformed), 403
+(another host or site), 404 (no such game), 409 (not now: a stale version, not your turn), 413
+(too large), 415 (a body not sent as ``application/json``), 422 (an illegal move, with the
+engine's reason), 500 (the server failed) or 503 (too busy), and changes nothing. Game logic runs
+in worker threads (an agent's move may take a while); each table orders the requests to it
+(``games.Table``), and at most ``THINKING`` requests in all have agents thinking at once.
+
+Only the page the server serves may drive it: a request must name one of the server's own
+``hosts`` in its ``Host`` (so a name rebound to this address by another site is refused), and its
+``Origin``, when it has one, must be the address it was sent to (so a page of another site, or
+of another port, is refused); a body must be sent as ``application/json``, which a page of
+another site cannot send without asking first.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from importlib.resources import files
 from typing import Any
+from urllib.parse import urlsplit
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import Headers
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
@@ -36,7 +48,7 @@ from starlette.staticfiles import StaticFiles
 from .. import record
 from ..engine import check_seed
 from ..rules import CHOICES, DESCRIPTIONS, MAX_PLAYERS, MIN_PLAYERS, PRESETS, Rules, RulesError
-from .games import PERSON, GameError, Replay, Table
+from .games import MAX_DEALS, PERSON, GameError, Replay, Table
 from .store import Store
 
 STATIC = files("kc_env.web") / "static"
@@ -44,14 +56,36 @@ MAX_BODY = 4 << 20
 """The largest request body read (a saved match of many deals is a few hundred kilobytes)."""
 DEFAULT_PACE = 0.8
 """Seconds between two agent moves on the page (``kc serve --pace``)."""
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+"""The names of this machine: the hosts a server on a loopback address answers to."""
+THINKING = 4
+"""Requests whose agents think at once (advances and advice); the others wait for a turn."""
+THINKING_WAIT = 60.0
+"""Seconds a request waits for its turn to think before it is refused as busy (503)."""
+MAX_REPLAY_MOVES = 100_000
+"""The most moves a replay upload may hold (and at most ``games.MAX_DEALS`` deals, as a table's
+match): a replay is kept in memory, move by move."""
 
 
-def create_app(store: Store | None = None, pace: float = DEFAULT_PACE) -> Starlette:
+def create_app(store: Store | None = None, pace: float = DEFAULT_PACE, hosts: Sequence[str] = LOOPBACK) -> Starlette:
     """The web table's application, keeping its games in ``store`` (a new ``Store`` by default);
-    ``pace`` is the page's default wait between agent moves, in seconds."""
+    ``pace`` is the page's default wait between agent moves, in seconds; ``hosts`` the names
+    (and addresses) a request may address the server by (see the module docstring)."""
     store = Store() if store is None else store
     if not (math.isfinite(pace) and pace >= 0):
         raise ValueError(f"the pace is a number of seconds >= 0, not {pace!r}")
+    thinkers = asyncio.Semaphore(THINKING)
+
+    async def think(fn: Callable[[], Any]) -> Response:
+        """``_answer(fn)`` once fewer than ``THINKING`` requests have agents thinking."""
+        try:
+            await asyncio.wait_for(thinkers.acquire(), THINKING_WAIT)
+        except asyncio.TimeoutError:  # TimeoutError itself from Python 3.11
+            raise GameError(f"the server is busy: {THINKING} agents are thinking; try again", 503) from None
+        try:
+            return await _answer(fn)
+        finally:
+            thinkers.release()
 
     async def index(request: Request) -> Response:
         return FileResponse(str(STATIC / "index.html"), headers={"Cache-Control": "no-store"})
@@ -68,7 +102,12 @@ def create_app(store: Store | None = None, pace: float = DEFAULT_PACE) -> Starle
 
         def load() -> dict[str, Any]:
             try:
-                return store.add(Replay(record.loads(text))).view()
+                rec = record.loads(text)
+            except record.RecordError as exc:
+                raise GameError(f"not a record kc replay reads: {_one_line(exc)}") from None
+            _check_replay_size(rec)
+            try:
+                return store.add(Replay(rec)).view()
             except record.RecordError as exc:
                 raise GameError(f"not a record kc replay reads: {_one_line(exc)}") from None
 
@@ -79,7 +118,8 @@ def create_app(store: Store | None = None, pace: float = DEFAULT_PACE) -> Starle
         query = request.query_params
         return await _answer(lambda: game.view(deal=query.get("deal"), at=query.get("at")))
 
-    async def change(request: Request, refusal: str, make: Callable[[Table, dict[str, Any]], None]) -> Response:
+    async def change(request: Request, refusal: str, make: Callable[[Table, dict[str, Any]], None],
+                     answer: Callable[[Callable[[], Any]], Any] = _answer) -> Response:
         """Carry out ``make(table, body)`` on a live table and answer its new view."""
         game = store.get(request.path_params["id"])
         data = await _json_body(request)
@@ -90,26 +130,26 @@ def create_app(store: Store | None = None, pace: float = DEFAULT_PACE) -> Starle
             make(game, data)
             return game.view()
 
-        return await _answer(changed)
+        return await answer(changed)
 
     async def move(request: Request) -> Response:
         return await change(request, "a replay takes no moves", _play)
 
     async def advance(request: Request) -> Response:
         return await change(request, "a replay moves by its slider, not by advancing",
-                            lambda table, data: table.advance(data.get("at")))
+                            lambda table, data: table.advance(data.get("at")), think)
 
     async def advice(request: Request) -> Response:
         game = store.get(request.path_params["id"])
         query = request.query_params
 
-        def think() -> dict[str, Any]:
+        def thought() -> dict[str, Any]:
             adviser = store.adviser(query.get("spec", "heuristic"))
             if isinstance(game, Replay):
                 return game.advice(adviser, query.get("deal"), query.get("at"))
             return game.advice(adviser)
 
-        return await _answer(think)
+        return await think(thought)
 
     async def saved(request: Request) -> Response:
         game = store.get(request.path_params["id"])
@@ -129,8 +169,46 @@ def create_app(store: Store | None = None, pace: float = DEFAULT_PACE) -> Starle
         Route("/api/games/{id}/record", saved),
         Mount("/static", StaticFiles(directory=str(STATIC)), name="static"),
     ]
-    handlers: Mapping[Any, Callable] = {GameError: _error, 404: _not_found, 405: _not_allowed}
-    return Starlette(routes=routes, exception_handlers=handlers)
+    handlers: Mapping[Any, Callable] = {GameError: _error, 404: _not_found, 405: _not_allowed, Exception: _failed}
+    return Starlette(routes=routes, exception_handlers=handlers, middleware=[Middleware(OwnPage, hosts=hosts)])
+
+
+# -- who may ask --------------------------------------------------------------------------------------
+
+class OwnPage:
+    """Refuses (403) a request whose ``Host`` is not one of ``hosts`` or whose ``Origin`` is not
+    the address it was sent to (see the module docstring)."""
+
+    def __init__(self, app: Any, hosts: Sequence[str]) -> None:
+        self.app = app
+        self.hosts = {_hostname(h) for h in hosts}
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            refusal = self.refusal(Headers(scope=scope), scope.get("scheme", "http"))
+            if refusal is not None:
+                await JSONResponse({"error": refusal}, status_code=403)(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+    def refusal(self, headers: Headers, scheme: str) -> str | None:
+        """Why a request with these headers is refused, or None."""
+        host = headers.get("host", "")
+        if _hostname(host) not in self.hosts:
+            return (f"this server answers to {', '.join(sorted(self.hosts))}, not the host {host[:80]!r} "
+                    "(kc serve --allow-host NAME adds a name)")
+        origin = headers.get("origin")
+        if origin is not None and origin != f"{scheme}://{host}":
+            return f"the origin {origin[:80]!r} is not this server's page ({scheme}://{host[:80]}): refused"
+        return None
+
+
+def _hostname(host: str) -> str:
+    """The name in a ``Host`` value (``name:port``, ``[::1]:port``, or a bare name), lower case."""
+    try:
+        return urlsplit("//" + host.strip()).hostname or ""
+    except ValueError:
+        return ""
 
 
 # -- requests and answers -------------------------------------------------------------------------
@@ -144,7 +222,11 @@ def _play(table: Table, data: Mapping[str, Any]) -> None:
 
 
 async def _body(request: Request) -> bytes:
-    """The request's body, refused past ``MAX_BODY`` bytes before it is all read."""
+    """The request's body, sent as ``application/json`` (else 415) and refused past ``MAX_BODY``
+    bytes before it is all read."""
+    kind = request.headers.get("content-type", "")
+    if kind.split(";")[0].strip().lower() != "application/json":
+        raise GameError(f"a request body is sent as Content-Type: application/json, not {kind[:60]!r}", 415)
     size = request.headers.get("content-length", "")
     if size.isdigit() and int(size) > MAX_BODY:
         raise GameError(f"the request body is {int(size):,} bytes, more than the {MAX_BODY:,} read", 413)
@@ -177,6 +259,21 @@ async def _answer(fn: Callable[[], Any], status: int = 200) -> Response:
 
 async def _error(request: Request, exc: GameError) -> Response:
     return JSONResponse({"error": str(exc)}, status_code=exc.status)
+
+
+async def _failed(request: Request, exc: Exception) -> Response:
+    """Any other failure, as one JSON line (uvicorn logs its traceback)."""
+    return JSONResponse({"error": f"the server failed: {type(exc).__name__}: {_one_line(exc)}"}, status_code=500)
+
+
+def _check_replay_size(rec: record.Record) -> None:
+    """Refuse (413) a record of more deals than a table plays or more than ``MAX_REPLAY_MOVES``
+    moves, before it is replayed and kept."""
+    deals = [rec.moves] if isinstance(rec, record.GameRecord) else [d.moves for d in rec.deals]
+    moves = sum(len(m) for m in deals)
+    if len(deals) > MAX_DEALS or moves > MAX_REPLAY_MOVES:
+        raise GameError(f"the record holds {len(deals):,} deals and {moves:,} moves; this server replays at most "
+                        f"{MAX_DEALS} deals and {MAX_REPLAY_MOVES:,} moves", 413)
 
 
 async def _not_found(request: Request, exc: Exception) -> Response:
@@ -241,4 +338,4 @@ def _table(store: Store, data: Mapping[str, Any]) -> Table:
     return Table(rules, name, seats, agents, seed, one_deal)
 
 
-__all__ = ["create_app", "DEFAULT_PACE", "MAX_BODY", "STATIC"]
+__all__ = ["create_app", "DEFAULT_PACE", "LOOPBACK", "MAX_BODY", "MAX_REPLAY_MOVES", "STATIC", "THINKING", "OwnPage"]

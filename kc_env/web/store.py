@@ -5,11 +5,14 @@ reload finds it again). ``Store`` holds at most ``capacity`` of them and forgets
 longest ago to make room. The agents a seat may hold are those ``offered`` lists (the rule-based
 agents, the search agent, the shipped models and any model folder given to ``kc serve --model``)
 plus the ``heuristic:...`` and ``search:...`` forms with options: a request cannot make the
-server read any other folder.
+server read any other folder (a search's ``blueprint=`` names an offered model, never a path).
+A search in a request stays within ``SEARCH_BUDGET``: its re-deals, candidates and play-outs per
+decision are bounded, so that one request cannot hold the cores or the memory for long.
 """
 
 from __future__ import annotations
 
+import math
 import secrets
 import threading
 from collections import OrderedDict
@@ -21,7 +24,7 @@ from .. import agents
 from ..agents import RULE_BASED, WEIGHTED, Agent
 from ..agents.policy_model import ModelError, read_card, shipped_models, versioned_card
 from ..agents.search_agent import PREFIX as SEARCH_OPTIONS
-from ..agents.search_agent import SEARCH, SearchAgent
+from ..agents.search_agent import SEARCH, SearchAgent, spec_options
 from ..agents.search_folder import is_search_folder
 from ..agents.search_folder import read_card as read_search_card
 from ..agents.turn_value import FORMAT as TURN_VALUE
@@ -31,6 +34,12 @@ from .games import Game, GameError
 
 CAPACITY = 256
 """The most games kept at once (a load of 50 tabs fits many times over)."""
+MAX_SPEC = 200
+"""The longest agent spec a request may name, in characters."""
+SEARCH_BUDGET = {"redeals": 256, "candidates": 16, "playouts": 1024}
+"""The most a search in a request may ask for: re-deals, candidates, and play-outs per decision
+(re-deals times the candidate lines, ``candidates`` + 1 with ending the turn at once, times the
+``others`` each line is played against): about 10 s of both cores and 1 MB a decision."""
 
 
 class Store:
@@ -79,14 +88,48 @@ class Store:
             out.append({"spec": spec, "about": _model_about(folder)})
         return out
 
+    def is_offered(self, spec: Any) -> bool:
+        """Whether ``spec`` is one of the specs ``offered`` lists (no options)."""
+        return any(spec == o["spec"] for o in self.offered())
+
     def check_spec(self, spec: Any) -> str:
-        """``spec`` when the server offers it (see the module docstring), else ``GameError``."""
-        if isinstance(spec, str) and (any(spec == o["spec"] for o in self.offered())
-                                      or spec.startswith((WEIGHTED, SEARCH_OPTIONS))):
+        """``spec`` when the server offers it, or it is a heuristic or a search with options within
+        the server's bounds (see the module docstring); else ``GameError`` naming the fault."""
+        if isinstance(spec, str) and len(spec) > MAX_SPEC:
+            raise GameError(f"the agent spec is {len(spec):,} characters long, more than the {MAX_SPEC} this server reads")
+        if isinstance(spec, str) and self.is_offered(spec):
+            return spec
+        if isinstance(spec, str) and spec.startswith(WEIGHTED):
+            return spec
+        if isinstance(spec, str) and spec.startswith(SEARCH_OPTIONS):
+            self._check_search(spec)
             return spec
         known = ", ".join(o["spec"] for o in self.offered())
         raise GameError(f"unknown agent {str(spec)[:60]!r}; this server offers {known}, "
                         f"heuristic:name=value,... and search:name=value,...")
+
+    def _check_search(self, spec: str) -> None:
+        """Refuse a search spec beyond ``SEARCH_BUDGET``, with a margin that is not a finite
+        number, or with a blueprint the server does not offer."""
+        try:
+            options = spec_options(spec)
+        except ValueError as exc:
+            raise GameError(" ".join(str(exc).split())[:300]) from None
+        for name in ("redeals", "candidates"):
+            if options[name] > SEARCH_BUDGET[name]:
+                raise GameError(f"agent spec {spec!r}: this server plays a search of at most {SEARCH_BUDGET[name]} "
+                                f"{name}, not {options[name]}")
+        playouts = options["redeals"] * (options["candidates"] + 1) * len(str(options["others"]).split("+"))
+        if playouts > SEARCH_BUDGET["playouts"]:
+            raise GameError(f"agent spec {spec!r}: {playouts:,} play-outs a decision (redeals x (candidates + 1) x "
+                            f"others); this server plays at most {SEARCH_BUDGET['playouts']:,}")
+        if not math.isfinite(options["margin"]):
+            raise GameError(f"agent spec {spec!r}: this server takes a finite margin, not {options['margin']}")
+        blueprint = options["blueprint"]
+        if blueprint and not self.is_offered(blueprint):
+            models = ", ".join(o["spec"] for o in self.offered() if o["spec"] not in RULE_BASED and o["spec"] != SEARCH)
+            raise GameError(f"agent spec {spec[:80]!r}: blueprint= names a model this server offers ({models}); "
+                            "a folder is a kc serve --model choice")
 
     def agent(self, spec: Any, seed: int) -> Agent:
         """A new agent of an offered spec (``GameError`` naming the fault of a bad one)."""
@@ -97,16 +140,16 @@ class Store:
             raise GameError(" ".join(str(exc).split())[:300]) from None
 
     def adviser(self, spec: Any) -> Agent:
-        """The agent that advises on decisions for ``spec``: one kept per spec, except a search
-        agent (a search spec or folder), which keeps plans between its decisions and so is made
-        anew each time."""
+        """The agent that advises on decisions for ``spec``: one kept per offered spec (a bounded
+        set), made anew for a spec with options and for a search agent (a search spec or
+        folder), which keeps plans between its decisions."""
         spec = self.check_spec(spec)
         with self._lock:
             kept = self._advisers.get(spec)
         if kept is not None:
             return kept
         agent = self.agent(spec, 0)
-        if isinstance(agent, SearchAgent):  # a search spec or a search model folder
+        if isinstance(agent, SearchAgent) or not self.is_offered(spec):
             return agent
         with self._lock:
             return self._advisers.setdefault(spec, agent)
@@ -139,4 +182,4 @@ def _kind_and_card_reader(folder: Path):
     return "an exported model", read_card
 
 
-__all__ = ["CAPACITY", "Store"]
+__all__ = ["CAPACITY", "MAX_SPEC", "SEARCH_BUDGET", "Store"]

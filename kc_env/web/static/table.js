@@ -14,7 +14,7 @@ function esc(text) {
 async function api(method, path, body) {
   const options = {method, headers: {}};
   if (body !== undefined) {
-    options.headers["Content-Type"] = typeof body === "string" ? "application/json" : "application/json";
+    options.headers["Content-Type"] = "application/json";  // the server takes no other body
     options.body = typeof body === "string" ? body : JSON.stringify(body);
   }
   const response = await fetch(path, options);
