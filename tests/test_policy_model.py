@@ -319,3 +319,59 @@ def test_a_malformed_card_is_a_model_error(model_folder, field, value, message):
     (model_folder / "model.json").write_text(json.dumps(card))
     with pytest.raises(ModelError, match=re.escape(message)):
         load_network(model_folder)
+
+
+def _card_with_hidden(folder, hidden: list[int]) -> None:
+    card = json.loads((folder / "model.json").read_text())
+    card["network"]["hidden"] = hidden
+    (folder / "model.json").write_text(json.dumps(card))
+
+
+def test_the_arrays_a_card_declares_are_capped_in_total_before_any_is_read(model_folder):
+    """Issue 31 M-2: ``hidden: [16383] * 3`` passed each array's cap and held 3.2 GB (4.5 GB at
+    peak) from a 2.2 MB folder; the card's shapes are summed first, so no array is read (here
+    each member is a header alone, which reading would find cut short)."""
+    import zipfile
+
+    from kc_env.agents import policy_model
+
+    hidden = [16383] * 3
+    _card_with_hidden(model_folder, hidden)
+    widths = [observation.OBS_SIZE, *hidden, actions.NUM_ACTIONS]
+    (model_folder / "weights.npz").unlink()
+    for i, name in enumerate([f"pi.{k}" for k in range(len(hidden))] + ["action"]):
+        _add_member(model_folder, f"{name}.weight.npy", (widths[i + 1], widths[i]))
+        _add_member(model_folder, f"{name}.bias.npy", (widths[i + 1],))
+    assert len(zipfile.ZipFile(model_folder / "weights.npz").namelist()) == 8
+    with pytest.raises(ModelError, match=r"model.json: the network's arrays would hold [\d,]+ bytes as float32, "
+                                         r"more than the 1,073,741,824 a model may hold"):
+        load_network(model_folder)
+    assert 16383**2 * 4 < policy_model.MAX_WEIGHTS_BYTES  # each array alone passes the cap
+
+
+def test_a_card_with_too_many_layers_is_refused(model_folder):
+    from kc_env.agents.policy_model import MAX_LAYERS
+
+    _card_with_hidden(model_folder, [1] * (MAX_LAYERS + 1))
+    with pytest.raises(ModelError, match=f"network hidden must list at most {MAX_LAYERS} layers"):
+        load_network(model_folder)
+
+
+@pytest.mark.parametrize("value", [1e300, np.inf, np.nan])
+def test_weights_that_are_not_finite_as_float32_are_refused(tmp_path, value):
+    """Issue 31 L-2: 1e300 is finite as float64 and infinite once cast, so the probabilities were NaN."""
+    network = tiny_network()
+    save(tmp_path / "m", network, {})
+    action = network.action[0].astype(np.float64)
+    action[3, 5] = value
+    _replace_member(tmp_path / "m", "action.weight.npy", _npy_bytes(action))
+    with pytest.raises(ModelError, match="array action.weight is not finite floating point data"):
+        load_network(tmp_path / "m")
+
+
+def _npy_bytes(array: np.ndarray) -> bytes:
+    import io
+
+    buffer = io.BytesIO()
+    np.save(buffer, array)
+    return buffer.getvalue()

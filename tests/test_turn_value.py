@@ -409,3 +409,39 @@ def test_a_pick_gains_what_the_labels_say_over_the_heuristics_first_candidate():
     assert best["gain"] == best["best_candidate_gain"] == round(float(expected), 4) > 0
     assert worst["gain"] == round(float(np.mean([v.min() - v[0] for _, v in rows])), 4) < 0
     assert training.held_out(50) == training.held_out(50) and len(training.held_out(50)) == 10
+
+
+def _with_card(folder, **changes):
+    card = json.loads((folder / tv.CARD_FILE).read_text())
+    (folder / tv.CARD_FILE).write_text(json.dumps(card | changes))
+    return folder
+
+
+@pytest.mark.parametrize("changes", [
+    {"layers": [4096, 4096, 1]},
+    {"layers": [1400, 1400, 1], "careless_layers": [1400, 1400, 1]},  # each alone fits, not both
+])
+def test_the_arrays_a_card_declares_are_capped_in_total_before_any_is_read(tmp_path, changes):
+    """Issue 31 M-2: ``layers: [4096] * 20 + [1]`` held 1.2 GB from a 1.25 MB folder."""
+    folder = _with_card(random_model(tmp_path / "tv"), **changes)
+    with pytest.raises(tv.ModelError, match=r"model.json: the networks' arrays would hold [\d,]+ bytes, "
+                                            r"more than the 16,777,216 a turn-value model may hold"):
+        tv.load(folder)
+
+
+def test_a_card_with_too_many_layers_is_refused(tmp_path):
+    folder = _with_card(random_model(tmp_path / "tv"), layers=[1] * (tv.MAX_LAYERS + 1))
+    with pytest.raises(tv.ModelError, match=f"'layers' must list at most {tv.MAX_LAYERS} layer sizes"):
+        tv.load(folder)
+
+
+@pytest.mark.parametrize("value", [np.nan, np.inf])
+def test_weights_that_are_not_finite_are_refused(tmp_path, value):
+    """Issue 31 L-2: all-NaN weights loaded and played arbitrary legal moves."""
+    folder = random_model(tmp_path / "tv")
+    with np.load(folder / tv.WEIGHTS_FILE) as data:
+        arrays = {k: data[k] for k in data.files}
+    arrays["w1"][0, 3] = value
+    np.savez(folder / tv.WEIGHTS_FILE, **arrays)
+    with pytest.raises(tv.ModelError, match="array w1 is not finite"):
+        tv.load(folder)

@@ -20,7 +20,8 @@ not fit together. An observation layout starts with the one before it
 (``observation.LAYOUT_SIZES``), so a network trained on an older layout reads the first values
 of today's vector, the ones it was trained on (``PolicyNetwork.obs_size``). It reads only the arrays the card's network needs, checks each ``.npy`` header
 (format, dtype, shape) before reading its data, and caps the card (``MAX_CARD_BYTES``) and the
-weights (``MAX_WEIGHTS_BYTES``): an extra or oversized member costs nothing.
+weights (``MAX_WEIGHTS_BYTES``, the arrays' total from the card's shapes, before any is read): an
+extra or oversized member costs nothing. Weights must be finite once cast to float32.
 """
 
 from __future__ import annotations
@@ -50,10 +51,13 @@ MASKED_LOGIT = -1e8  # what sb3-contrib's MaskableCategorical puts on illegal ac
 MAX_CARD_BYTES = 1 << 20
 """The largest ``model.json`` read (a card is a few kilobytes)."""
 MAX_WEIGHTS_BYTES = 1 << 30
-"""The largest ``weights.npz``, and the most its arrays may hold once decompressed (the shipped
-models hold a few megabytes)."""
+"""The largest ``weights.npz``, and the most the network's arrays may hold as float32, all
+together: the shapes the card declares are summed before any array is read (the shipped models
+hold a few megabytes)."""
 MAX_WIDTH = 1 << 16
 """The widest hidden layer a card may declare."""
+MAX_LAYERS = 16
+"""The most hidden layers a card may declare (the shipped models have two)."""
 PRIORS = COMPILED
 """The rule-based agents a network may take as its prior (those with a compiled policy)."""
 
@@ -210,6 +214,8 @@ def read_card(folder: str | Path) -> dict[str, Any]:
     hidden = network.get("hidden", [])
     if not isinstance(hidden, list) or not all(type(w) is int and 0 < w <= MAX_WIDTH for w in hidden):
         raise ModelError(f"{path}: network hidden must be a list of layer widths 1 to {MAX_WIDTH}, not {hidden!r}"[:300])
+    if len(hidden) > MAX_LAYERS:
+        raise ModelError(f"{path}: network hidden must list at most {MAX_LAYERS} layers, not {len(hidden):,}")
     prior, weight = network.get("prior"), network.get("prior_weight", 0.0)
     if prior is not None and (not isinstance(prior, str) or prior not in PRIORS):
         raise ModelError(f"{path}: unknown network prior {prior!r} (known: {', '.join(PRIORS)})")
@@ -237,7 +243,12 @@ def load_network(folder: str | Path) -> tuple[PolicyNetwork, dict[str, Any]]:
         raise ModelError(f"{folder}: no {WEIGHTS_FILE}")
     if path.stat().st_size > MAX_WEIGHTS_BYTES:
         raise ModelError(f"{path}: {path.stat().st_size:,} bytes, more than the {MAX_WEIGHTS_BYTES:,} a model may hold")
-    arrays = _read_arrays(path, _expected_shapes(card))
+    shapes = _expected_shapes(card)
+    total = 4 * sum(int(np.prod(shape)) for shape in shapes.values())
+    if total > MAX_WEIGHTS_BYTES:
+        raise ModelError(f"{folder / CARD_FILE}: the network's arrays would hold {total:,} bytes as float32, "
+                         f"more than the {MAX_WEIGHTS_BYTES:,} a model may hold")
+    arrays = _read_arrays(path, shapes)
     return _network_from(arrays, card, path), card
 
 
@@ -302,13 +313,16 @@ def _read_array(f, name: str, shape: tuple[int, ...], path: Path) -> np.ndarray:
 def _network_from(arrays: dict[str, np.ndarray], card: dict[str, Any], path: Path) -> PolicyNetwork:
     depth = len(card["network"].get("hidden", []))
     names = [f"pi.{i}.{part}" for i in range(depth) for part in ("weight", "bias")] + ["action.weight", "action.bias"]
+    cast = {}
     for name in names:
         a = arrays[name]
-        if a.dtype.kind != "f" or not np.all(np.isfinite(a)):
+        if a.dtype.kind == "f":
+            with np.errstate(over="ignore"):  # 1e300 as float64 is inf as float32: refused below
+                cast[name] = a.astype(np.float32)
+        if name not in cast or not np.all(np.isfinite(cast[name])):
             raise ModelError(f"{path}: array {name} is not finite floating point data")
-    hidden = tuple((arrays[f"pi.{i}.weight"].astype(np.float32), arrays[f"pi.{i}.bias"].astype(np.float32))
-                   for i in range(depth))
-    action = (arrays["action.weight"].astype(np.float32), arrays["action.bias"].astype(np.float32))
+    hidden = tuple((cast[f"pi.{i}.weight"], cast[f"pi.{i}.bias"]) for i in range(depth))
+    action = (cast["action.weight"], cast["action.bias"])
     width = LAYOUT_SIZES[card["obs_layout_version"]]
     for name, (w, b) in [(f"pi.{i}", layer) for i, layer in enumerate(hidden)] + [("action", action)]:
         if w.ndim != 2 or w.shape[1] != width or b.shape != (w.shape[0],):

@@ -58,6 +58,13 @@ they were), so that models of ``FEATURES_VERSION`` 1 keep their width."""
 FEATURES = _OTHERS_AT + 5 + 3 + 2 + 5 + (RULES_END - K.RULES_START)
 """Numbers describing one end-of-turn position (layout ``FEATURES_VERSION``)."""
 MAX_FILE_BYTES = 16 * 2**20
+MAX_WEIGHTS_BYTES = MAX_FILE_BYTES
+"""The most both networks' arrays may hold together (float32), summed from the card's layer sizes
+before any array is read: what a ``weights.npz`` under ``MAX_FILE_BYTES`` holds uncompressed."""
+MAX_LAYERS = 16
+"""The most layers a card may list for each network."""
+MAX_WIDTH = 4096
+"""The widest layer a card may list."""
 HEURISTIC_TURN = "heuristic"
 """What the gate (``TurnValueAgent.network``) gives for a turn the heuristic plays itself."""
 CARELESS = "careless_"
@@ -294,7 +301,8 @@ class ModelError(ValueError):
 
 def load(folder: str | Path) -> tuple[dict[str, Any], list[tuple[np.ndarray, np.ndarray]]]:
     """The card and layers of a turn-value model, checked: format, feature layout, every array's
-    shape and dtype (before its data is read), no pickles, files under ``MAX_FILE_BYTES``."""
+    shape and dtype (before its data is read), no pickles, files under ``MAX_FILE_BYTES``, all
+    arrays together under ``MAX_WEIGHTS_BYTES`` (from the card, before any is read), finite weights."""
     folder = Path(folder)
     card_path, weights_path = folder / CARD_FILE, folder / WEIGHTS_FILE
     for path in (card_path, weights_path):
@@ -313,19 +321,23 @@ def load(folder: str | Path) -> tuple[dict[str, Any], list[tuple[np.ndarray, np.
                          f"{card.get('features_version')!r}; this kc_env reads {FORMAT_VERSION} / {FEATURES_VERSION}")
     sizes = card.get("layers")
     k = card.get("candidates")
-    if not _layer_sizes_ok(sizes):
-        raise ModelError(f"{card_path}: 'layers' must list the layer sizes, ending in 1")
+    _check_layer_sizes(card_path, "layers", sizes)
     if isinstance(k, bool) or not isinstance(k, int) or not 2 <= k <= 64:
         raise ModelError(f"{card_path}: 'candidates' must be an integer from 2 to 64, not {k!r}")
     careless_sizes = card.get("careless_layers")
+    shapes = _layer_shapes(sizes, "")
     if careless_sizes is not None:
-        if not _layer_sizes_ok(careless_sizes):
-            raise ModelError(f"{card_path}: 'careless_layers' must list the layer sizes, ending in 1")
+        _check_layer_sizes(card_path, "careless_layers", careless_sizes)
         patience = card.get("patience", 0)
         if isinstance(patience, bool) or not isinstance(patience, int) or not 0 <= patience <= 100:
             raise ModelError(f"{card_path}: 'patience' must be an integer from 0 to 100, not {patience!r}")
-        _read_arrays(weights_path, _layer_shapes(careless_sizes, CARELESS))  # checked now, read by load_careless
-    arrays = _read_arrays(weights_path, _layer_shapes(sizes, ""))
+    careless_shapes = _layer_shapes(careless_sizes or [], CARELESS)
+    total = 4 * sum(int(np.prod(shape)) for shape in (shapes | careless_shapes).values())
+    if total > MAX_WEIGHTS_BYTES:
+        raise ModelError(f"{card_path}: the networks' arrays would hold {total:,} bytes, "
+                         f"more than the {MAX_WEIGHTS_BYTES:,} a turn-value model may hold")
+    _read_arrays(weights_path, careless_shapes)  # checked now, read by load_careless
+    arrays = _read_arrays(weights_path, shapes)
     return card, [(arrays[f"w{i}"], arrays[f"b{i}"]) for i in range(len(sizes))]
 
 
@@ -336,9 +348,13 @@ def load_careless(folder: str | Path, card: Mapping[str, Any]) -> list[tuple[np.
     return [(arrays[f"{CARELESS}w{i}"], arrays[f"{CARELESS}b{i}"]) for i in range(len(sizes))]
 
 
-def _layer_sizes_ok(sizes) -> bool:
-    return isinstance(sizes, list) and bool(sizes) and sizes[-1] == 1 and \
-        all(isinstance(s, int) and not isinstance(s, bool) and 0 < s <= 4096 for s in sizes)
+def _check_layer_sizes(card_path: Path, key: str, sizes: Any) -> None:
+    """``ModelError`` unless ``sizes`` lists 1 to ``MAX_LAYERS`` widths up to ``MAX_WIDTH``, ending in 1."""
+    if not (isinstance(sizes, list) and bool(sizes) and sizes[-1] == 1 and
+            all(isinstance(s, int) and not isinstance(s, bool) and 0 < s <= MAX_WIDTH for s in sizes)):
+        raise ModelError(f"{card_path}: {key!r} must list the layer sizes, ending in 1")
+    if len(sizes) > MAX_LAYERS:
+        raise ModelError(f"{card_path}: {key!r} must list at most {MAX_LAYERS} layer sizes, not {len(sizes):,}")
 
 
 def _layer_shapes(sizes: list[int], prefix: str) -> dict[str, tuple[int, ...]]:
@@ -374,6 +390,8 @@ def _read_arrays(path: Path, shapes: Mapping[str, tuple[int, ...]]) -> dict[str,
                         raise ModelError(f"{path}: array {name} is {dtype} {got_shape}, expected float32 {shape}")
                     data = member.read(int(np.prod(shape)) * 4)
                     out[name] = np.frombuffer(data, dtype="<f4").reshape(shape).copy()
+                    if not np.all(np.isfinite(out[name])):
+                        raise ModelError(f"{path}: array {name} is not finite floating point data")
     except (zipfile.BadZipFile, OSError, ValueError) as exc:
         if isinstance(exc, ModelError):
             raise
