@@ -81,7 +81,8 @@ action whose mask entry is 0 or that is outside 0..496. ``env()`` wraps it in
 illegal_reward=-1)))`` in one wrapper (a test plays the two side by side): an illegal action
 warns and ends the game, the offender gets -1 and the other agents 0
 (``TerminateIllegalWrapper``); an action outside the action space is an ``AssertionError``
-(``AssertOutOfBoundsWrapper``); ``step``/``observe`` before ``reset`` are errors
+(``AssertOutOfBoundsWrapper``), and so is a bool (``Discrete`` would take ``True`` for 1; the
+chain then fails on the mask with numpy's "truth value ... is ambiguous"); ``step``/``observe`` before ``reset`` are errors
 (``OrderEnforcingWrapper``). ``env().unwrapped`` is the ``raw_env``.
 
 ### Arguments

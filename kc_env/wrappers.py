@@ -104,12 +104,13 @@ class ClassicWrapper(OrderEnforcingWrapper):
             raw.step(action)
 
     def _in_bounds(self, agent: str, action: Any) -> bool:
-        """``action_space(agent).contains(action)``; a plain ``int`` is compared directly
-        (``Discrete.contains`` converts it to numpy first, a few times slower)."""
+        """``action_space(agent).contains(action)``, except that a bool is no action (``Discrete``
+        takes ``True`` for 1, and numpy would take it as a mask when it indexes the mask); a plain
+        ``int`` is compared directly (``Discrete.contains`` converts it to numpy first, a few times slower)."""
         space = self.env.action_space(agent)
         if type(action) is int:
             return space.start <= action < space.start + space.n
-        return space.contains(action)
+        return not isinstance(action, bool) and space.contains(action)
 
     def _end_on_illegal_action(self, agent: str) -> None:
         """What ``TerminateIllegalWrapper`` does: warn, end the game for every agent, give the

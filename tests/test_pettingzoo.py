@@ -261,3 +261,14 @@ def test_true_is_not_action_one_and_odd_reset_options_are_refused():
     env.agents = []
     with pytest.raises(RuntimeError, match="call reset"):
         env.step(496)
+
+
+@pytest.mark.parametrize("action", [True, False, np.True_])
+def test_a_bool_is_outside_the_action_space_of_env(action):
+    """Issue 31 L-5: ``env().step(True)`` indexed the mask with a bool and raised numpy's "truth
+    value ... is ambiguous"; a bool is no action, refused as a float or a string is."""
+    env = kc.env()
+    env.reset(seed=1)
+    with pytest.raises(AssertionError, match="action is not in action space"):
+        env.step(action)
+    env.step(int(np.flatnonzero(env.last()[0]["action_mask"])[-1]))  # the env goes on

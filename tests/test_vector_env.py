@@ -224,3 +224,14 @@ def test_adversarial_soak_of_the_vector_env():
     result = soak.vector_soak(3000, seed=7)
     assert result["violations"] == 0 and result["crashes"] == 0, result["examples"]
     assert result["refused"] > 100
+
+
+def test_an_opponent_refused_before_every_first_action_is_named():
+    """Issue 31 L-5: with the learner at seat 0 and the dealer at seat 0 the outside opponent acts
+    first in every deal; its refused actions ended 100 deals in a row and the error, "deals in a
+    row ended before the learner's first action", did not say why."""
+    env = KingsCornerVecEnv(2, opponents=ConstantOpponent(-1), seed=3, learner_seat=0, dealer=0)
+    with pytest.raises(IllegalMove, match=r"^100 deals in a row ended before the learner's first action; outside "
+                                          r"opponents' actions were refused 200 times, the first: game 0: the "
+                                          r"opponent at seat 1 \(ConstantOpponent\) chose -1, which is outside 0..496"):
+        env.reset()

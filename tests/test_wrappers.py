@@ -122,10 +122,13 @@ def test_order_and_bounds_are_enforced_the_same_way():
     ref.reset(seed=0)
     ours.reset(seed=0)
     past, end = GAME_INFO.num_distinct_actions, GAME_INFO.end_turn_action
-    for action in (past, -1, None, 2**40, 1.0, "end", np.int64(past), np.int64(-1)):
+    for action in (past, -1, None, 2**40, 1.0, "end", np.int64(past), np.int64(-1), np.True_):
         outcome = same_result(lambda aec, action=action: aec.step(action))
         assert outcome(ref) == outcome(ours) == (AssertionError, "action is not in action space")
-    for action in (np.int64(end), np.int32(end), True):  # numpy and bool actions are in bounds
+    bool_outcome = same_result(lambda aec: aec.step(True))  # the chain takes True for 1, then fails on the mask
+    assert bool_outcome(ours) == (AssertionError, "action is not in action space")
+    assert bool_outcome(ref)[0] is ValueError
+    for action in (np.int64(end), np.int32(end)):  # numpy integers are in bounds
         outcome = same_result(lambda aec, action=action: aec.step(action))
         assert outcome(ref) == outcome(ours)
         assert_same_view(ref, ours, ref.agent_selection)

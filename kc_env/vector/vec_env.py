@@ -40,7 +40,9 @@ reward is the learner's. The same rules, action layout (``Discrete(497)``) and o
   seat's mask before it is applied (in compiled code, ``kernel.legal_choices``, as the learner's). A bad one is never played: the step is finished for every
   other game, the offending game's episode ends (``info["opponent_illegal_action"]``) and is
   dealt again, and then ``IllegalMove`` names the game, the seat and the action; the step's
-  results are on the exception as ``step_return`` and the env stays usable.
+  results are on the exception as ``step_return`` and the env stays usable. An opponent that
+  acts first and is always refused ends every deal before the learner's first action: after
+  100 in a row ``reset`` or ``step`` raises ``IllegalMove`` saying so, with the first refusal.
 - Seeds: ``seed`` (or ``VecEnv.seed(s)``, applied at the next ``reset``) seeds game ``i`` with
   ``seed + i``; each game's deals, dealers, learner seats and random opponents follow from it.
 - For tools (``kc_env.training``): ``env.game`` is the ``VecGame`` holding the games (read it with
@@ -260,6 +262,10 @@ class KingsCornerVecEnv(VecEnv):
             pending = pending[self._status[pending] == K.DONE]
             if not pending.size:
                 return
+        if self._refused:
+            refused, self._refused = self._refused, []
+            raise IllegalMove(f"{MAX_REDEALS} deals in a row ended before the learner's first action; outside "
+                              f"opponents' actions were refused {len(refused)} times, the first: {refused[0]}")
         raise RuntimeError(f"{MAX_REDEALS} deals in a row ended before the learner's first action")
 
     def _advance(self, idx: np.ndarray, modes: np.ndarray, acts: np.ndarray) -> None:
