@@ -202,6 +202,13 @@ def test_kc_serve_beyond_this_machine_says_anyone_can_exhaust_it():
     assert "anyone" in note and "exhaust" in note and "\n" not in note
 
 
+def test_the_tables_of_an_exported_model_share_its_network_not_its_dice(store):
+    first, second = store.agent("ppo-standard-2p", 1), store.agent("ppo-standard-2p", 2)
+    assert first is not second and first.network is second.network
+    assert first._rng is not second._rng
+    assert first.act(position(2)) == load("ppo-standard-2p").act(position(2))
+
+
 # -- M-5: the adviser cache ------------------------------------------------------------------------------
 
 def test_only_offered_agents_are_kept_as_advisers(store):

@@ -1,7 +1,8 @@
 """The web table under load: 50 games at once, each clicked at random from its own client thread
 for a few seconds against a real ``kc serve`` on a loopback port. No request fails, every
 refusal is the one expected, and no game is mixed up with another: each game's saved record
-holds exactly the moves its own client made, and replays to the table its client last saw."""
+holds exactly the moves its own client made, and replays to the table its client last saw. Marked
+slow: ``benchmarks/serve_load.py`` with learned and search agents, no failure and flat memory."""
 
 from __future__ import annotations
 
@@ -134,3 +135,20 @@ def test_fifty_games_of_random_clicks_at_once_never_fail_or_mix():
                 statuses[s] = statuses.get(s, 0) + n
         assert set(statuses) <= {200, 201, 422}, statuses
         assert statuses.get(200, 0) > GAMES * 5 and statuses.get(422, 0) > GAMES  # it was played, and refused
+
+
+@pytest.mark.slow
+def test_learned_and_search_agents_at_many_tables_at_once_never_fail_and_memory_stays_flat():
+    """``benchmarks/serve_load.py`` for 15 s: ppo, turn-ranking, search and search-4p tables,
+    watched and played, advanced and advised by 8 clients at once."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "serve_load.py"
+    spec = importlib.util.spec_from_file_location("serve_load", path)
+    serve_load = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(serve_load)
+    figures = serve_load.load_test(clients=8, seconds=15, warmup=3)
+    assert figures["alive"] and figures["errors"] == 0, figures["first_errors"]
+    assert figures["requests"] > 100
+    assert figures["rss_end_mb"] < figures["rss_start_mb"] * 1.15 + 20, figures

@@ -12,6 +12,7 @@ decision are bounded, so that one request cannot hold the cores or the memory fo
 
 from __future__ import annotations
 
+import copy
 import math
 import secrets
 import threading
@@ -21,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import agents
-from ..agents import RULE_BASED, WEIGHTED, Agent
+from ..agents import RULE_BASED, WEIGHTED, Agent, PolicyAgent
 from ..agents.policy_model import ModelError, read_card, shipped_models, versioned_card
 from ..agents.search_agent import PREFIX as SEARCH_OPTIONS
 from ..agents.search_agent import SEARCH, SearchAgent, spec_options
@@ -50,6 +51,7 @@ class Store:
         self._games: OrderedDict[str, Game] = OrderedDict()
         self._lock = threading.Lock()
         self._advisers: dict[str, Agent] = {}
+        self._networks: dict[str, PolicyAgent] = {}  # an offered policy's first agent, whose network the next share
         self.models = {str(m): Path(m) for m in models}
         for spec in self.models:
             agents.load(spec)  # refuse a bad model folder when the server starts, not in a request
@@ -132,12 +134,24 @@ class Store:
                             "a folder is a kc serve --model choice")
 
     def agent(self, spec: Any, seed: int) -> Agent:
-        """A new agent of an offered spec (``GameError`` naming the fault of a bad one)."""
+        """A new agent of an offered spec (``GameError`` naming the fault of a bad one). An
+        exported policy's agents share one network (its arrays are never written): a table's
+        seat then costs kilobytes, not the megabytes of its weights."""
         spec = self.check_spec(spec)
+        with self._lock:
+            network = self._networks.get(spec)
+        if network is not None:
+            agent = copy.copy(network)
+            agent.reset(seed)
+            return agent
         try:
-            return agents.load(spec, seed=seed)
+            agent = agents.load(spec, seed=seed)
         except (ValueError, OSError) as exc:
             raise GameError(" ".join(str(exc).split())[:300]) from None
+        if isinstance(agent, PolicyAgent) and self.is_offered(spec):
+            with self._lock:
+                self._networks.setdefault(spec, copy.copy(agent))
+        return agent
 
     def adviser(self, spec: Any) -> Agent:
         """The agent that advises on decisions for ``spec``: one kept per offered spec (a bounded
