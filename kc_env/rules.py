@@ -139,8 +139,10 @@ class Rules:
             data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
         except OSError as exc:
             raise RulesError(f"{path}: cannot read ({exc.strerror or exc})") from None
-        except (yaml.YAMLError, ValueError, RecursionError) as exc:  # ValueError: not UTF-8, 5,000 digits, 2026-13-45
+        except (yaml.YAMLError, RecursionError) as exc:
             raise RulesError(f"{path}: not valid YAML: {' '.join(str(exc).split())[:200]}") from None
+        except ValueError as exc:  # not UTF-8, a number of 5,000 digits (not its advice), 2026-13-45
+            raise RulesError(f"{path}: not valid YAML: {str(exc).split(';')[0][:200]}") from None
         try:
             return cls.from_dict(data or {})
         except RulesError as exc:

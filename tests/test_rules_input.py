@@ -59,7 +59,8 @@ def test_a_number_of_5000_digits_in_a_rules_file_is_one_line(tmp_path):
     """M-9: YAML reads the number with ``int()``, whose limit is 4,300 digits (a raw ValueError)."""
     path = tmp_path / "big.yaml"
     path.write_text("hand_size: " + "9" * 5000 + "\n")
-    refused(lambda: Rules.from_yaml(path), "big.yaml: not valid YAML: Exceeds the limit (4300 digits)")
+    text = refused(lambda: Rules.from_yaml(path), "big.yaml: not valid YAML: Exceeds the limit (4300 digits)")
+    assert text.endswith("value has 5000 digits"), "not Python's advice to raise the limit"
 
 
 def test_an_impossible_date_in_a_rules_file_is_one_line(tmp_path):
@@ -102,3 +103,17 @@ def test_the_observation_holds_the_costliest_penalty_allowed_exactly():
     state = engine.new_deal(rules, 2, seed=1)
     vec = observation.encode(state, 0)
     assert observation.decode_rules(vec).penalty_table() == rules.penalty_table()
+
+
+@pytest.mark.parametrize("text, message", [
+    ("standard,hand_size=" + "9" * 5000, "rule 'hand_size': not a value: Exceeds the limit (4300 digits) for "
+                                         "integer string conversion: value has 5000 digits"),
+    ("standard,target=2026-13-45", "rule 'target': not a value: month must be in 1..12"),
+    ("standard,draw=[[1]]", "rule 'draw' must be a single value, not a list"),
+])
+def test_a_rules_argument_with_a_bad_value_is_one_line(text, message):
+    """``kc --rules preset,key=value``: the value is read as YAML, which raised a raw ValueError
+    (a traceback), and a 5,000-digit argument was taken for a file name that is too long."""
+    from kc_env.commands.common import parse_rules
+
+    refused(lambda: parse_rules(text), message)

@@ -21,20 +21,29 @@ def parse_rules(text: str):
 
     import yaml
 
-    from ..rules import Rules
+    from ..rules import Rules, RulesError
 
-    if text.endswith((".yaml", ".yml")) or Path(text).is_file():
+    if text.endswith((".yaml", ".yml")) or _is_file(Path(text)):
         return Rules.from_yaml(text)
     name, *pairs = text.split(",")
     overrides = {}
     for pair in pairs:
         key, sep, raw = pair.partition("=")
         if not sep:
-            from ..rules import RulesError
-
-            raise RulesError(f"expected key=value after the preset, got {pair!r}")
-        overrides[key.strip()] = yaml.safe_load(raw)
+            raise RulesError(f"expected key=value after the preset, got {pair[:40]!r}")
+        try:
+            overrides[key.strip()] = yaml.safe_load(raw)
+        except (yaml.YAMLError, ValueError) as exc:  # ValueError: 5,000 digits (not its advice), 2026-13-45
+            raise RulesError(f"rule {key.strip()[:40]!r}: not a value: {' '.join(str(exc).split(';')[0].split())[:120]}") from None
     return Rules.preset(name.strip(), **overrides)
+
+
+def _is_file(path) -> bool:
+    """``path.is_file()``, false for a name too long to be a file's."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False
 
 
 def add_rules_argument(parser: argparse.ArgumentParser, default: str = "standard") -> None:
