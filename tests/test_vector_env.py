@@ -235,3 +235,12 @@ def test_an_opponent_refused_before_every_first_action_is_named():
                                           r"opponents' actions were refused 200 times, the first: game 0: the "
                                           r"opponent at seat 1 \(ConstantOpponent\) chose -1, which is outside 0..496"):
         env.reset()
+
+
+def test_a_penalty_the_kernel_cannot_hold_is_refused_by_the_rules():
+    """Issue 31 L-3: a custom table of 2**63 was a raw OverflowError when the kernel took the rules."""
+    from kc_env.rules import RANK_KEYS, RulesError
+
+    with pytest.raises(RulesError, match="^custom_table value for 'A' must be a whole number from 0 to 100, "
+                                         "not 9223372036854775808$"):
+        KingsCornerVecEnv(2, rules={"scoring": "custom", "custom_table": dict.fromkeys(RANK_KEYS, 2**63)})
