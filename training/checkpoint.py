@@ -4,8 +4,11 @@ An SB3 ``.zip`` cloudpickles parts of the model (its policy class, spaces, sched
 loading one runs whatever code was planted in it: a run folder someone hands you would be a
 program. So ``kc train`` keeps the state it resumes from, and ``kc export`` reads, as::
 
-    checkpoints/step_000000004096.pt            the policy's and the optimizer's tensors and
-                                                the step counts (torch.save; read back with
+    checkpoints/step_000000004096.pt            the policy's and the optimizer's tensors, the
+                                                step counts and where the run stands (its
+                                                generators and games: resume_state.py), taken at
+                                                the start of a rollout, after the PPO update
+                                                (torch.save; read back with
                                                 torch.load(weights_only=True): tensors, numbers,
                                                 strings, lists and dicts only)
     checkpoints/step_000000004096.league.json   the league's pool (snapshot folders relative
@@ -57,16 +60,24 @@ def state_path(stem: Path) -> Path:
     return stem.with_suffix(".pt")
 
 
-def save(path: Path, model: MaskablePPO) -> Path:
-    """Write ``model``'s training state (policy and optimizer tensors, step counts, the prior's
-    evaluation weights) to ``path``, atomically."""
+def save(path: Path, model: MaskablePPO, position: dict[str, Any] | None = None) -> Path:
+    """Write ``model``'s training state (``state_bytes``) to ``path``, atomically."""
+    return write_atomic(path, state_bytes(model, position))
+
+
+def state_bytes(model: MaskablePPO, position: dict[str, Any] | None = None) -> bytes:
+    """``model``'s training state as the bytes of a ``.pt``: policy and optimizer tensors, step
+    counts, the prior's evaluation weights, and ``position``, where the run stands
+    (``resume_state.capture``: generators, games, last observation), when given."""
     weights = getattr(model.policy, "heuristic_weights", None)
     state = {"format": FORMAT, "policy": model.policy.state_dict(), "optimizer": model.policy.optimizer.state_dict(),
              "num_timesteps": int(model.num_timesteps), "n_updates": int(model._n_updates),
              "prior_weights": {str(k): float(v) for k, v in weights.items()} if weights else None}
+    if position is not None:
+        state["position"] = position
     buffer = io.BytesIO()
     torch.save(state, buffer)
-    return write_atomic(path, buffer.getvalue())
+    return buffer.getvalue()
 
 
 def read(path: Path) -> dict[str, Any]:
@@ -89,6 +100,8 @@ def read(path: Path) -> dict[str, Any]:
     weights = state.get("prior_weights")
     if weights is not None and not (isinstance(weights, dict) and all(isinstance(v, float) for v in weights.values())):
         raise CheckpointError(f"{path}: prior_weights is not a table of numbers")
+    if not isinstance(state.get("position", {}), dict):
+        raise CheckpointError(f"{path}: position is not a table")
     return state
 
 

@@ -53,6 +53,34 @@ class League:
         """A short label of an opponent drawn from the pool (for logs)."""
         return opponent if isinstance(opponent, str) else f"snapshot:{Path(opponent.spec).name}"
 
+    def agents(self) -> list[Any]:
+        """Every opponent of the pool: spec strings and loaded agents (snapshots among them)."""
+        return list(self._agents.values())
+
+    def name_in_checkpoint(self, opponent: Any, root: Path | None = None) -> str:
+        """The name a checkpoint keeps for ``opponent``, drawn from this pool: its spec, or its
+        folder relative to ``root`` (a snapshot dropped from the pool sits on until its deal ends)."""
+        if isinstance(opponent, str):
+            return opponent
+        for key, agent in self._agents.items():
+            if agent is opponent:
+                return _relative(key, root)
+        return _relative(str(opponent.folder), root)
+
+    def opponent_named(self, name: str, root: Path | None, found: dict[str, Any]) -> Any:
+        """The opponent ``name_in_checkpoint`` named: the pool's own, or a snapshot loaded again
+        (one per name: ``found`` keeps those made)."""
+        if name not in found:
+            path = str(root / name) if root is not None else name
+            pooled = self._agents.get(name, self._agents.get(path))
+            if pooled is not None or name in RULE_BASED:
+                found[name] = pooled if pooled is not None else name
+            else:
+                if root is not None and ".." in Path(name).parts:
+                    raise ValueError(f"opponent {name!r} leaves the run folder")
+                found[name] = PolicyAgent(path, deterministic=False)
+        return found[name]
+
     def state_dict(self, root: Path | None = None) -> dict[str, Any]:
         """What a checkpoint keeps of the pool; snapshot folders relative to ``root`` (the run
         folder), so a run folder moved or copied resumes with its own snapshots."""

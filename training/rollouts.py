@@ -154,12 +154,13 @@ class RolloutReward(VecEnvWrapper):
         self.moves = self.deviations = 0
         self.gain = 0.0  # sum of the rewards since ``take_stats``
 
-    def _remember(self, obs: np.ndarray) -> np.ndarray:
+    def remember(self, obs: np.ndarray) -> np.ndarray:
+        """Take the prior's moves from the observations ``obs`` (each step's, or a resumed run's last)."""
         self._prior_moves = obs[:, K.OBS_SIZE].astype(np.int64)
         return obs
 
     def reset(self) -> np.ndarray:
-        return self._remember(self.venv.reset())
+        return self.remember(self.venv.reset())
 
     def step_async(self, actions: np.ndarray) -> None:
         actions = np.asarray(actions, dtype=np.int64).reshape(self.num_envs)
@@ -185,7 +186,7 @@ class RolloutReward(VecEnvWrapper):
 
     def step_wait(self):
         obs, _, dones, infos = self.venv.step_wait()
-        return self._remember(obs), self._rewards.copy(), dones, infos
+        return self.remember(obs), self._rewards.copy(), dones, infos
 
     def action_masks(self) -> np.ndarray:
         return self.venv.action_masks()

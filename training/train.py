@@ -48,7 +48,7 @@ from kc_env.vector import KingsCornerVecEnv
 
 from . import checkpoint as checkpoint_mod
 from . import config as config_mod
-from . import improve, run_lock
+from . import improve, resume_state, run_lock
 from .config import TrainConfig
 from .evaluate import evaluate_network
 from .export import network_of
@@ -165,19 +165,28 @@ class RolloutStatsCallback(BaseCallback):
 
 
 class EveryCallback(BaseCallback):
-    """Calls ``fire()`` each time training passes a multiple of ``every`` steps (0: never)."""
+    """Calls ``fire()`` at the start of the first rollout after training passed a multiple of
+    ``every`` steps (0: never): after the PPO update of the rollout that passed it, so what
+    fires sees (and a checkpoint keeps) that update, and the steps stay on the rollouts' grid."""
 
     def __init__(self, every: int) -> None:
         super().__init__()
         self.every, self.next_at = every, 0
 
     def _on_training_start(self) -> None:
-        self.next_at = (self.num_timesteps // self.every + 1) * self.every if self.every else 0
+        self.next_at = self._after(self.model.num_timesteps)
+
+    def _on_rollout_start(self) -> None:
+        steps = self.model.num_timesteps
+        if self.next_at and steps >= self.next_at:
+            self.num_timesteps = steps
+            self.fire()
+            self.next_at = self._after(steps)
+
+    def _after(self, steps: int) -> int:
+        return (steps // self.every + 1) * self.every if self.every else 0
 
     def _on_step(self) -> bool:
-        if self.next_at and self.num_timesteps >= self.next_at:
-            self.fire()
-            self.next_at += self.every
         return True
 
     def fire(self) -> None:
@@ -240,24 +249,54 @@ class EvalCallback(EveryCallback):
 
 
 class CheckpointCallback(EveryCallback):
-    """Saves the model, the league and the evaluation history every N steps (resumable)."""
+    """At the start of every rollout (after the league's snapshot and the evaluation due then),
+    takes the whole checkpoint in memory (``take_checkpoint``); writes it every N steps, and
+    ``latest`` is what Ctrl-C writes: a rollout's start, never a half-collected rollout or a
+    half-done update."""
 
     def __init__(self, run: Run, league: League, history: list[dict[str, Any]]) -> None:
         super().__init__(run.config.checkpoint_every)
         self.run, self.league, self.history = run, league, history
+        self.latest: Checkpoint | None = None
+
+    def _on_rollout_start(self) -> None:
+        self.latest = take_checkpoint(self.run, self.model, self.league, self.history)
+        super()._on_rollout_start()
 
     def fire(self) -> None:
-        save_checkpoint(self.run, self.model, self.league, self.history)
+        self.latest.write()
+
+
+@dataclass
+class Checkpoint:
+    """A checkpoint's files, in memory: ``step_N.pt`` and the league and evaluation beside it."""
+
+    stem: Path
+    files: dict[str, bytes]
+
+    def write(self) -> Path:
+        """Write every file atomically and fsynced, the ``.pt`` last, so a checkpoint that exists
+        is whole (``training/checkpoint.py``); returns the ``.pt``."""
+        self.stem.parent.mkdir(parents=True, exist_ok=True)
+        for suffix in sorted(self.files, key=lambda s: s == ".pt"):
+            write_atomic(self.stem.with_suffix(suffix), self.files[suffix])
+        return checkpoint_mod.state_path(self.stem)
+
+
+def take_checkpoint(run: Run, model: MaskablePPO, league: League, history: list[dict[str, Any]]) -> Checkpoint:
+    """The run's checkpoint now: the model, where the run stands (``resume_state``), the league
+    and the evaluation history."""
+    standing = model.get_env() is not None and model._last_obs is not None
+    position = resume_state.capture(model, league, run.folder) if standing else None
+    return Checkpoint(run.checkpoints / f"step_{model.num_timesteps:012d}", {
+        ".league.json": json.dumps(league.state_dict(run.folder)).encode(),
+        ".eval.json": (json.dumps(history) + "\n").encode(),
+        ".pt": checkpoint_mod.state_bytes(model, position)})
 
 
 def save_checkpoint(run: Run, model: MaskablePPO, league: League, history: list[dict[str, Any]]) -> Path:
-    """Write ``step_N.pt`` with its league and evaluation state, each file atomically and fsynced;
-    the ``.pt`` goes last, so a checkpoint that exists is whole (``training/checkpoint.py``)."""
-    run.checkpoints.mkdir(parents=True, exist_ok=True)
-    stem = run.checkpoints / f"step_{model.num_timesteps:012d}"
-    league.save(stem.with_suffix(".league.json"), run.folder)
-    write_atomic(stem.with_suffix(".eval.json"), json.dumps(history) + "\n")
-    return checkpoint_mod.save(checkpoint_mod.state_path(stem), model)
+    """Write the run's checkpoint now (``take_checkpoint``); returns its ``.pt``."""
+    return take_checkpoint(run, model, league, history).write()
 
 
 def plot_learning_curve(history: list[dict[str, Any]], path: Path,
@@ -351,6 +390,7 @@ def _train(cfg: TrainConfig, folder: Path, resume: bool, progress: bool, argv: l
     model = make_model(cfg, env, folder, prior_weights)
     if checkpoint is not None:
         checkpoint_mod.restore(model, saved, checkpoint)
+        resume_where_it_stood(run, model, league, saved, checkpoint, history)
     else:
         if cfg.pretrain.teacher and cfg.pretrain.method == "rollouts":
             improve_prior(cfg, model, env, run)
@@ -361,14 +401,16 @@ def _train(cfg: TrainConfig, folder: Path, resume: bool, progress: bool, argv: l
     if checkpoint is None and cfg.eval.every:  # where training starts (after any kickstart)
         evaluator.init_callback(model)
         evaluator.evaluate()
+    checkpoints = CheckpointCallback(run, league, history)
     callbacks = CallbackList([ThreadsCallback(cfg.update_threads), RolloutStatsCallback(), LeagueCallback(run, league),
-                              CheckpointCallback(run, league, history), evaluator])
+                              evaluator, checkpoints])  # at a rollout's start: snapshot, evaluation, checkpoint
     if remaining > 0:
         try:
             model.learn(remaining, callback=callbacks, progress_bar=progress, reset_num_timesteps=checkpoint is None,
                         tb_log_name="ppo")
-        except KeyboardInterrupt:  # Ctrl-C: keep what was learnt; kc train says how to resume
-            save_checkpoint(run, model, league, history)
+        except KeyboardInterrupt:  # Ctrl-C: keep the last rollout's start; kc train says how to resume
+            if checkpoints.latest is not None:
+                checkpoints.latest.write()
             env.close()
             raise
     last = save_checkpoint(run, model, league, history)  # saved before the final evaluation, which may fail
@@ -383,16 +425,35 @@ def _train(cfg: TrainConfig, folder: Path, resume: bool, progress: bool, argv: l
     return run
 
 
+def resume_where_it_stood(run: Run, model: MaskablePPO, league: League, saved: dict[str, Any], checkpoint: Path,
+                          history: list[dict[str, Any]]) -> None:
+    """Put the games, generators and last observation of ``checkpoint`` back (``resume_state``),
+    so the run goes on as it would have without the stop; and ``eval.json`` back to the
+    checkpoint's rows (those after it are evaluated again, to the same figures)."""
+    if "position" in saved:
+        try:
+            resume_state.restore(model, league, run.folder, saved["position"])
+        except resume_state.ResumeStateError as exc:
+            raise checkpoint_mod.CheckpointError(f"{checkpoint}: {exc}") from None
+    else:
+        print(f"{checkpoint.name} keeps no games or generators (a checkpoint from before they were kept): the run "
+              "goes on with new deals, so not as it would have without the stop", file=sys.stderr)
+    if history:
+        write_atomic(run.folder / "eval.json", json.dumps(history, indent=1) + "\n")
+
+
 def resume_point(run: Run) -> tuple[Path, tuple] | None:
     """The newest whole checkpoint of ``run`` and what it holds (``checkpoint.read_set``); damaged
     ones are skipped with a line on stderr. ``None`` when the run stopped before its first
-    checkpoint in a stage that resumes on its own (labelling, tuning)."""
+    checkpoint: in a stage that resumes on its own (labelling, tuning), or before training began
+    (it then starts from the beginning, as the same seed would)."""
     found = run.all_checkpoints()
     if not found and list(run.checkpoints.glob("step_*.zip")):
         raise FileNotFoundError(f"{run.folder}: its checkpoints are SB3 zips, which kc no longer reads (loading one "
                                 f"unpickles code); train it afresh")
     point = checkpoint_mod.newest_whole(found, run.folder, lambda line: print(line, file=sys.stderr))
+    if point is None and found and not _has_stage(run.folder):
+        raise FileNotFoundError(f"{run.folder}: no whole checkpoint to resume from")
     if point is None and not _has_stage(run.folder):
-        why = "no whole checkpoint" if found else "no checkpoint"
-        raise FileNotFoundError(f"{run.folder}: {why} to resume from")
+        print(f"{run.folder}: stopped before its first checkpoint; training from the start", file=sys.stderr)
     return point

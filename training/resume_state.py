@@ -1,0 +1,164 @@
+"""Where a training run stands at the start of a rollout, kept in each checkpoint so that
+``--resume`` plays on exactly as the run would have without the stop.
+
+A checkpoint is taken at the start of a rollout, after the PPO update of the one before
+(``train.CheckpointCallback``). Besides the network, the optimizer and the step counts
+(``checkpoint.save``), a run's future then depends on:
+
+- the random generators: torch's (the actions the learner samples), numpy's global one (PPO's
+  minibatch order), Python's, the league's (who is drawn next; building the env anew draws from
+  it) and each snapshot opponent's (its sampled moves);
+- the games in play: every array of the vector env's games and buffers (cards, piles, hands,
+  stock, each game's own generator, move logs, the observation and mask the learner sees), and
+  who sits in each game (a spec, or a snapshot folder of the league, relative to the run folder);
+- the learner's last observation and episode starts, where SB3 takes up the next rollout.
+
+``capture`` takes all of it as tensors and JSON strings (``torch.load(weights_only=True)``
+reads them; nothing is pickled); ``restore`` puts it back into a model and env built anew from
+the run's config. What is not kept changes no weight or evaluation: TensorBoard's episode
+statistics (SB3's ``ep_info_buffer``) and the wall-clock time in each deal's ``info``.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from kc_env.agents.policy_model import PolicyAgent
+from kc_env.vector import KingsCornerVecEnv
+
+from .league import League
+from .rollouts import RolloutReward
+
+GAME_ARRAYS = ("piles", "pinfo", "hands", "stock", "S", "R", "mt")
+"""The fields of the vector env's ``Games`` (``kc_env.vector.kernel``)."""
+ENV_ARRAYS = ("_rng", "_opp_kind", "_game_kinds", "_log", "_obs", "_masks", "_rewards", "_status", "_opp_obs",
+              "_opp_mask", "_deal_seed", "_opp_refused")
+"""The vector env's per-game buffers beside its games (``kc_env.vector.kernel.EnvBuffers``)."""
+
+
+class ResumeStateError(ValueError):
+    """A saved position that does not fit the run's env (another number of games, a damaged file)."""
+
+
+def capture(model: Any, league: League, root: Path) -> dict[str, Any]:
+    """Where the run of ``model`` (a MaskablePPO on a ``KingsCornerVecEnv``, maybe wrapped) and its
+    ``league`` stands now, as tensors and JSON strings."""
+    env = vector_env(model)
+    seated = _seated(env)
+    return {
+        "rng": {"torch": torch.get_rng_state(), **_numpy_rng(), "python": json.dumps(random.getstate()),
+                "league": json.dumps(league.rng.getstate())},
+        "last_obs": torch.from_numpy(np.array(model._last_obs)),
+        "episode_starts": torch.from_numpy(np.array(model._last_episode_starts)),
+        "games": {name: _tensor(getattr(env.game.state, name)) for name in GAME_ARRAYS},
+        "rules_vecs": _tensor(env.game.rules_vecs),
+        "env": {name: _tensor(getattr(env, name)) for name in ENV_ARRAYS},
+        "opponents": json.dumps([[league.name_in_checkpoint(o, root) for o in row] for row in seated]),
+        "opponent_rngs": json.dumps(_opponent_rngs(league, seated, root)),
+    }
+
+
+def restore(model: Any, league: League, root: Path, state: dict[str, Any]) -> None:
+    """Put the position ``state`` (from ``capture``) into ``model``, its env and ``league``, which
+    were built anew from the run's config and checkpoint; ``ResumeStateError`` if it does not fit."""
+    try:
+        _restore(model, league, root, state)
+    except (KeyError, TypeError, ValueError, RuntimeError) as exc:
+        raise ResumeStateError(f"the saved games and generators do not fit the run ({exc})") from None
+
+
+def vector_env(model: Any) -> KingsCornerVecEnv:
+    env = model.get_env().unwrapped
+    if not isinstance(env, KingsCornerVecEnv):
+        raise TypeError(f"expected the run's KingsCornerVecEnv, got {type(env).__name__}")
+    return env
+
+
+def _restore(model: Any, league: League, root: Path, state: dict[str, Any]) -> None:
+    env = vector_env(model)
+    for name in GAME_ARRAYS:
+        _copy_into(getattr(env.game.state, name), state["games"][name], name)
+    _copy_into(env.game.rules_vecs, state["rules_vecs"], "rules_vecs")
+    saved = {name: state["env"][name] for name in ENV_ARRAYS}
+    for name in ENV_ARRAYS:
+        if name not in ("_opp_kind", "_game_kinds"):
+            _copy_into(getattr(env, name), saved[name], name)
+    agents: dict[str, Any] = {}  # one agent per name, seated or not
+    _seat(env, league, root, json.loads(state["opponents"]), saved, agents)
+    _restore_rngs(state["rng"], league, root, json.loads(state["opponent_rngs"]), agents)
+    model._last_obs = state["last_obs"].numpy().copy()
+    model._last_episode_starts = state["episode_starts"].numpy().copy()
+    env._started = True
+    if isinstance(model.get_env(), RolloutReward):
+        model.get_env().remember(model._last_obs)
+
+
+def _seated(env: KingsCornerVecEnv) -> list[list[Any]]:
+    """Who sits at each game, by position left of the learner: a spec string or an agent."""
+    specs = ["random", *env._policy_specs]
+    return [[specs[kind] for kind in row] for row in env._game_kinds.tolist()]
+
+
+def _seat(env: KingsCornerVecEnv, league: League, root: Path, names: list[list[str]],
+          saved: dict[str, torch.Tensor], agents: dict[str, Any]) -> None:
+    """Seat the saved opponents in every game (the env numbers them anew), then carry the saved
+    per-seat kinds of the deals in play over to the new numbers."""
+    if len(names) != env.num_envs:
+        raise ValueError(f"{len(names)} games saved, {env.num_envs} in the env")
+    for b, row in enumerate(names):
+        env.set_opponents([b], [league.opponent_named(name, root, agents) for name in row])
+    old_kinds = saved["_game_kinds"].numpy()
+    if old_kinds.shape != env._game_kinds.shape:
+        raise ValueError(f"opponent table of shape {tuple(old_kinds.shape)}, expected {env._game_kinds.shape}")
+    renumber = dict(zip(old_kinds.ravel().tolist(), env._game_kinds.ravel().tolist(), strict=True))
+    renumber[0] = 0  # the learner's own seat, and a random opponent
+    env._opp_kind[...] = np.vectorize(renumber.__getitem__, otypes=[np.int64])(saved["_opp_kind"].numpy())
+
+
+def _opponent_rngs(league: League, seated: list[list[Any]], root: Path) -> dict[str, Any]:
+    """The generator state of every agent that samples its moves (snapshots), seated or in the pool."""
+    agents = {id(a): a for row in seated for a in row if not isinstance(a, str)}
+    agents.update({id(a): a for a in league.agents() if not isinstance(a, str)})
+    return {league.name_in_checkpoint(a, root): a._rng.bit_generator.state for a in agents.values()
+            if isinstance(getattr(a, "_rng", None), np.random.Generator)}
+
+
+def _restore_rngs(rng: dict[str, Any], league: League, root: Path, opponents: dict[str, Any],
+                  agents: dict[str, Any]) -> None:
+    torch.set_rng_state(rng["torch"])
+    np.random.set_state(("MT19937", rng["numpy_keys"].numpy().astype(np.uint32), *json.loads(rng["numpy"])))
+    for generator, saved in ((random, rng["python"]), (league.rng, rng["league"])):
+        version, internal, gauss = json.loads(saved)
+        generator.setstate((version, tuple(internal), gauss))
+    for name, bit_state in opponents.items():
+        agent = league.opponent_named(name, root, agents)
+        if not isinstance(agent, PolicyAgent):
+            raise ValueError(f"opponent {name} keeps no generator")
+        agent._rng.bit_generator.state = bit_state
+
+
+def _numpy_rng() -> dict[str, Any]:
+    kind, keys, pos, has_gauss, cached = np.random.get_state()
+    if kind != "MT19937":
+        raise ValueError(f"numpy's global generator is {kind}, not MT19937")
+    return {"numpy_keys": torch.from_numpy(keys.astype(np.int64)), "numpy": json.dumps([pos, has_gauss, cached])}
+
+
+def _tensor(array: np.ndarray) -> torch.Tensor:
+    """A copy of ``array`` as a tensor (uint64 as int64, bit for bit: torch keeps few uint64 ops)."""
+    array = np.ascontiguousarray(array)
+    return torch.from_numpy((array.view(np.int64) if array.dtype == np.uint64 else array).copy())
+
+
+def _copy_into(target: np.ndarray, saved: torch.Tensor, name: str) -> None:
+    values = saved.numpy()
+    if values.shape != target.shape:
+        raise ValueError(f"{name} has shape {values.shape}, the env {target.shape}")
+    target[...] = values.view(target.dtype) if target.dtype == np.uint64 else values
+
