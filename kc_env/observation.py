@@ -34,9 +34,9 @@ each pile has the same block of six slices, ``pile_{P}_...``.
 | 1516 | num_players | 5 | number of players, one-hot 2..6 |
 | 1521 | rule_{variant} | 46 | one one-hot per variant of ``RULE_CHOICES``, values in that order |
 | 1567 | rule_hand_size | 1 | ``hand_size`` / 26 |
-| 1568 | rule_target | 1 | ``target`` / 1000, clipped to 1 (0 under ``single``) |
-| 1569 | rule_chips | 1 | ``chips`` / 1000, clipped to 1 |
-| 1570 | rule_penalty | 14 | the penalty table in force, A 2 .. 10 J Q K JK, / 25, clipped to 4 |
+| 1568 | rule_target | 1 | ``target`` / 1000, clipped to 1 (0 under ``single``; ``Rules`` allows up to 10,000) |
+| 1569 | rule_chips | 1 | ``chips`` / 1000, clipped to 1 (``Rules`` allows up to 10,000) |
+| 1570 | rule_penalty | 14 | the penalty table in force, A 2 .. 10 J Q K JK, / 25 (at most 4: ``Rules`` allows 0 to 100) |
 | 1584 | rule_{variant}_more | 14 | layout 2: one one-hot per variant of ``MORE_CHOICES``, values in that order |
 | 1598 | first_turn | 1 | no turn of this deal has ended yet (``cross_king_move: first_turn``) |
 
@@ -169,7 +169,7 @@ LAYOUT: tuple[tuple[str, int, str], ...] = tuple(
     + [("rule_hand_size", 1, f"rules: hand_size / {HAND_SIZE_SCALE}"),
        ("rule_target", 1, f"rules: target / {BIG_SCALE}, clipped to 1 (0 under single)"),
        ("rule_chips", 1, f"rules: chips / {BIG_SCALE}, clipped to 1"),
-       ("rule_penalty", len(PENALTY_KEYS), f"penalty table A..K, JK / {PENALTY_SCALE}, clipped to 4")]
+       ("rule_penalty", len(PENALTY_KEYS), f"penalty table A..K, JK / {PENALTY_SCALE} (at most 4: Rules allows 0..100)")]
     + [(f"rule_{k}_more", len(v), f"rules (layout 2): {k}, one-hot {' '.join(map(str, v))}")
        for k, v in MORE_CHOICES.items()]
     + [("first_turn", 1, "no turn of this deal has ended yet")]
