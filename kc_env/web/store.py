@@ -129,9 +129,10 @@ class Store:
             raise GameError(f"agent spec {spec!r}: this server takes a finite margin, not {options['margin']}")
         blueprint = options["blueprint"]
         if blueprint and not self.is_offered(blueprint):
-            models = ", ".join(o["spec"] for o in self.offered() if o["spec"] not in RULE_BASED and o["spec"] != SEARCH)
-            raise GameError(f"agent spec {spec[:80]!r}: blueprint= names a model this server offers ({models}); "
-                            "a folder is a kc serve --model choice")
+            models = ", ".join(name for name, folder in {**shipped_models(), **self.models}.items()
+                               if is_turn_value_folder(folder))
+            raise GameError(f"agent spec {spec[:80]!r}: blueprint= names a turn-value model this server offers "
+                            f"({models}); a folder is a kc serve --model choice")
 
     def agent(self, spec: Any, seed: int) -> Agent:
         """A new agent of an offered spec (``GameError`` naming the fault of a bad one). An
