@@ -56,8 +56,8 @@ def test_every_shipped_model_and_the_search_act_from_several_threads_at_once():
 
 def test_every_parallel_loop_is_compiled_to_be_entered_one_thread_at_a_time():
     """A loop over the cores compiled with plain ``njit(parallel=True)`` would be entered without
-    ``PARALLEL_LOCK``."""
+    ``PARALLEL_LOCK`` (kc_env and, in a clone, training/)."""
     plain = [f"{path.relative_to(compiled.PACKAGE.parent)}:{n}"
-             for path in sorted(compiled.PACKAGE.rglob("*.py")) if path.name != "compiled.py"
+             for root in compiled.ROOTS for path in sorted(root.rglob("*.py")) if path.name != "compiled.py"
              for n, line in enumerate(path.read_text().splitlines(), start=1) if re.search(r"parallel\s*=\s*True", line)]
     assert plain == [], f"use compiled.njit_parallel for these loops: {plain}"
