@@ -85,9 +85,9 @@ def njit_parallel(fn: Callable) -> Callable:
     compiled = njit(parallel=True)(fn)
 
     @functools.wraps(fn)
-    def one_at_a_time(*args):
+    def one_at_a_time(*args, **kwargs):
         with PARALLEL_LOCK:
-            return compiled(*args)
+            return compiled(*args, **kwargs)
 
     one_at_a_time.compiled = compiled
     return one_at_a_time
