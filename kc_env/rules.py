@@ -8,7 +8,7 @@ or a bad value raises ``RulesError`` naming the key and listing what is allowed.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -214,21 +214,24 @@ def _show(value: Any) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
 
 
-SCALARS = (str, int, float, bool, type(None))
-"""What a rule other than ``custom_table`` may be given as: one value, never a list or mapping."""
+def _is_one_value(value: Any) -> bool:
+    """Whether ``value`` is one value, not a collection of them (a list, a mapping, a set...)."""
+    return isinstance(value, (str, bytes)) or not isinstance(value, Collection)
 
 
 def _brief(value: Any) -> str:
-    """``value`` as an error message shows it, whatever its size: the ``repr`` of a short scalar,
-    the start of a long text, the length of a long number, only the type of anything else (a
-    YAML alias makes a few bytes stand for billions of strings, RULES.md 4)."""
-    if isinstance(value, str):
-        return repr(value) if len(value) <= MAX_SHOWN else f"{value[:MAX_SHOWN]!r}... ({len(value):,} characters)"
+    """``value`` as an error message shows it, whatever its size: the ``repr`` of a short value,
+    the start of a long text, the length of a long number, only the type of a collection (a YAML
+    alias lets a few hundred bytes stand for billions of strings)."""
+    if isinstance(value, (str, bytes)):
+        return repr(value) if len(value) <= MAX_SHOWN else f"{value[:MAX_SHOWN]!r}... ({len(value):,} long)"
     if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**MAX_SHOWN:
         return f"a number of {_digits(abs(value)):,} digits"
-    if isinstance(value, SCALARS):
-        return repr(value)
-    return f"a {type(value).__name__}"
+    if not _is_one_value(value):
+        name = type(value).__name__
+        return f"{'an' if name[0] in 'aeiou' else 'a'} {name}"
+    text = repr(value)
+    return text if len(text) <= 2 * MAX_SHOWN else text[:2 * MAX_SHOWN] + "..."
 
 
 def _digits(n: int) -> int:
@@ -238,7 +241,7 @@ def _digits(n: int) -> int:
 
 
 def _check_scalar(what: str, value: Any) -> None:
-    if not isinstance(value, SCALARS):
+    if not _is_one_value(value):
         raise RulesError(f"{what} must be a single value, not {_brief(value)}")
 
 

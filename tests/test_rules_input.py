@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 
+import numpy as np
 import pytest
 
 from kc_env import Rules, RulesError
@@ -49,6 +50,9 @@ def test_a_billion_laughs_in_a_custom_table_is_refused_at_once(tmp_path):
     ({"preset": "x" * 10**7}, "unknown preset 'xxxxxxxx"),
     ({"hand_size": 10**5000}, "rule 'hand_size' must be a whole number from 1 to 25, not a number of 5,001 digits"),
     ({"jokers": {"a": [1] * 10**6}}, "rule 'jokers' must be a single value, not a dict"),
+    ({"draw": b"x" * 10**7}, "rule 'draw' cannot be b'xxxxxxxx"),
+    ({"hand_size": np.int64(5)}, "rule 'hand_size' must be a whole number from 1 to 25, not np.int64(5)"),
+    ({"chips": set(range(10**6))}, "rule 'chips' must be a single value, not a set"),
 ])
 def test_long_values_are_shown_cut_short(data, message):
     """A message shows at most a few dozen characters of a value (10 MB strings, 5,000 digits)."""
