@@ -21,7 +21,7 @@ from kc_env.agents import turns
 from kc_env.agents.heuristic.weights import HEURISTIC_WEIGHTS
 from kc_env.agents.playouts import OTHERS, line_values, other_action, seat_share
 from kc_env.agents.turn_value import FEATURES, candidate_features, value
-from kc_env.compiled import njit
+from kc_env.compiled import njit_parallel
 from kc_env.vector import kernel as K
 
 OPPONENTS = OTHERS
@@ -29,7 +29,7 @@ OPPONENTS = OTHERS
 ``OTHERS``."""
 
 
-@njit(parallel=True)
+@njit_parallel
 def play_games(seeds, dealers, num_players, rules_row, rules_vec, learners, others, k, epsilon, use_net, layers_w,
                layers_b, max_records, explore_seed, feats_out, seat_out, count_out, share_out):
     """Play deal ``i`` with ``seeds[i]`` and ``dealers[i]`` for each ``i`` (see the module docstring).
