@@ -56,8 +56,10 @@ together: the shapes the card declares are summed before any array is read (the 
 hold a few megabytes)."""
 MAX_WIDTH = 1 << 16
 """The widest hidden layer a card may declare."""
-MAX_LAYERS = 16
-"""The most hidden layers a card may declare (the shipped models have two)."""
+MAX_LAYERS = 32
+"""The most hidden layers a card may declare: a trained network's shared trunk and its policy
+layers, up to 16 each (``network.shared`` and ``network.hidden`` of a training config); the
+shipped models have two."""
 PRIORS = COMPILED
 """The rule-based agents a network may take as its prior (those with a compiled policy)."""
 
