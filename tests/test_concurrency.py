@@ -24,16 +24,17 @@ THREADS_ACTING = textwrap.dedent("""
         return {"observation": observation.encode(state, state.current_player),
                 "action_mask": actions.legal_mask(state)}
 
-    def acts(spec):  # a search decision takes most of a second: a few; the others: many
-        return 2 if spec.startswith("search") else 40
+    def acts(spec):  # a search decision takes most of a second: one each; the others: many
+        return 1 if spec.startswith("search") else 40
 
     jobs = []
     for spec in [*shipped_models(), "search:redeals=4"]:
-        for seat in range(3):
+        for seat in range(2 if spec.startswith("search") else 3):
             agent = load(spec, seed=seat)
             players = getattr(agent, "card", {}).get("num_players", 2)
             views = [position(players, seed) for seed in range(2)]
-            agent.act(views[0])  # compiled and warm before the threads start
+            if seat == 0:
+                agent.act(views[0])  # compiled and warm before the threads start
             jobs.append((agent, views, acts(spec)))
 
     def play(agent, views, n):
