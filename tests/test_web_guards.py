@@ -194,6 +194,15 @@ def test_a_replay_of_more_deals_than_a_table_plays_is_refused_before_it_is_repla
     assert f"{MAX_DEALS + 1} deals" in refusal(response, 413)
 
 
+def test_a_replay_of_more_moves_than_the_server_keeps_is_refused_before_it_is_replayed(client):
+    from kc_env.web.app import MAX_REPLAY_MOVES
+
+    text = json.dumps({"format": "kc_env.game", "version": 1, "rules": {"preset": "standard"}, "num_players": 2,
+                       "seed": 1, "moves": ["end turn"] * (MAX_REPLAY_MOVES + 1)})
+    response = client.post("/api/replays", content=text, headers={"Content-Type": "application/json"})
+    assert f"{MAX_REPLAY_MOVES + 1:,} moves" in refusal(response, 413)
+
+
 def test_kc_serve_beyond_this_machine_says_anyone_can_exhaust_it():
     from kc_env.commands.serve import exposure_note
 

@@ -62,9 +62,9 @@ THINKING = 4
 """Requests whose agents think at once (advances and advice); the others wait for a turn."""
 THINKING_WAIT = 60.0
 """Seconds a request waits for its turn to think before it is refused as busy (503)."""
-MAX_REPLAY_MOVES = 100_000
+MAX_REPLAY_MOVES = 50_000
 """The most moves a replay upload may hold (and at most ``games.MAX_DEALS`` deals, as a table's
-match): a replay is kept in memory, move by move."""
+match): a replay is kept in memory, about 70 bytes a move, so 256 kept hold under 1 GB."""
 
 
 def create_app(store: Store | None = None, pace: float = DEFAULT_PACE, hosts: Sequence[str] = LOOPBACK) -> Starlette:
