@@ -181,7 +181,7 @@ class OwnPage:
 
     def __init__(self, app: Any, hosts: Sequence[str]) -> None:
         self.app = app
-        self.hosts = {_hostname(h) for h in hosts}
+        self.hosts = {h.strip().strip("[]").lower() for h in hosts}
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] == "http":
@@ -198,7 +198,7 @@ class OwnPage:
             return (f"this server answers to {', '.join(sorted(self.hosts))}, not the host {host[:80]!r} "
                     "(kc serve --allow-host NAME adds a name)")
         origin = headers.get("origin")
-        if origin is not None and origin != f"{scheme}://{host}":
+        if origin is not None and origin.lower() != f"{scheme}://{host}".lower():
             return f"the origin {origin[:80]!r} is not this server's page ({scheme}://{host[:80]}): refused"
         return None
 
