@@ -204,6 +204,19 @@ def test_a_replay_of_more_moves_than_the_server_keeps_is_refused_before_it_is_re
     assert f"{MAX_REPLAY_MOVES + 1:,} moves" in refusal(response, 413)
 
 
+def test_kc_serve_answers_to_the_address_it_listens_on_and_the_names_allowed(capsys):
+    import socket
+
+    from kc_env.cli import main
+    from kc_env.commands.serve import own_names
+
+    assert {"127.0.0.1", "localhost", "::1"} <= set(own_names("127.0.0.1", []))
+    assert "10.0.0.7" in own_names("10.0.0.7", []) and "10.0.0.7" not in own_names("127.0.0.1", [])
+    assert {socket.gethostname(), "table.lan"} <= set(own_names("0.0.0.0", ["table.lan"]))
+    assert main(["serve", "--allow-host", "http://x/"]) == 2
+    assert capsys.readouterr().err == "kc serve: --allow-host takes a host name or address, not 'http://x/'\n"
+
+
 def test_kc_serve_beyond_this_machine_says_anyone_can_exhaust_it():
     from kc_env.commands.serve import exposure_note
 
