@@ -45,9 +45,10 @@ class Payload:
 
 @pytest.fixture(scope="module")
 def finished_run(tmp_path_factory) -> Path:
-    """A run trained to 2048 steps with checkpoints at 1024 and 2048 (copied by each test)."""
+    """A run trained to 2048 steps with checkpoints at 1024 and 2048, and a snapshot taken after
+    the first update (copied by each test)."""
     folder = tmp_path_factory.mktemp("runs") / "run"
-    train(smoke(total_timesteps=2048), folder, progress=False, argv=["test"])
+    train(smoke(total_timesteps=2048, **{"league.snapshot_every": 1024}), folder, progress=False, argv=["test"])
     return folder
 
 
@@ -136,7 +137,7 @@ def test_a_damaged_league_file_is_a_damaged_checkpoint(run, capsys):
 
 def test_snapshot_paths_are_relative_so_a_moved_run_resumes_with_its_own(run, tmp_path):
     league = json.loads((run / "checkpoints" / "step_000000002048.league.json").read_text())
-    assert league["snapshots"] == ["snapshots/step_000002048"]
+    assert league["snapshots"] == ["snapshots/step_000001024"]
     moved = tmp_path / "moved"
     run.rename(moved)
     train(None, moved, resume=True, progress=False)  # the original location is gone

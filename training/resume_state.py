@@ -9,8 +9,9 @@ A checkpoint is taken at the start of a rollout, after the PPO update of the one
   minibatch order), Python's, the league's (who is drawn next; building the env anew draws from
   it) and each snapshot opponent's (its sampled moves);
 - the games in play: every array of the vector env's games and buffers (cards, piles, hands,
-  stock, each game's own generator, move logs, the observation and mask the learner sees), and
-  who sits in each game (a spec, or a snapshot folder of the league, relative to the run folder);
+  stock, each game's own generator, move logs, the observation and mask the learner sees: every
+  array attribute with a row per game, so a buffer the env gains later is kept too), and who sits
+  in each game (a spec, or a snapshot folder of the league, relative to the run folder);
 - the learner's last observation and episode starts, where SB3 takes up the next rollout.
 
 ``capture`` takes all of it as tensors and JSON strings (``torch.load(weights_only=True)``
@@ -35,11 +36,8 @@ from kc_env.vector import KingsCornerVecEnv
 from .league import League
 from .rollouts import RolloutReward
 
-GAME_ARRAYS = ("piles", "pinfo", "hands", "stock", "S", "R", "mt")
-"""The fields of the vector env's ``Games`` (``kc_env.vector.kernel``)."""
-ENV_ARRAYS = ("_rng", "_opp_kind", "_game_kinds", "_log", "_obs", "_masks", "_rewards", "_status", "_opp_obs",
-              "_opp_mask", "_deal_seed", "_opp_refused")
-"""The vector env's per-game buffers beside its games (``kc_env.vector.kernel.EnvBuffers``)."""
+SEATING = ("_opp_kind", "_game_kinds")
+"""The env's arrays of who sits where, by the env's own numbering of the opponents (``_seat``)."""
 
 
 class ResumeStateError(ValueError):
@@ -56,9 +54,8 @@ def capture(model: Any, league: League, root: Path) -> dict[str, Any]:
                 "league": json.dumps(league.rng.getstate())},
         "last_obs": torch.from_numpy(np.array(model._last_obs)),
         "episode_starts": torch.from_numpy(np.array(model._last_episode_starts)),
-        "games": {name: _tensor(getattr(env.game.state, name)) for name in GAME_ARRAYS},
-        "rules_vecs": _tensor(env.game.rules_vecs),
-        "env": {name: _tensor(getattr(env, name)) for name in ENV_ARRAYS},
+        "games": {name: _tensor(array) for name, array in game_arrays(env).items()},
+        "env": {name: _tensor(array) for name, array in env_arrays(env).items()},
         "opponents": json.dumps([[league.name_in_checkpoint(o, root) for o in row] for row in seated]),
         "opponent_rngs": json.dumps(_opponent_rngs(league, seated, root)),
     }
@@ -80,15 +77,29 @@ def vector_env(model: Any) -> KingsCornerVecEnv:
     return env
 
 
+def game_arrays(env: KingsCornerVecEnv) -> dict[str, np.ndarray]:
+    """Every array of the games (``kc_env.vector.kernel.Games``, and the ``VecGame``'s own)."""
+    state = env.game.state
+    return {**{f"state.{name}": getattr(state, name) for name in state._fields},
+            **{name: a for name, a in vars(env.game).items() if isinstance(a, np.ndarray)}}
+
+
+def env_arrays(env: KingsCornerVecEnv) -> dict[str, np.ndarray]:
+    """Every per-game array of the env beside its games (``kc_env.vector.kernel.EnvBuffers`` and
+    the rest): each array attribute with a row per game, whatever the env names it."""
+    return {name: a for name, a in vars(env).items() if isinstance(a, np.ndarray) and a.shape[:1] == (env.num_envs,)}
+
+
 def _restore(model: Any, league: League, root: Path, state: dict[str, Any]) -> None:
     env = vector_env(model)
-    for name in GAME_ARRAYS:
-        _copy_into(getattr(env.game.state, name), state["games"][name], name)
-    _copy_into(env.game.rules_vecs, state["rules_vecs"], "rules_vecs")
-    saved = {name: state["env"][name] for name in ENV_ARRAYS}
-    for name in ENV_ARRAYS:
-        if name not in ("_opp_kind", "_game_kinds"):
-            _copy_into(getattr(env, name), saved[name], name)
+    for kind, arrays in (("games", game_arrays(env)), ("env", env_arrays(env))):
+        missing = sorted(set(arrays) - set(state[kind]))  # more saved is a step's passing input (_raw_actions)
+        if missing:
+            raise ValueError(f"the saved {kind} lack {', '.join(missing)}: another version of the vector env")
+        for name, array in arrays.items():
+            if name not in SEATING:
+                _copy_into(array, state[kind][name], name)
+    saved = state["env"]
     agents: dict[str, Any] = {}  # one agent per name, seated or not
     _seat(env, league, root, json.loads(state["opponents"]), saved, agents)
     _restore_rngs(state["rng"], league, root, json.loads(state["opponent_rngs"]), agents)
