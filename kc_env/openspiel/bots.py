@@ -89,7 +89,7 @@ class ISMCTSMaker:
     """Makes OpenSpiel's ``ISMCTSBot`` with random roll-outs and ``resample`` as its re-deal
     (a ``BotMaker``; plain data, so that an agent holding it pickles into worker processes)."""
 
-    simulations: int = 200
+    simulations: int = 50
     uct_c: float = 2.0
     rollouts: int = 1
 
@@ -107,5 +107,5 @@ class ISMCTSAgent(BotAgent):
 
     spec = "kc_env.openspiel:ISMCTSAgent"
 
-    def __init__(self, seed: int | None = None, simulations: int = 200):
+    def __init__(self, seed: int | None = None, simulations: int = 50):
         super().__init__(ISMCTSMaker(simulations), seed=seed, label=f"ismcts:{simulations}")
