@@ -37,6 +37,48 @@ END_TURN_ACTION = MOVE_OFFSET + NUM_PILES * NUM_PILES  # 496
 NUM_ACTIONS = END_TURN_ACTION + 1  # 497
 
 
+# The index formulas, once. Plain functions of ints that compiled code uses too: the vector
+# kernel compiles them (``kernel.play_action``...), so its moves and these agree by construction.
+def play_action(card: int, pile: int) -> int:
+    """The index of playing ``card`` onto ``pile``."""
+    return PLAY_OFFSET + card * NUM_PILES + pile
+
+
+def move_action(src: int, dst: int) -> int:
+    """The index of moving pile ``src`` (or its part) onto pile ``dst``."""
+    return MOVE_OFFSET + src * NUM_PILES + dst
+
+
+def play_card_of(a: int) -> int:
+    """The card of the card play ``a``."""
+    return (a - PLAY_OFFSET) // NUM_PILES
+
+
+def play_pile_of(a: int) -> int:
+    """The pile of the card play ``a``."""
+    return (a - PLAY_OFFSET) % NUM_PILES
+
+
+def move_src(a: int) -> int:
+    """The pile that the pile move ``a`` takes cards from."""
+    return (a - MOVE_OFFSET) // NUM_PILES
+
+
+def move_dst(a: int) -> int:
+    """The pile that the pile move ``a`` lays them on."""
+    return (a - MOVE_OFFSET) % NUM_PILES
+
+
+def is_play(a: int) -> bool:
+    """Whether ``a`` is a card play."""
+    return PLAY_OFFSET <= a < MOVE_OFFSET
+
+
+def is_pile_move(a: int) -> bool:
+    """Whether ``a`` is a pile move."""
+    return MOVE_OFFSET <= a < END_TURN_ACTION
+
+
 def _build_moves() -> tuple[Move, ...]:
     plays = [PlayCard(c, p) for c in range(NUM_CARDS) for p in range(NUM_PILES)]
     pile_moves = [MovePile(s, d) for s in range(NUM_PILES) for d in range(NUM_PILES)]
@@ -68,11 +110,11 @@ def encode(move: Move) -> int:
     if isinstance(move, PlayCard):
         card, pile = operator.index(move.card), operator.index(move.pile)
         if 0 <= card < NUM_CARDS and 0 <= pile < NUM_PILES:
-            return PLAY_OFFSET + card * NUM_PILES + pile
+            return play_action(card, pile)
     elif isinstance(move, MovePile):
         src, dst = operator.index(move.src), operator.index(move.dst)
         if 0 <= src < NUM_PILES and 0 <= dst < NUM_PILES:
-            return MOVE_OFFSET + src * NUM_PILES + dst
+            return move_action(src, dst)
     elif isinstance(move, EndTurn):
         return END_TURN_ACTION
     else:
@@ -119,7 +161,7 @@ def legal_mask(state: GameState) -> np.ndarray:
     deal is over it is all zero.
     """
     # Every env builds this at every step: each index is stored straight into a bytearray (the
-    # index formulas of the layout, inline) and numpy wraps it without a copy, which is about
+    # formulas of ``play_action`` and ``move_action``, inline) and numpy wraps it without a copy, which is about
     # half the time of building the list of indices with ``encode`` and fancy-assigning it.
     mask = bytearray(NUM_ACTIONS)
     for move in engine.legal_moves(state):
@@ -135,5 +177,6 @@ def legal_mask(state: GameState) -> np.ndarray:
 
 __all__ = [
     "ACTION_LAYOUT_VERSION", "PLAY_OFFSET", "MOVE_OFFSET", "END_TURN_ACTION", "NUM_ACTIONS", "MOVES",
-    "NAMES", "encode", "decode", "name", "parse", "legal_actions", "legal_mask",
+    "NAMES", "encode", "decode", "name", "parse", "legal_actions", "legal_mask", "play_action", "move_action",
+    "play_card_of", "play_pile_of", "move_src", "move_dst", "is_play", "is_pile_move",
 ]

@@ -161,10 +161,10 @@ def test_the_search_agents_compiled_redeal_deals_as_the_engines_does(players):
     places = {"compiled": {}, "engine": {}}
     for seed in range(12):
         table = turns.alloc(1, view.clears_piles(obs))
-        piles, pinfo, hands, stock, S, R, mt = table
-        playouts.redeal(obs, piles, pinfo, hands, stock, S, R, mt, np.int64(0), np.array([seed + 1], np.uint64), 1000)
+        hands, stock, S = table.hands, table.stock, table.S
+        playouts.redeal(obs, table, np.int64(0), np.array([seed + 1], np.uint64), 1000)
         ob = np.zeros(K.OBS_SIZE, dtype=np.float32)
-        K.encode(piles, pinfo, hands, S, np.int64(0), np.int64(0), obs[K.RULES_START:].copy(), ob)
+        K.encode(table, np.int64(0), np.int64(0), obs[K.RULES_START:].copy(), ob)
         assert np.array_equal(ob, obs)
         dealt = {j: [c for c in range(54) if (int(hands[0, j]) >> c) & 1] for j in range(1, players)}
         dealt[0] = [int(c) for c in stock[0, :S[0, K.SLEN]]]  # the stock as place 0

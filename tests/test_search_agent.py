@@ -156,8 +156,8 @@ def test_a_redeal_keeps_the_seats_view_and_every_card_once():
         rng = np.arange(1, rows + 1, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
         out = np.zeros(K.OBS_SIZE, dtype=np.float32)
         for b in range(rows):
-            playouts.redeal(vec, *arrays, b, rng, 1000)
-            K.encode(piles, pinfo, hands, S, b, 0, vec[K.RULES_START:], out)
+            playouts.redeal(vec, arrays, b, rng, 1000)
+            K.encode(arrays, b, 0, vec[K.RULES_START:], out)
             differs = np.flatnonzero(out != vec)
             scores = range(K.O_SCORES, K.O_SCORES + 6)
             assert all(i in scores for i in differs), f"the seat's view changed at {differs.tolist()}"

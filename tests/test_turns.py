@@ -132,11 +132,11 @@ def test_the_seat_row_is_the_kernels_own_row_of_the_game():
     as the kernel holds them for the real game."""
     positions = random_positions(300, seed=11)
     game = VecGame(len(positions))
-    tab = turns.Table.alloc(1)
+    tab = turns.alloc(1, True)
     for b, state in enumerate(positions):
         game.load(b, state)
         seat = state.current_player
-        turns.load(observation.encode(state, seat), tab.piles, tab.pinfo, tab.hands, tab.stock, tab.S, tab.R, 1)
+        turns.load(observation.encode(state, seat), tab, 1)
         assert tab.hands[0, 0] == game.hands[b, seat]
         assert tab.S[0, K.SLEN] == game.S[b, K.SLEN] and tab.S[0, K.NP] == game.S[b, K.NP]
         for col in (K.DRAWN, K.PLAYED, K.MOVED):

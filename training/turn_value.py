@@ -14,6 +14,8 @@ deal nobody won): Monte-Carlo returns of afterstates, as TD-Gammon's first runs 
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 from numba import prange
 
@@ -21,7 +23,7 @@ from kc_env.agents import turns
 from kc_env.agents.heuristic.weights import HEURISTIC_WEIGHTS
 from kc_env.agents.playouts import OTHERS, line_values, other_action, seat_share
 from kc_env.agents.turn_value import FEATURES, candidate_features, value
-from kc_env.compiled import njit_parallel
+from kc_env.compiled import njit, njit_parallel
 from kc_env.vector import kernel as K
 
 OPPONENTS = OTHERS
@@ -29,58 +31,91 @@ OPPONENTS = OTHERS
 ``OTHERS``."""
 
 
-@njit_parallel
-def play_games(seeds, dealers, num_players, rules_row, rules_vec, learners, others, k, epsilon, use_net, layers_w,
-               layers_b, max_records, explore_seed, feats_out, seat_out, count_out, share_out):
-    """Play deal ``i`` with ``seeds[i]`` and ``dealers[i]`` for each ``i`` (see the module docstring).
+Deals = namedtuple("Deals", "seeds dealers learners others")
+Deals.__doc__ = """The deals ``play_games`` plays, one per game ``i``: its seed and dealer, the seats that
+learn (``learners[i]``: bit ``s`` for seat ``s``) and what the others play (``others[i]``, a code of
+``OPPONENTS``: the heuristic, greedy or random)."""
 
-    ``learners[i]``: bit ``s`` set when seat ``s`` is a learner in game ``i``; the other seats
-    play ``OPPONENTS[others[i]]`` (the heuristic, greedy or random). Writes the records
-    of game ``i`` to ``feats_out[i, :count_out[i]]`` (seat in ``seat_out``), and every seat's
-    share of the deal to ``share_out[i]``."""
-    w = HEURISTIC_WEIGHTS.copy()
-    g = np.int64(0)  # the one game row, as int64: a literal 0 would compile the kernel once more for it
+Choice = namedtuple("Choice", "k epsilon explore_seed use_net layers_w layers_b")
+Choice.__doc__ = """How a learner chooses its turn: among the heuristic's ``k`` best candidates, a random one
+with probability ``epsilon`` (a generator per game from ``explore_seed``), else the network's best
+(``use_net``: layers ``layers_w``, ``layers_b``) or the heuristic's."""
+
+Records = namedtuple("Records", "feats seats counts shares")
+Records.__doc__ = """What ``play_games`` writes: game ``i``'s records ``feats[i, :counts[i]]`` (the chooser in
+``seats``; at most ``feats.shape[1]``) and every seat's share of the deal, ``shares[i]``."""
+
+
+@njit_parallel
+def play_games(deals, num_players, rules_row, rules_vec, choice, records):
+    """Play every deal of ``deals`` (see the module docstring and ``Deals``, ``Choice``,
+    ``Records``) with the kernel's rules row ``rules_row`` and the observation's rules block
+    ``rules_vec``, into ``records``."""
+    # numba cannot hand a namedtuple to a prange loop's body (numba#4846): the loop takes their
+    # fields, and each game makes them again
+    seeds, dealers, learners, others = deals
+    k, epsilon, explore_seed, use_net, layers_w, layers_b = choice
+    feats, seats, counts, shares = records
     for i in prange(seeds.shape[0]):
-        piles, pinfo, hands, stock, S, R, mt = turns.alloc(1, True)
-        R[0, :] = rules_row
-        scratch = np.zeros(K.NUM_ACTIONS, dtype=np.int64)
-        K.deal(piles, pinfo, hands, stock, S, R, mt, g, seeds[i], dealers[i], num_players, scratch)
-        rng = np.zeros(1, dtype=np.uint64)
-        rng[0] = np.uint64(explore_seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(i)
-        ob = np.zeros(K.OBS_SIZE, dtype=np.float32)
-        mask = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
-        lines = np.zeros((k, turns.MAX_DEPTH), dtype=np.int64)
-        lengths = np.zeros(k, dtype=np.int64)
-        feats = np.zeros((k, FEATURES), dtype=np.float32)
-        n = 0
-        while not (S[0, K.OVER] or S[0, K.TRUNC]):
-            seat = S[0, K.CUR]
-            K.encode(piles, pinfo, hands, S, g, seat, rules_vec, ob)
-            K.write_mask(piles, pinfo, hands, S, R, g, mask, scratch)
-            if not (learners[i] >> seat) & 1:
-                a = other_action(others[i], ob, mask, w, piles, pinfo, hands, S, R, g, rng, scratch)
-                K.apply_action(piles, pinfo, hands, stock, S, R, mt, g, a, scratch)
-                continue
-            valid, own, wins = candidate_features(ob, mask, k, lines, lengths, feats)
-            choice = 0
-            if wins >= 0:
-                choice = wins
-            elif valid > 1:
-                if K.randbelow(rng, g, 1 << 30) < epsilon * (1 << 30):
-                    choice = K.randbelow(rng, g, valid)
-                elif use_net:
-                    choice = np.argmax(value(feats[:valid], layers_w, layers_b))
-            if n < max_records:
-                feats_out[i, n] = feats[choice]
-                seat_out[i, n] = seat
-                n += 1
-            for j in range(lengths[choice]):
-                K.apply_action(piles, pinfo, hands, stock, S, R, mt, g, lines[choice, j], scratch)
-            if not (S[0, K.OVER] or S[0, K.TRUNC]):
-                K.apply_action(piles, pinfo, hands, stock, S, R, mt, g, K.END_TURN_ACTION, scratch)
-        count_out[i] = n
-        for s in range(num_players):
-            share_out[i, s] = seat_share(S, g, s)
+        _play_game(np.int64(i), Deals(seeds, dealers, learners, others), num_players, rules_row, rules_vec,
+                   Choice(k, epsilon, explore_seed, use_net, layers_w, layers_b), Records(feats, seats, counts, shares))
+
+
+@njit
+def _play_game(i, deals, num_players, rules_row, rules_vec, choice, records):
+    """Deal ``i`` of ``play_games``, played on a table of its own."""
+    w = HEURISTIC_WEIGHTS.copy()
+    b = np.int64(0)  # the one game row, as int64: a literal 0 would compile the kernel once more for it
+    g = turns.alloc(1, True)
+    g.R[0, :] = rules_row
+    scratch = np.zeros(K.NUM_ACTIONS, dtype=np.int64)
+    K.deal(g, b, deals.seeds[i], deals.dealers[i], num_players, scratch)
+    rng = np.zeros(1, dtype=np.uint64)
+    rng[0] = np.uint64(choice.explore_seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(i)
+    ob = np.zeros(K.OBS_SIZE, dtype=np.float32)
+    mask = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
+    n = 0
+    while not (g.S[b, K.OVER] or g.S[b, K.TRUNC]):
+        seat = g.S[b, K.CUR]
+        K.encode(g, b, seat, rules_vec, ob)
+        K.write_mask(g, b, mask, scratch)
+        if not (deals.learners[i] >> seat) & 1:
+            K.apply_action(g, b, other_action(deals.others[i], ob, mask, w, g, b, rng, scratch), scratch)
+            continue
+        n += _learner_turn(g, b, ob, mask, choice, rng, records, i, n, scratch)
+    records.counts[i] = n
+    for s in range(num_players):
+        records.shares[i, s] = seat_share(g, b, s)
+
+
+@njit
+def _learner_turn(g, b, ob, mask, choice, rng, records, i, n, scratch):
+    """A learner's whole turn in row ``b`` of ``g``: it chooses among the heuristic's candidates
+    (see ``Choice``), records the features of its choice as record ``n`` of game ``i`` (if there
+    is room) and plays it. Returns the number of records written (0 or 1)."""
+    k = choice.k
+    lines = np.zeros((k, turns.MAX_DEPTH), dtype=np.int64)
+    lengths = np.zeros(k, dtype=np.int64)
+    feats = np.zeros((k, FEATURES), dtype=np.float32)
+    valid, own, wins = candidate_features(ob, mask, k, lines, lengths, feats)
+    pick = 0
+    if wins >= 0:
+        pick = wins
+    elif valid > 1:
+        if K.randbelow(rng, b, 1 << 30) < choice.epsilon * (1 << 30):
+            pick = K.randbelow(rng, b, valid)
+        elif choice.use_net:
+            pick = np.argmax(value(feats[:valid], choice.layers_w, choice.layers_b))
+    wrote = 0
+    if n < records.feats.shape[1]:
+        records.feats[i, n] = feats[pick]
+        records.seats[i, n] = g.S[b, K.CUR]
+        wrote = 1
+    for j in range(lengths[pick]):
+        K.apply_action(g, b, lines[pick, j], scratch)
+    if not (g.S[b, K.OVER] or g.S[b, K.TRUNC]):
+        K.apply_action(g, b, K.END_TURN_ACTION, scratch)
+    return wrote
 
 
 def rules_arrays(rules, max_moves: int) -> tuple[np.ndarray, np.ndarray]:
@@ -111,8 +146,8 @@ def generate(rules, num_players: int, seeds: np.ndarray, learners: np.ndarray, *
     count = np.zeros(g, np.int64)
     shares = np.zeros((g, num_players), np.float64)
     others = np.zeros(g, np.int64) if others is None else np.broadcast_to(np.asarray(others, np.int64), (g,)).copy()
-    play_games(seeds, seeds % num_players, num_players, rrow, rvec, np.asarray(learners, np.int64), others, k,
-               float(epsilon), layers is not None, ws, bs, max_records, explore_seed, feats, seat, count, shares)
+    play_games(Deals(seeds, seeds % num_players, np.asarray(learners, np.int64), others), num_players, rrow, rvec,
+               Choice(k, float(epsilon), explore_seed, layers is not None, ws, bs), Records(feats, seat, count, shares))
     keep = np.arange(max_records)[None, :] < count[:, None]
     game = np.broadcast_to(np.arange(g)[:, None], keep.shape)[keep]
     targets = shares[game, seat[keep]].astype(np.float32)

@@ -28,8 +28,8 @@ def greedy_action(obs, mask):
     best_key = -1.0
     for a in range(K.MOVE_OFFSET):
         if mask[a] != 0:
-            c = a // 8
-            p = a % 8
+            c = K.play_card_of(a)
+            p = K.play_pile_of(a)
             space = p < 4 and obs[view.PILE_START + p * view.PILE_BLOCK + view.OFF_LENGTH] == 0.0
             key = pen[c] * 100.0 + K.RANK[c] + (0.0 if space else 0.5)  # a space only when nothing else
             if key > best_key:
@@ -39,9 +39,8 @@ def greedy_action(obs, mask):
         return best
     for a in range(K.MOVE_OFFSET, K.END_TURN_ACTION):
         if mask[a] != 0:
-            src = (a - K.MOVE_OFFSET) // 8
-            dst = (a - K.MOVE_OFFSET) % 8
-            if src < 4 and _moves_whole_pile(obs, src, dst):
+            src = K.move_src(a)
+            if src < 4 and _moves_whole_pile(obs, src, K.move_dst(a)):
                 return a
     if mask[K.END_TURN_ACTION] != 0:
         return K.END_TURN_ACTION

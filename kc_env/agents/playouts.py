@@ -32,11 +32,12 @@ OTHERS = ("heuristic", "greedy", "random")
 
 
 @njit
-def redeal(obs, piles, pinfo, hands, stock, S, R, mt, b, rng, max_moves):
-    """Row ``b``: the position of ``obs`` with the unseen cards dealt anew from the SplitMix64
+def redeal(obs, g, b, rng, max_moves):
+    """Row ``b`` of ``g``: the position of ``obs`` with the unseen cards dealt anew from the SplitMix64
     generator ``rng[b]`` (see the module docstring); deals are cut off after ``max_moves`` more
     moves."""
-    view.seat_row(obs, piles, pinfo, hands, stock, S, R, b)
+    piles, pinfo, hands, stock, S, R, mt = g.piles, g.pinfo, g.hands, g.stock, g.S, g.R, g.mt
+    view.seat_row(obs, g, b)
     seen = hands[b, 0]
     for p in range(8):
         for i in range(pinfo[b, p, K.LEN]):
@@ -66,39 +67,54 @@ def redeal(obs, piles, pinfo, hands, stock, S, R, mt, b, rng, max_moves):
 
 
 @njit
-def other_action(code, ob, mask, w, piles, pinfo, hands, S, R, b, rng, scratch):
+def other_action(code, ob, mask, w, g, b, rng, scratch):
     """The move of a seat that plays ``OTHERS[code]`` in row ``b`` (``ob`` and ``mask`` its
     view; random draws from ``rng[b]``)."""
     if code == 0:
         return heuristic_action_w(ob, mask, w)
     if code == 1:
         return greedy_action(ob, mask)
-    return scratch[K.randbelow(rng, b, K.legal_actions(piles, pinfo, hands, S, R, b, scratch))]
+    return scratch[K.randbelow(rng, b, K.legal_actions(g, b, scratch))]
 
 
 @njit
-def play_to_end(piles, pinfo, hands, stock, S, R, mt, b, w, rules_vec, others, rng):
+def play_to_end(g, b, w, rules_vec, others, rng):
     """Seat 0 plays the heuristic (weights ``w``) in row ``b``, the other seats ``OTHERS[others]``,
     until the deal ends or is cut off."""
     ob = np.zeros(K.OBS_SIZE, dtype=np.float32)
     mask = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
     scratch = np.zeros(K.NUM_ACTIONS, dtype=np.int64)
+    S = g.S
     while not (S[b, K.OVER] or S[b, K.TRUNC]):
         seat = S[b, K.CUR]
-        K.encode(piles, pinfo, hands, S, b, seat, rules_vec, ob)
-        K.write_mask(piles, pinfo, hands, S, R, b, mask, scratch)
+        K.encode(g, b, seat, rules_vec, ob)
+        K.write_mask(g, b, mask, scratch)
         code = 0 if seat == 0 else others
-        a = other_action(code, ob, mask, w, piles, pinfo, hands, S, R, b, rng, scratch)
-        K.apply_action(piles, pinfo, hands, stock, S, R, mt, b, a, scratch)
+        a = other_action(code, ob, mask, w, g, b, rng, scratch)
+        K.apply_action(g, b, a, scratch)
 
 
 @njit
-def seat_share(S, b, seat):
+def seat_share(g, b, seat):
     """What the deal in row ``b`` was worth to ``seat``: 1 for a win, 1 / players for a deal
     nobody won (blocked or cut off), else 0."""
+    S = g.S
     if S[b, K.TRUNC] or S[b, K.WINNER] < 0:
         return 1.0 / S[b, K.NP]
     return 1.0 if S[b, K.WINNER] == seat else 0.0
+
+
+@njit
+def line_share(g, b, line, w, rules_vec, others, rng):
+    """The seat's share of the deal in row ``b`` when it plays ``line``, ends its turn and the
+    deal is played to its end (``play_to_end``)."""
+    scratch = np.zeros(K.NUM_ACTIONS, dtype=np.int64)
+    for a in line:
+        K.apply_action(g, b, a, scratch)
+    if not g.S[b, K.OVER]:
+        K.apply_action(g, b, K.END_TURN_ACTION, scratch)
+    play_to_end(g, b, w, rules_vec, others, rng)
+    return seat_share(g, b, np.int64(0))
 
 
 @njit_parallel
@@ -107,22 +123,19 @@ def line_values(obs, lines, lengths, redeals, w, seed, max_moves, others):
     ``len(lines)``."""
     n_lines = lines.shape[0]
     rows = n_lines * redeals
+    # numba cannot hand a namedtuple to a prange loop's body (numba#4846): the loop takes the
+    # table's arrays and each row makes its ``Games`` again
     piles, pinfo, hands, stock, S, R, mt = turns.alloc(rows, view.clears_piles(obs))
     rng = np.zeros(rows, dtype=np.uint64)
     shares = np.zeros(rows, dtype=np.float64)
     rules_vec = obs[K.RULES_START:].copy()
     for j in prange(rows):
         i = np.int64(j)  # prange counts in uint64: as int64 the kernel's functions are compiled once, not twice
-        scratch = np.zeros(K.NUM_ACTIONS, dtype=np.int64)
         rng[i] = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(i % redeals)  # one re-deal for every line
-        redeal(obs, piles, pinfo, hands, stock, S, R, mt, i, rng, max_moves)
+        g = K.Games(piles, pinfo, hands, stock, S, R, mt)
+        redeal(obs, g, i, rng, max_moves)
         line = i // redeals
-        for k in range(lengths[line]):
-            K.apply_action(piles, pinfo, hands, stock, S, R, mt, i, lines[line, k], scratch)
-        if not S[i, K.OVER]:
-            K.apply_action(piles, pinfo, hands, stock, S, R, mt, i, K.END_TURN_ACTION, scratch)
-        play_to_end(piles, pinfo, hands, stock, S, R, mt, i, w, rules_vec, others, rng)
-        shares[i] = seat_share(S, i, np.int64(0))
+        shares[i] = line_share(g, i, lines[line, :lengths[line]], w, rules_vec, others, rng)
     out = np.zeros(n_lines, dtype=np.float64)
     for i in range(rows):
         out[i // redeals] += shares[i] / redeals

@@ -251,14 +251,14 @@ class SearchAgent(Agent):
         if len(self._plans) + length > MAX_PLANS:
             for key in list(self._plans)[:len(self._plans) // 2]:  # the oldest half
                 del self._plans[key]
-        tab = turns.Table.alloc(length + 1)
-        turns.load(ob, tab.piles, tab.pinfo, tab.hands, tab.stock, tab.S, tab.R, length + 1)
-        turns.replay(*tab.arrays(), line, length)
+        tab = turns.alloc(length + 1, True)
+        turns.load(ob, tab, length + 1)
+        turns.replay(tab, line, length)
         expected = np.zeros(K.OBS_SIZE, dtype=np.float32)
         for d in range(1, length + 1):
             if d == length and (tab.S[d, K.OVER] or tab.hands[d, 0] == 0):
                 break  # gone out: the deal is over
-            turns.afterstate(ob, tab.piles, tab.pinfo, tab.hands, tab.S, tab.R, d, expected)
+            turns.afterstate(ob, tab, d, expected)
             key = hashlib.blake2b(expected.tobytes(), digest_size=16).digest()
             self._plans[key] = (int(line[d]) if d < length else K.END_TURN_ACTION, blueprint)
 

@@ -78,12 +78,13 @@ _FIRST_TURN = SLICES["first_turn"].start
 def features(obs, out):
     """The features of the position in ``obs`` (the seat's observation where its turn would end)
     into ``out`` (float32 of ``FEATURES``)."""
-    piles, pinfo, hands, stock, S, R, mt = turns.alloc(1, False)
-    turns.load(obs, piles, pinfo, hands, stock, S, R, 1)
+    g = turns.alloc(1, False)
+    turns.load(obs, g, 1)
     ctx = np.zeros(C_SIZE, dtype=np.float64)
-    read_context(obs, R, ctx)
+    read_context(obs, g.R, ctx)
     out[:] = 0.0
-    hand = hands[0, 0]
+    pinfo = g.pinfo
+    hand = g.hands[0, 0]
     penalty = 0.0
     for c in range(54):
         if (hand >> c) & 1:
@@ -101,7 +102,7 @@ def features(obs, out):
             out[f + 2 + pinfo[0, p, K.TOP_RANK] - 1] = 1.0
             colour = pinfo[0, p, K.TOP_COLOUR]
             out[f + 15 + (2 if colour < 0 else colour)] = 1.0
-        out[f + 18] = max(fitting_unseen(piles, pinfo, R, 0, p, ctx), 0) / 4.0
+        out[f + 18] = max(fitting_unseen(g, 0, p, ctx), 0) / 4.0
         out[f + 19] = K.popcount(hand & pinfo[0, p, K.ACC]) / 4.0
     f = _OTHERS_AT
     for j in range(5):
@@ -112,7 +113,7 @@ def features(obs, out):
     if hand == 0:
         out[f + 8] = 1.0
     else:
-        out[f + 9] = evaluate(piles, pinfo, hands, S, R, HEURISTIC_WEIGHTS, 0, ctx) / 10.0
+        out[f + 9] = evaluate(g, HEURISTIC_WEIGHTS, 0, ctx) / 10.0
     f += 10
     for j in range(5):
         out[f + j] = obs[view.OBS_NUM_PLAYERS + j]
@@ -140,8 +141,8 @@ def candidate_features(obs, mask, k, top_line, top_len, feats):
     heuristic's own action, which of them goes out or -1)."""
     top_v = np.zeros(k, dtype=np.float64)
     own = turn_candidates(obs, mask, HEURISTIC_WEIGHTS.copy(), top_v, top_line, top_len)
-    piles, pinfo, hands, stock, S, R, mt = turns.alloc(turns.MAX_DEPTH + 1, view.clears_piles(obs))
-    turns.load(obs, piles, pinfo, hands, stock, S, R, turns.MAX_DEPTH + 1)
+    g = turns.alloc(turns.MAX_DEPTH + 1, view.clears_piles(obs))
+    turns.load(obs, g, turns.MAX_DEPTH + 1)
     after = np.zeros(K.OBS_SIZE, dtype=np.float32)
     valid = 0
     wins = -1
@@ -149,8 +150,8 @@ def candidate_features(obs, mask, k, top_line, top_len, feats):
         if top_v[i] <= NO_CANDIDATE:
             break
         valid += 1
-        turns.replay(piles, pinfo, hands, stock, S, R, mt, top_line[i], top_len[i])
-        turns.afterstate(obs, piles, pinfo, hands, S, R, top_len[i], after)
+        turns.replay(g, top_line[i], top_len[i])
+        turns.afterstate(obs, g, top_len[i], after)
         features(after, feats[i])
         if top_v[i] >= WIN_VALUE - 1.0 and wins < 0:
             wins = i

@@ -1,9 +1,9 @@
 """The turn search: every position where the seat to act may end its turn, walked on the vector
 kernel from what the seat sees.
 
-A ``Table`` is a small kernel state, one row per depth of the walk: row 0 is the position in the
-observation (``view.seat_row``), row ``d + 1`` is row ``d`` after one more move
-(``make_move``: the kernel's own ``play_card`` / ``move_pile``, nothing else). The legal moves of
+A table is a small kernel state (``kernel.Games``, made by ``alloc``), one row per depth of the
+walk: row 0 is the position in the observation (``view.seat_row``), row ``d + 1`` is row ``d``
+after one more move (``make_move``: the kernel's own ``play_card`` / ``move_pile``, nothing else). The legal moves of
 a row are the kernel's ``legal_actions``, so the search follows every rule variant exactly as
 the engine does (``tests/test_turns.py`` compares it with a walk of the reference engine).
 
@@ -35,31 +35,11 @@ FLAG_KEYS = np.random.default_rng(20241201).integers(1, 2**62, size=3, dtype=np.
 """Keys of the played and moved flags and of the searcher's own flag (``position_hash``)."""
 
 
-@dataclass
-class Table:
-    """Kernel state arrays of ``rows`` rows (the kernel's layout, see ``kernel.py``)."""
-
-    piles: np.ndarray
-    pinfo: np.ndarray
-    hands: np.ndarray
-    stock: np.ndarray
-    S: np.ndarray
-    R: np.ndarray
-    mt: np.ndarray
-
-    @classmethod
-    def alloc(cls, rows: int = MAX_DEPTH + 1) -> Table:
-        return cls(*alloc(rows, True))
-
-    def arrays(self) -> tuple[np.ndarray, ...]:
-        return self.piles, self.pinfo, self.hands, self.stock, self.S, self.R, self.mt
-
-
 @njit
 def alloc(rows, shuffles):
-    """The arrays of a ``Table``. A random generator per row only if the stock may be shuffled
-    in a turn (``shuffles``: under ``clear_complete_piles`` a complete pile goes into the stock);
-    it shuffles placeholders, so its state (all zeros) does not matter."""
+    """A table of ``rows`` rows: a ``kernel.Games``, with a random generator per row only if the
+    stock may be shuffled in a turn (``shuffles``: under ``clear_complete_piles`` a complete pile
+    goes into the stock); it shuffles placeholders, so its state (all zeros) does not matter."""
     piles = np.zeros((rows, 8, K.PILE_CAP), dtype=np.int8)
     pinfo = np.zeros((rows, 8, K.PINFO), dtype=np.int64)
     hands = np.zeros((rows, K.MAX_SEATS), dtype=np.int64)
@@ -67,36 +47,37 @@ def alloc(rows, shuffles):
     S = np.zeros((rows, K.NUM_S), dtype=np.int64)
     R = np.zeros((rows, K.NUM_R), dtype=np.int64)
     mt = np.zeros((rows, K.MT_N + 1 if shuffles else 1), dtype=np.int64)
-    return piles, pinfo, hands, stock, S, R, mt
+    return K.Games(piles, pinfo, hands, stock, S, R, mt)
 
 
 @njit
-def load(obs, piles, pinfo, hands, stock, S, R, rows):
-    """Row 0 from the observation; the rules row copied to every row."""
-    view.seat_row(obs, piles, pinfo, hands, stock, S, R, np.int64(0))
+def load(obs, g, rows):
+    """Row 0 of the table ``g`` from the observation; the rules row copied to every row."""
+    view.seat_row(obs, g, np.int64(0))
     for d in range(1, rows):
-        R[d, :] = R[0, :]
+        g.R[d, :] = g.R[0, :]
 
 
 @njit
-def make_move(piles, pinfo, hands, stock, S, R, mt, d, a):
+def make_move(g, d, a):
     """Row ``d + 1`` = row ``d`` after the card play or pile move ``a`` (legal in row ``d``)."""
-    piles[d + 1] = piles[d]
-    pinfo[d + 1] = pinfo[d]
-    hands[d + 1] = hands[d]
-    stock[d + 1] = stock[d]
-    S[d + 1] = S[d]
-    if a < K.MOVE_OFFSET:
-        K.play_card(piles, pinfo, hands, stock, S, R, mt, d + 1, a // 8, a % 8)
+    g.piles[d + 1] = g.piles[d]
+    g.pinfo[d + 1] = g.pinfo[d]
+    g.hands[d + 1] = g.hands[d]
+    g.stock[d + 1] = g.stock[d]
+    g.S[d + 1] = g.S[d]
+    if K.is_play(a):
+        K.play_card(g, d + 1, K.play_card_of(a), K.play_pile_of(a))
     else:
-        K.move_pile(piles, pinfo, stock, S, R, mt, d + 1, (a - K.MOVE_OFFSET) // 8, (a - K.MOVE_OFFSET) % 8)
+        K.move_pile(g, d + 1, K.move_src(a), K.move_dst(a))
 
 
 @njit
-def position_hash(piles, pinfo, hands, d):
+def position_hash(g, d):
     """The Zobrist hash of where each card lies in row ``d`` (the seat's hand, each pile)."""
+    piles, pinfo = g.piles, g.pinfo
     h = np.int64(0)
-    m = hands[d, 0]
+    m = g.hands[d, 0]
     while m:
         h ^= ZOBRIST[K.low_bit_index(m), 0]
         m &= m - 1
@@ -123,18 +104,18 @@ def seen_before(table, h):
 
 
 @njit
-def _full_hash(piles, pinfo, hands, S, d):
-    h = position_hash(piles, pinfo, hands, d)
-    if S[d, K.PLAYED]:
+def _full_hash(g, d):
+    h = position_hash(g, d)
+    if g.S[d, K.PLAYED]:
         h ^= FLAG_KEYS[0]
-    if S[d, K.MOVED]:
+    if g.S[d, K.MOVED]:
         h ^= FLAG_KEYS[1]
     return h
 
 
 @njit
-def walk_ends(piles, pinfo, hands, stock, S, R, mt, max_nodes, ends, lengths):
-    """Every distinct position reachable from row 0 where the turn may end: the moves to the
+def walk_ends(g, max_nodes, ends, lengths):
+    """Every distinct position reachable from row 0 of the table ``g`` where the turn may end: the moves to the
     ``i``-th one are ``ends[i, :lengths[i]]``, one of the shortest ways there. Returns (how many,
     whether the walk was complete: False if it stopped at ``max_nodes`` positions, at
     ``MAX_DEPTH`` moves or when ``ends`` was full).
@@ -150,7 +131,7 @@ def walk_ends(piles, pinfo, hands, stock, S, R, mt, max_nodes, ends, lengths):
     while size < 2 * max_nodes:
         size *= 2
     table = np.zeros(size, dtype=np.int64)
-    seen_before(table, _full_hash(piles, pinfo, hands, S, np.int64(0)))
+    seen_before(table, _full_hash(g, np.int64(0)))
     parent[0] = -1
     nodes = 1
     found = 0
@@ -163,8 +144,8 @@ def walk_ends(piles, pinfo, hands, stock, S, R, mt, max_nodes, ends, lengths):
         for i in range(d - 1, -1, -1):  # the line from row 0 to node n
             line[i] = action[m]
             m = parent[m]
-        replay(piles, pinfo, hands, stock, S, R, mt, line, d)
-        count = K.legal_actions(piles, pinfo, hands, S, R, d, moves)
+        replay(g, line, d)
+        count = K.legal_actions(g, d, moves)
         if count == 0 or moves[count - 1] == K.END_TURN_ACTION:  # gone out, or may end here
             if found < ends.shape[0]:
                 ends[found, :d] = line[:d]
@@ -179,8 +160,8 @@ def walk_ends(piles, pinfo, hands, stock, S, R, mt, max_nodes, ends, lengths):
             if d >= MAX_DEPTH:
                 complete = False
                 break
-            make_move(piles, pinfo, hands, stock, S, R, mt, d, a)
-            if seen_before(table, _full_hash(piles, pinfo, hands, S, d + 1)):
+            make_move(g, d, a)
+            if seen_before(table, _full_hash(g, d + 1)):
                 continue
             if nodes >= max_nodes:
                 complete = False
@@ -193,18 +174,18 @@ def walk_ends(piles, pinfo, hands, stock, S, R, mt, max_nodes, ends, lengths):
 
 
 @njit
-def replay(piles, pinfo, hands, stock, S, R, mt, line, length):
-    """Row ``length`` = row 0 after the moves ``line[:length]``."""
+def replay(g, line, length):
+    """Row ``length`` of the table ``g`` = row 0 after the moves ``line[:length]``."""
     for d in range(length):
-        make_move(piles, pinfo, hands, stock, S, R, mt, d, line[d])
+        make_move(g, d, line[d])
 
 
 @njit
-def afterstate(obs, piles, pinfo, hands, S, R, d, out):
+def afterstate(obs, g, d, out):
     """The seat's observation in row ``d``, as the env would show it there: the kernel's
     ``encode`` of the row (hand, piles, stock, flags), with what the row leaves out (the others'
     hand sizes, the match totals, the dealer, the idle count) copied from ``obs``."""
-    K.encode(piles, pinfo, hands, S, d, np.int64(0), obs[K.RULES_START:], out)
+    K.encode(g, d, np.int64(0), obs[K.RULES_START:], out)
     out[K.O_OTHERS:K.O_OTHERS + 5] = obs[K.O_OTHERS:K.O_OTHERS + 5]
     out[K.O_SCORES:K.O_SCORES + 6] = obs[K.O_SCORES:K.O_SCORES + 6]
     out[K.O_IDLE] = obs[K.O_IDLE]
@@ -229,16 +210,16 @@ def turn_ends(obs: np.ndarray, max_nodes: int = 100_000, max_ends: int = 20_000)
         raise ValueError(f"turn_ends takes one observation vector of {K.OBS_SIZE} values, not shape {obs.shape}")
     if obs[K.O_MY_TURN] < 0.5:
         raise ValueError("turn_ends needs the observation of the seat to act (my_turn is 0)")
-    tab = Table.alloc()
-    load(obs, tab.piles, tab.pinfo, tab.hands, tab.stock, tab.S, tab.R, MAX_DEPTH + 1)
+    tab = alloc(MAX_DEPTH + 1, True)
+    load(obs, tab, MAX_DEPTH + 1)
     ends = np.zeros((max_ends, MAX_DEPTH), dtype=np.int64)
     lengths = np.zeros(max_ends, dtype=np.int64)
-    found, complete = walk_ends(*tab.arrays(), max_nodes, ends, lengths)
+    found, complete = walk_ends(tab, max_nodes, ends, lengths)
     out = []
     for i in range(found):
         n = int(lengths[i])
-        replay(*tab.arrays(), ends[i], n)
+        replay(tab, ends[i], n)
         vec = np.zeros(K.OBS_SIZE, dtype=np.float32)
-        afterstate(obs, tab.piles, tab.pinfo, tab.hands, tab.S, tab.R, n, vec)
+        afterstate(obs, tab, n, vec)
         out.append(TurnEnd(tuple(int(a) for a in ends[i, :n]), vec))
     return out, bool(complete)

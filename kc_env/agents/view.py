@@ -1,6 +1,6 @@
 """What a seat sees, read from its observation vector into arrays the compiled agents use.
 
-``seat_row(obs, tab, b)`` builds row ``b`` of a ``kc_env.vector.kernel`` state (``turns.Table``)
+``seat_row(obs, g, b)`` builds row ``b`` of a ``kc_env.vector.kernel`` state (``kernel.Games``)
 from the observation of the seat to act alone: its hand, every pile with its cards in order
 and the value each played joker stands for, the turn's flags and the rules row. The seat sits
 at seat 0 of the row; what it cannot see (the other hands and the stock) is left as
@@ -149,11 +149,12 @@ def read_rules(obs, R, b):
 
 
 @njit
-def _read_pile(obs, piles, pinfo, S, R, b, p):
+def _read_pile(obs, g, b, p):
     """Pile ``p`` in order, bottom to top: real cards sit by rank (ranks step down by one from the
     bottom), the jokers fill the gaps (one on top or at the bottom is named by the vector), and
     each joker gets the value it was given when laid on the card below it (kernel
     ``joker_value_on``)."""
+    piles, pinfo, S = g.piles, g.pinfo, g.S
     base = PILE_START + p * PILE_BLOCK
     n = obs_count(obs[base + OFF_LENGTH], PILE_SCALE)
     pinfo[b, p, K.LEN] = n
@@ -177,18 +178,19 @@ def _read_pile(obs, piles, pinfo, S, R, b, p):
     for i in range(n):  # lay the cards again, bottom up, as the kernel values jokers
         c = piles[b, p, i]
         if c >= 52:
-            rank, colour = K.joker_value_on(piles, pinfo, R, b, p)
+            rank, colour = K.joker_value_on(g, b, p)
             S[b, K.JR + c - 52] = rank
             S[b, K.JC + c - 52] = colour
         pinfo[b, p, K.LEN] = i + 1
-        pinfo[b, p, K.TOP_RANK] = K.card_rank(S, b, c)
-        pinfo[b, p, K.TOP_COLOUR] = K.card_colour(S, b, c)
+        pinfo[b, p, K.TOP_RANK] = K.card_rank(g, b, c)
+        pinfo[b, p, K.TOP_COLOUR] = K.card_colour(g, b, c)
 
 
 @njit
-def seat_row(obs, piles, pinfo, hands, stock, S, R, b):
-    """Row ``b`` of a kernel state from the observation of the seat to act (see the module
+def seat_row(obs, g, b):
+    """Row ``b`` of the kernel state ``g`` from the observation of the seat to act (see the module
     docstring): the seat at seat 0, its turn under way with the flags the vector shows."""
+    hands, stock, S, R = g.hands, g.stock, g.S, g.R
     read_rules(obs, R, b)
     S[b, :] = 0
     S[b, K.WINNER] = -1
@@ -198,9 +200,9 @@ def seat_row(obs, piles, pinfo, hands, stock, S, R, b):
         if obs[OBS_HAND + c] > 0.5:
             hands[b, 0] |= K.bit(c)
     for p in range(NUM_PILES):
-        _read_pile(obs, piles, pinfo, S, R, b, p)
+        _read_pile(obs, g, b, p)
     for p in range(NUM_PILES):
-        K.refresh(piles, pinfo, S, R, b, p)
+        K.refresh(g, b, p)
     S[b, K.SLEN] = obs_count(obs[OBS_STOCK], CARD_SCALE)
     for i in range(S[b, K.SLEN]):
         stock[b, i] = -1

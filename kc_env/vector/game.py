@@ -247,7 +247,7 @@ class VecGame:
 
     def rewards(self, b: int) -> list[float]:
         """Per seat, the reward ``kings_corner_v0`` gives when this one-deal episode ends."""
-        return [K.seat_reward(self.hands, self.S, self.R, b, seat) for seat in range(int(self.S[b, K.NP]))]
+        return [K.seat_reward(self.state, b, seat) for seat in range(int(self.S[b, K.NP]))]
 
     # -- playing ---------------------------------------------------------------------------
 

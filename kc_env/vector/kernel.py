@@ -51,6 +51,7 @@ from collections import namedtuple
 
 import numpy as np
 
+from .. import actions as _actions
 from .. import cards as _cards
 from .. import observation as _obs
 from .. import rules as _rules
@@ -81,7 +82,18 @@ STOCK_CAP = 56
 NUM_ACTIONS = GAME_INFO.num_distinct_actions
 MOVE_OFFSET = GAME_INFO.move_offset
 END_TURN_ACTION = GAME_INFO.end_turn_action
-assert GAME_INFO.play_offset == 0 and GAME_INFO.num_piles == 8, "the kernel's action formulas assume these"
+assert GAME_INFO.num_piles == 8, "the kernel's pile loops assume 8 piles"
+
+# the action layout's formulas (``kc_env.actions``), compiled: the one way compiled code builds an
+# action index or reads one
+play_action = njit(inline="always")(_actions.play_action)
+move_action = njit(inline="always")(_actions.move_action)
+play_card_of = njit(inline="always")(_actions.play_card_of)
+play_pile_of = njit(inline="always")(_actions.play_pile_of)
+move_src = njit(inline="always")(_actions.move_src)
+move_dst = njit(inline="always")(_actions.move_dst)
+is_play = njit(inline="always")(_actions.is_play)
+is_pile_move = njit(inline="always")(_actions.is_pile_move)
 
 LEN, TOP_RANK, TOP_COLOUR, ACC = 0, 1, 2, 3
 PINFO = 4
@@ -143,7 +155,7 @@ MT_N = 624  # Mersenne Twister state words; mt[b, MT_N] is the index (Random.get
 Games = namedtuple("Games", "piles pinfo hands stock S R mt")
 Games.__doc__ = """The state of ``size`` games, one row each (layout in the module docstring): what
 the batched entry points take as ``g``. The rule functions take the same arrays one by one,
-``play_card(g.piles, g.pinfo, g.hands, g.stock, g.S, g.R, g.mt, b, c, p)``."""
+``play_card(g, b, c, p)``."""
 
 EnvBuffers = namedtuple("EnvBuffers", "rng opp_kind kinds log rules_vecs obs masks rewards status opp_obs opp_mask "
                                       "deal_seeds")
@@ -297,24 +309,27 @@ def mt_shuffle(mt, b, x, n):
 # -- values and fits (engine: value, _corner_suit, _accepts, _joker_value_on, _link_ok) --------
 
 @njit(cache=True)
-def card_rank(S, b, c):
+def card_rank(g, b, c):
     """engine.value(state, c)[0]."""
+    S = g.S
     if c >= 52:
         return S[b, JR + c - 52]
     return RANK[c]
 
 
 @njit(cache=True)
-def card_colour(S, b, c):
+def card_colour(g, b, c):
     """engine.value(state, c)[1]."""
+    S = g.S
     if c >= 52:
         return S[b, JC + c - 52]
     return COLOUR[c]
 
 
 @njit(cache=True)
-def corner_suit(piles, pinfo, b, p):
+def corner_suit(g, b, p):
     """engine._corner_suit: the suit of the first real card from the bottom, -1 for None."""
+    piles, pinfo = g.piles, g.pinfo
     for i in range(pinfo[b, p, LEN]):
         c = piles[b, p, i]
         if c < 52:
@@ -323,14 +338,16 @@ def corner_suit(piles, pinfo, b, p):
 
 
 @njit(cache=True)
-def same_suit_corner(R, b, p):
+def same_suit_corner(g, b, p):
     """engine._is_same_suit_corner."""
+    R = g.R
     return p >= 4 and R[b, R_SAME_SUIT] != 0
 
 
 @njit(cache=True)
-def accepts(piles, pinfo, R, b, p):
+def accepts(g, b, p):
     """engine._accepts: bitmask of the cards that may be played from hand onto pile ``p``."""
+    pinfo, R = g.pinfo, g.R
     if pinfo[b, p, LEN] == 0:
         if p >= 4:
             return KING_MASK | JOKER_MASK
@@ -342,8 +359,8 @@ def accepts(piles, pinfo, R, b, p):
     colour = pinfo[b, p, TOP_COLOUR]
     if rank == 1:
         return np.int64(0)
-    if same_suit_corner(R, b, p):
-        suit = corner_suit(piles, pinfo, b, p)
+    if same_suit_corner(g, b, p):
+        suit = corner_suit(g, b, p)
         below = RANK_MASK[rank - 1]
         if suit >= 0:
             below &= SUIT_MASK[suit]
@@ -354,14 +371,15 @@ def accepts(piles, pinfo, R, b, p):
 
 
 @njit(cache=True)
-def joker_value_on(piles, pinfo, R, b, p):
+def joker_value_on(g, b, p):
     """engine._joker_value_on(state, p, top_value[p]): (rank, colour) a joker takes on pile ``p``."""
+    pinfo = g.pinfo
     if pinfo[b, p, LEN] == 0:
         return KING, NO_COLOUR
     rank = pinfo[b, p, TOP_RANK]
     colour = pinfo[b, p, TOP_COLOUR]
-    if same_suit_corner(R, b, p):
-        suit = corner_suit(piles, pinfo, b, p)
+    if same_suit_corner(g, b, p):
+        suit = corner_suit(g, b, p)
         if suit < 0:
             return rank - 1, NO_COLOUR
         return rank - 1, SUIT_COLOUR[suit]
@@ -381,26 +399,28 @@ def link_ok(prev_rank, prev_colour, c, rank, colour, suit):
 
 
 @njit(cache=True)
-def refresh(piles, pinfo, S, R, b, p):
+def refresh(g, b, p):
     """engine._refresh: the cached top value and acceptance mask of pile ``p``."""
+    piles, pinfo = g.piles, g.pinfo
     n = pinfo[b, p, LEN]
     if n:
         top = piles[b, p, n - 1]
-        pinfo[b, p, TOP_RANK] = card_rank(S, b, top)
-        pinfo[b, p, TOP_COLOUR] = card_colour(S, b, top)
+        pinfo[b, p, TOP_RANK] = card_rank(g, b, top)
+        pinfo[b, p, TOP_COLOUR] = card_colour(g, b, top)
     else:
         pinfo[b, p, TOP_RANK] = 0
         pinfo[b, p, TOP_COLOUR] = 0
-    pinfo[b, p, ACC] = accepts(piles, pinfo, R, b, p)
+    pinfo[b, p, ACC] = accepts(g, b, p)
 
 
 # -- pile moves (engine: _pile_moves, _fits_a_corner, _part_start, _part_fits) -----------------
 
 @njit(cache=True)
-def part_fits(piles, pinfo, S, R, b, p, i, q):
+def part_fits(g, b, p, i, q):
     """engine._part_fits(state, piles[p][i:], q)."""
-    same = same_suit_corner(R, b, q)
-    suit = corner_suit(piles, pinfo, b, q) if same else -1
+    piles, pinfo, S = g.piles, g.pinfo, g.S
+    same = same_suit_corner(g, b, q)
+    suit = corner_suit(g, b, q) if same else -1
     prev_rank = pinfo[b, q, TOP_RANK]
     prev_colour = pinfo[b, q, TOP_COLOUR]
     unsuited = 0  # bit k: a joker of colour k laid on a same-suit corner before its suit is known
@@ -432,31 +452,33 @@ def part_fits(piles, pinfo, S, R, b, p, i, q):
 
 
 @njit(cache=True)
-def part_start(piles, pinfo, S, R, b, p, q):
+def part_start(g, b, p, q):
     """engine._part_start: where the part of pile ``p`` that may move onto the non-empty pile
     ``q`` starts, or -1."""
+    piles, pinfo, S, R = g.piles, g.pinfo, g.S, g.R
     n = pinfo[b, p, LEN]
-    i = card_rank(S, b, piles[b, p, 0]) - (pinfo[b, q, TOP_RANK] - 1)
+    i = card_rank(g, b, piles[b, p, 0]) - (pinfo[b, q, TOP_RANK] - 1)
     if i < 0 or i >= n or (i > 0 and (R[b, R_PILE_MOVES] != MOVES_PARTIAL or S[b, MOVED])):
         return -1  # a part that leaves cards behind only as the turn's first pile move
     x = piles[b, p, i]
     if x < 52 and not (pinfo[b, q, ACC] >> x) & 1:
         return -1
-    needs_walk = same_suit_corner(R, b, p) or same_suit_corner(R, b, q)
+    needs_walk = same_suit_corner(g, b, p) or same_suit_corner(g, b, q)
     if not needs_walk:
         for j in range(i, n):
             if piles[b, p, j] >= 52:
                 needs_walk = True
                 break
-    if needs_walk and not part_fits(piles, pinfo, S, R, b, p, i, q):
+    if needs_walk and not part_fits(g, b, p, i, q):
         return -1
     return i
 
 
 @njit(cache=True)
-def pile_moves(piles, pinfo, S, R, b, out, k, first_only):
+def pile_moves(g, b, out, k, first_only):
     """engine._pile_moves: appends the action indices to ``out`` from ``k`` on, returns the new
     count (``first_only``: stop at the first one, for ``has_play_or_pile_move``)."""
+    piles, pinfo, S, R = g.piles, g.pinfo, g.S, g.R
     empty_corners = 0
     for c in range(4, 8):
         if pinfo[b, c, LEN] == 0:
@@ -471,20 +493,20 @@ def pile_moves(piles, pinfo, S, R, b, out, k, first_only):
                 R[b, R_SAME_SUIT] == 0 or n == 1) and (R[b, R_CROSS_FIRST_TURN] == 0 or S[b, FIRST]):
             for c in range(4, 8):
                 if pinfo[b, c, LEN] == 0:
-                    out[k] = MOVE_OFFSET + p * 8 + c
+                    out[k] = move_action(p, c)
                     k += 1
                     if first_only:
                         return k
         if mode == MOVES_NONE:
             continue
-        bottom_rank = card_rank(S, b, bottom)
+        bottom_rank = card_rank(g, b, bottom)
         for q in range(8):
             if q == p or pinfo[b, q, LEN] == 0:
                 continue
             if mode == MOVES_WHOLE and pinfo[b, q, TOP_RANK] != bottom_rank + 1:
                 continue
-            if part_start(piles, pinfo, S, R, b, p, q) >= 0:
-                out[k] = MOVE_OFFSET + p * 8 + q
+            if part_start(g, b, p, q) >= 0:
+                out[k] = move_action(p, q)
                 k += 1
                 if first_only:
                     return k
@@ -492,9 +514,10 @@ def pile_moves(piles, pinfo, S, R, b, out, k, first_only):
 
 
 @njit(cache=True)
-def legal_actions(piles, pinfo, hands, S, R, b, out):
+def legal_actions(g, b, out):
     """engine.legal_moves as action indices written to ``out``; returns how many (0 once over).
     Card plays first, then pile moves, then end turn (the engine's order)."""
+    pinfo, hands, S, R = g.pinfo, g.hands, g.S, g.R
     if S[b, OVER]:
         return 0
     hand = hands[b, S[b, CUR]]
@@ -510,7 +533,7 @@ def legal_actions(piles, pinfo, hands, S, R, b, out):
             while m:
                 c = low_bit_index(m)
                 m &= m - 1
-                out[k] = c * 8 + p
+                out[k] = play_action(c, p)
                 k += 1
         plays = k
     else:
@@ -526,10 +549,10 @@ def legal_actions(piles, pinfo, hands, S, R, b, out):
             while m:
                 c = low_bit_index(m)
                 m &= m - 1
-                out[k] = c * 8 + p
+                out[k] = play_action(c, p)
                 k += 1
         plays = k
-        k = pile_moves(piles, pinfo, S, R, b, out, k, False)
+        k = pile_moves(g, b, out, k, False)
     must = R[b, R_MUST_PLAY]  # engine._end_held_by
     may_end = not ((must != MUST_OPTIONAL and plays > 0) or (must == MUST_ALL_MOVES and k > 0))
     if may_end and not (king_and_corner and R[b, R_KING_FIRST] == KING_FIRST_BEFORE_ENDING):
@@ -539,21 +562,22 @@ def legal_actions(piles, pinfo, hands, S, R, b, out):
 
 
 @njit(cache=True)
-def has_play_or_pile_move(piles, pinfo, hands, S, R, b, scratch):
+def has_play_or_pile_move(g, b, scratch):
     """engine.has_play_or_pile_move (for ``draw: stuck``)."""
+    pinfo, hands, S = g.pinfo, g.hands, g.S
     hand = hands[b, S[b, CUR]]
     for p in range(8):
         if hand & pinfo[b, p, ACC]:
             return True
-    return pile_moves(piles, pinfo, S, R, b, scratch, np.int64(0), np.bool_(True)) > 0
+    return pile_moves(g, b, scratch, np.int64(0), np.bool_(True)) > 0
 
 
 @njit(cache=True)
-def is_legal(piles, pinfo, hands, S, R, b, a, scratch):
+def is_legal(g, b, a, scratch):
     """Whether action ``a`` is among ``legal_actions`` (any int; False outside 0..496)."""
     if a < 0 or a >= NUM_ACTIONS:
         return False
-    n = legal_actions(piles, pinfo, hands, S, R, b, scratch)
+    n = legal_actions(g, b, scratch)
     for i in range(n):
         if scratch[i] == a:
             return True
@@ -563,14 +587,16 @@ def is_legal(piles, pinfo, hands, S, R, b, a, scratch):
 # -- applying moves (engine: apply, _play, _move_pile, _after_pile_grew, _end_turn, ...) ------
 
 @njit(cache=True)
-def draw_card(hands, stock, S, b):
+def draw_card(g, b):
+    hands, stock, S = g.hands, g.stock, g.S
     S[b, SLEN] -= 1
     hands[b, S[b, CUR]] |= bit(stock[b, S[b, SLEN]])
 
 
 @njit(cache=True)
-def after_pile_grew(piles, pinfo, stock, S, R, mt, b, p):
+def after_pile_grew(g, b, p):
     """engine._after_pile_grew: a complete pile goes into the stock, which is reshuffled."""
+    piles, pinfo, stock, S, R, mt = g.piles, g.pinfo, g.stock, g.S, g.R, g.mt
     n = pinfo[b, p, LEN]
     if R[b, R_CLEAR] and n == 13:
         for i in range(n):
@@ -583,55 +609,58 @@ def after_pile_grew(piles, pinfo, stock, S, R, mt, b, p):
         pinfo[b, p, LEN] = 0
         mt_shuffle(mt, b, stock[b], S[b, SLEN])
         S[b, CLEARED] += 1
-    refresh(piles, pinfo, S, R, b, p)
+    refresh(g, b, p)
 
 
 @njit(cache=True)
-def play_card(piles, pinfo, hands, stock, S, R, mt, b, c, p):
+def play_card(g, b, c, p):
     """engine._play."""
+    piles, pinfo, hands, S = g.piles, g.pinfo, g.hands, g.S
     seat = S[b, CUR]
     hands[b, seat] &= ~bit(c)
     if c >= 52:
-        rank, colour = joker_value_on(piles, pinfo, R, b, p)
+        rank, colour = joker_value_on(g, b, p)
         S[b, JR + c - 52] = rank
         S[b, JC + c - 52] = colour
     n = pinfo[b, p, LEN]
     piles[b, p, n] = c
     pinfo[b, p, LEN] = n + 1
     S[b, PLAYED] = 1
-    after_pile_grew(piles, pinfo, stock, S, R, mt, b, p)
+    after_pile_grew(g, b, p)
     if hands[b, seat] == 0:
         S[b, OVER] = 1
         S[b, WINNER] = seat
 
 
 @njit(cache=True)
-def move_pile(piles, pinfo, stock, S, R, mt, b, p, q):
+def move_pile(g, b, p, q):
     """engine._move_pile."""
-    i = 0 if pinfo[b, q, LEN] == 0 else part_start(piles, pinfo, S, R, b, p, q)
+    piles, pinfo, S = g.piles, g.pinfo, g.S
+    i = 0 if pinfo[b, q, LEN] == 0 else part_start(g, b, p, q)
     n = pinfo[b, p, LEN]
     for j in range(i, n):
         c = piles[b, p, j]
         if c >= 52:
-            rank, colour = joker_value_on(piles, pinfo, R, b, q)
+            rank, colour = joker_value_on(g, b, q)
             S[b, JR + c - 52] = rank
             S[b, JC + c - 52] = colour
         m = pinfo[b, q, LEN]
         piles[b, q, m] = c
         pinfo[b, q, LEN] = m + 1
-        pinfo[b, q, TOP_RANK] = card_rank(S, b, c)
-        pinfo[b, q, TOP_COLOUR] = card_colour(S, b, c)
+        pinfo[b, q, TOP_RANK] = card_rank(g, b, c)
+        pinfo[b, q, TOP_COLOUR] = card_colour(g, b, c)
     pinfo[b, p, LEN] = i
     S[b, MOVED] = 1
     if i == 0:
         S[b, OPENED] = 1
-    refresh(piles, pinfo, S, R, b, p)
-    after_pile_grew(piles, pinfo, stock, S, R, mt, b, q)
+    refresh(g, b, p)
+    after_pile_grew(g, b, q)
 
 
 @njit(cache=True)
-def begin_turn(piles, pinfo, hands, stock, S, R, b, scratch):
+def begin_turn(g, b, scratch):
     """engine._begin_turn: the start-of-turn draw (``start``), or the draw when stuck."""
+    S, R = g.S, g.R
     S[b, DRAWN] = 0
     S[b, PLAYED] = 0
     S[b, MOVED] = 0
@@ -639,14 +668,15 @@ def begin_turn(piles, pinfo, hands, stock, S, R, b, scratch):
     draw = R[b, R_DRAW]
     if S[b, SLEN] == 0 or draw == DRAW_END:
         return
-    if draw == DRAW_START or not has_play_or_pile_move(piles, pinfo, hands, S, R, b, scratch):
-        draw_card(hands, stock, S, b)
+    if draw == DRAW_START or not has_play_or_pile_move(g, b, scratch):
+        draw_card(g, b)
         S[b, DRAWN] = 1
 
 
 @njit(cache=True)
-def finish_blocked(hands, S, R, b):
+def finish_blocked(g, b):
     """engine._finish_blocked."""
+    hands, S, R = g.hands, g.S, g.R
     S[b, BLOCKED] = 1
     S[b, OVER] = 1
     S[b, WINNER] = -1
@@ -667,31 +697,34 @@ def finish_blocked(hands, S, R, b):
 
 
 @njit(cache=True)
-def is_blocked(piles, pinfo, hands, S, R, b, scratch):
+def is_blocked(g, b, scratch):
     """engine.is_blocked, when a turn ends (its flags cleared)."""
+    S, R = g.S, g.R
     limit = S[b, NP] * (2 if R[b, R_NO_MOVES] else 1)  # engine.idle_limit
     if S[b, IDLE] >= limit or S[b, CLEARED] >= MAX_CLEARED:
         return True
-    return R[b, R_NO_MOVES] != 0 and S[b, SLEN] == 0 and not anyone_can_move(piles, pinfo, hands, S, R, b, scratch)
+    return R[b, R_NO_MOVES] != 0 and S[b, SLEN] == 0 and not anyone_can_move(g, b, scratch)
 
 
 @njit(cache=True)
-def anyone_can_move(piles, pinfo, hands, S, R, b, scratch):
+def anyone_can_move(g, b, scratch):
     """engine.anyone_can_move."""
+    pinfo, hands, S = g.pinfo, g.hands, g.S
     for seat in range(S[b, NP]):
         for p in range(8):
             if hands[b, seat] & pinfo[b, p, ACC]:
                 return True
-    return pile_moves(piles, pinfo, S, R, b, scratch, np.int64(0), np.bool_(True)) > 0
+    return pile_moves(g, b, scratch, np.int64(0), np.bool_(True)) > 0
 
 
 @njit(cache=True)
-def end_turn(piles, pinfo, hands, stock, S, R, b, scratch):
+def end_turn(g, b, scratch):
     """engine._end_turn."""
+    S, R = g.S, g.R
     seat = S[b, CUR]
     drew = S[b, DRAWN]
     if R[b, R_DRAW] == DRAW_END and S[b, SLEN] > 0:
-        draw_card(hands, stock, S, b)
+        draw_card(g, b)
         drew = 1
     if S[b, PLAYED] or S[b, OPENED] or drew:  # engine.made_progress
         S[b, IDLE] = 0
@@ -702,24 +735,25 @@ def end_turn(piles, pinfo, hands, stock, S, R, b, scratch):
     S[b, MOVED] = 0
     S[b, OPENED] = 0
     S[b, FIRST] = 0
-    if is_blocked(piles, pinfo, hands, S, R, b, scratch):
-        finish_blocked(hands, S, R, b)
+    if is_blocked(g, b, scratch):
+        finish_blocked(g, b)
         return
     S[b, CUR] = (seat + 1) % S[b, NP]
-    begin_turn(piles, pinfo, hands, stock, S, R, b, scratch)
+    begin_turn(g, b, scratch)
 
 
 @njit(cache=True)
-def apply_action(piles, pinfo, hands, stock, S, R, mt, b, a, scratch):
+def apply_action(g, b, a, scratch):
     """engine.apply of a legal action index, then the env's truncation after max_moves
     (``kings_corner_v0.raw_env.step``)."""
+    S, R = g.S, g.R
     S[b, MOVES] += 1
     if a < MOVE_OFFSET:
-        play_card(piles, pinfo, hands, stock, S, R, mt, b, a // 8, a % 8)
+        play_card(g, b, play_card_of(a), play_pile_of(a))
     elif a < END_TURN_ACTION:
-        move_pile(piles, pinfo, stock, S, R, mt, b, (a - MOVE_OFFSET) // 8, (a - MOVE_OFFSET) % 8)
+        move_pile(g, b, move_src(a), move_dst(a))
     else:
-        end_turn(piles, pinfo, hands, stock, S, R, b, scratch)
+        end_turn(g, b, scratch)
     if not S[b, OVER] and S[b, MOVES] >= R[b, R_MAX_MOVES]:
         S[b, TRUNC] = 1
 
@@ -727,10 +761,11 @@ def apply_action(piles, pinfo, hands, stock, S, R, mt, b, a, scratch):
 # -- dealing (engine: new_deal, _deal_cross) --------------------------------------------------
 
 @njit(cache=True)
-def deal(piles, pinfo, hands, stock, S, R, mt, b, seed, dealer, n, scratch):
+def deal(g, b, seed, dealer, n, scratch):
     """engine.new_deal(rules, n, seed=seed, dealer=dealer) into game ``b``: shuffle, hands one
     card at a time from the dealer's left, the cross (kings to corners under ``to_corner``, a
     joker to the bottom of the stock), then the first turn begins. ``LEARNER`` is kept."""
+    piles, pinfo, hands, stock, S, R, mt = g.piles, g.pinfo, g.hands, g.stock, g.S, g.R, g.mt
     learner = S[b, LEARNER]
     S[b, :] = 0
     S[b, LEARNER] = learner
@@ -787,8 +822,8 @@ def deal(piles, pinfo, hands, stock, S, R, mt, b, seed, dealer, n, scratch):
     if R[b, R_FIRST_RANDOM]:  # engine: rng.randrange(n)
         S[b, CUR] = mt_randbelow(mt, b, n)
     for p in range(8):
-        refresh(piles, pinfo, S, R, b, p)
-    begin_turn(piles, pinfo, hands, stock, S, R, b, scratch)
+        refresh(g, b, p)
+    begin_turn(g, b, scratch)
 
 
 # -- rewards (kings_corner_v0: _give_win_loss, _give_score) -----------------------------------
@@ -809,8 +844,9 @@ def hand_penalty(hand, R, b):
 
 
 @njit(cache=True)
-def seat_reward(hands, S, R, b, seat):
+def seat_reward(g, b, seat):
     """The reward ``kings_corner_v0`` gives ``seat`` when a one-deal episode ends (0 if cut off)."""
+    hands, S, R = g.hands, g.S, g.R
     if S[b, TRUNC] or not S[b, OVER]:
         return 0.0
     n = S[b, NP]
@@ -833,8 +869,9 @@ def seat_reward(hands, S, R, b, seat):
 # -- observations and masks (observation.encode, actions.legal_mask) --------------------------
 
 @njit(cache=True)
-def encode(piles, pinfo, hands, S, b, seat, rules_vec, out):
+def encode(g, b, seat, rules_vec, out):
     """observation.encode(state, seat, totals=None) written into the float32 row ``out``."""
+    piles, pinfo, hands, S = g.piles, g.pinfo, g.hands, g.S
     out[:RULES_START] = 0.0
     out[RULES_START:] = rules_vec
     n = S[b, NP]
@@ -872,10 +909,10 @@ def encode(piles, pinfo, hands, S, b, seat, rules_vec, out):
 
 
 @njit(cache=True)
-def write_mask(piles, pinfo, hands, S, R, b, out, scratch):
+def write_mask(g, b, out, scratch):
     """actions.legal_mask(state) into the row ``out`` (any numeric dtype); returns the count."""
     out[:] = 0
-    n = legal_actions(piles, pinfo, hands, S, R, b, scratch)
+    n = legal_actions(g, b, scratch)
     for i in range(n):
         out[scratch[i]] = 1
     return n
@@ -889,7 +926,7 @@ def apply_batch(idx, acts, g):
     has checked the mask)."""
     scratch = np.empty(NUM_ACTIONS, dtype=np.int64)
     for i in range(idx.shape[0]):
-        apply_action(g.piles, g.pinfo, g.hands, g.stock, g.S, g.R, g.mt, idx[i], acts[i], scratch)
+        apply_action(g, idx[i], acts[i], scratch)
 
 
 @njit(cache=True)
@@ -897,7 +934,7 @@ def deal_batch(idx, seeds, dealers, nps, g):
     """``deal`` game ``idx[i]`` with ``seeds[i]``, ``dealers[i]`` and ``nps[i]`` players."""
     scratch = np.empty(NUM_ACTIONS, dtype=np.int64)
     for i in range(idx.shape[0]):
-        deal(g.piles, g.pinfo, g.hands, g.stock, g.S, g.R, g.mt, idx[i], seeds[i], dealers[i], nps[i], scratch)
+        deal(g, idx[i], seeds[i], dealers[i], nps[i], scratch)
 
 
 @njit(cache=True)
@@ -905,7 +942,7 @@ def legal_batch(idx, g, out):
     """The legal mask of the player to act in each game ``idx[i]``, into ``out[i]``."""
     scratch = np.empty(NUM_ACTIONS, dtype=np.int64)
     for i in range(idx.shape[0]):
-        write_mask(g.piles, g.pinfo, g.hands, g.S, g.R, idx[i], out[i], scratch)
+        write_mask(g, idx[i], out[i], scratch)
 
 
 @njit(cache=True)
@@ -913,7 +950,7 @@ def encode_batch(idx, seats, g, rules_vecs, out):
     """The observation of seat ``seats[i]`` in game ``idx[i]``, into ``out[i]``."""
     for i in range(idx.shape[0]):
         b = idx[i]
-        encode(g.piles, g.pinfo, g.hands, g.S, b, seats[i], rules_vecs[b], out[i])
+        encode(g, b, seats[i], rules_vecs[b], out[i])
 
 
 @njit(cache=True)
@@ -921,7 +958,7 @@ def refresh_batch(idx, g):
     """Recompute every pile's cache of games loaded from outside."""
     for i in range(idx.shape[0]):
         for p in range(8):
-            refresh(g.piles, g.pinfo, g.S, g.R, idx[i], p)
+            refresh(g, idx[i], p)
 
 
 @njit(cache=True)
@@ -931,7 +968,7 @@ def end_cut_off_batch(idx, g):
     for i in range(idx.shape[0]):
         b = idx[i]
         if g.S[b, TRUNC] and not g.S[b, OVER]:
-            finish_blocked(g.hands, g.S, g.R, b)
+            finish_blocked(g, b)
 
 
 # -- the vector env's loop: learner action, then opponents until the learner is to act ---------
@@ -953,13 +990,13 @@ def randbelow(state, b, n):
 
 
 @njit(cache=True)
-def opponents_play(piles, pinfo, hands, stock, S, R, mt, rng, opp_kind, log, rules_vecs, opp_obs, opp_mask, b,
-                   scratch):
+def opponents_play(g, rng, opp_kind, log, rules_vecs, opp_obs, opp_mask, b, scratch):
     """Opponents play in game ``b`` until the learner is to act (READY), the deal has ended
     (DONE) or an outside opponent must choose (NEED_OPP, its view written to ``opp_obs[b]``,
-    ``opp_mask[b]``). Random opponents choose here, from ``rng``. It takes the arrays of ``Games``
-    and ``EnvBuffers`` one by one: it runs once per game and step, and taking the two structures
-    instead made ``kc bench``'s ``vector_256`` about 5% slower."""
+    ``opp_mask[b]``). Random opponents choose here, from ``rng``. It takes the buffers of
+    ``EnvBuffers`` it uses one by one: it runs once per game and step, and taking the whole
+    structures made ``kc bench``'s ``vector_256`` about 5% slower."""
+    S = g.S
     learner = S[b, LEARNER]
     cap = log.shape[1]
     while True:
@@ -969,15 +1006,15 @@ def opponents_play(piles, pinfo, hands, stock, S, R, mt, rng, opp_kind, log, rul
         if seat == learner:
             return READY
         if opp_kind[b, seat] != 0:
-            encode(piles, pinfo, hands, S, b, seat, rules_vecs[b], opp_obs[b])
-            write_mask(piles, pinfo, hands, S, R, b, opp_mask[b], scratch)
+            encode(g, b, seat, rules_vecs[b], opp_obs[b])
+            write_mask(g, b, opp_mask[b], scratch)
             return NEED_OPP
-        n = legal_actions(piles, pinfo, hands, S, R, b, scratch)
+        n = legal_actions(g, b, scratch)
         a = scratch[randbelow(rng, b, n)]
         if S[b, LOGLEN] < cap:
             log[b, S[b, LOGLEN]] = a
         S[b, LOGLEN] += 1
-        apply_action(piles, pinfo, hands, stock, S, R, mt, b, a, scratch)
+        apply_action(g, b, a, scratch)
 
 
 @njit(cache=True)
@@ -988,9 +1025,7 @@ def new_episodes(idx, g, e, fixed_seat, fixed_dealer, max_redeals):
     the learner's first action is dealt again (``gym_env``'s rule), at most ``max_redeals`` times
     (then status DONE). ``e.kinds[b, j]`` is the kind of game ``b``'s opponent ``j + 1`` seats to
     the learner's left."""
-    piles, pinfo, hands, stock, S, R, mt = g
-    rng, opp_kind, kinds, log, rules_vecs, obs, masks, status, opp_obs, opp_mask, deal_seeds = (
-        e.rng, e.opp_kind, e.kinds, e.log, e.rules_vecs, e.obs, e.masks, e.status, e.opp_obs, e.opp_mask, e.deal_seeds)
+    S, rng, opp_kind = g.S, e.rng, e.opp_kind
     scratch = np.empty(NUM_ACTIONS, dtype=np.int64)
     for i in range(idx.shape[0]):
         b = idx[i]
@@ -1000,18 +1035,17 @@ def new_episodes(idx, g, e, fixed_seat, fixed_dealer, max_redeals):
             dealer = randbelow(rng, b, n) if fixed_dealer < 0 else fixed_dealer
             learner = randbelow(rng, b, n) if fixed_seat < 0 else fixed_seat
             S[b, LEARNER] = learner
-            deal(piles, pinfo, hands, stock, S, R, mt, b, seed, dealer, n, scratch)
-            deal_seeds[b] = seed
+            deal(g, b, seed, dealer, n, scratch)
+            e.deal_seeds[b] = seed
             for seat in range(n):
-                opp_kind[b, seat] = 0 if seat == learner else kinds[b, (seat - learner) % n - 1]
-            st = opponents_play(piles, pinfo, hands, stock, S, R, mt, rng, opp_kind, log, rules_vecs, opp_obs,
-                                opp_mask, b, scratch)
+                opp_kind[b, seat] = 0 if seat == learner else e.kinds[b, (seat - learner) % n - 1]
+            st = opponents_play(g, rng, opp_kind, e.log, e.rules_vecs, e.opp_obs, e.opp_mask, b, scratch)
             if st != DONE:
                 break
-        status[b] = st
+        e.status[b] = st
         if st == READY:
-            encode(piles, pinfo, hands, S, b, learner, rules_vecs[b], obs[b])
-            write_mask(piles, pinfo, hands, S, R, b, masks[b], scratch)
+            encode(g, b, learner, e.rules_vecs[b], e.obs[b])
+            write_mask(g, b, e.masks[b], scratch)
 
 
 @njit(cache=True)
@@ -1037,9 +1071,7 @@ def env_advance(idx, modes, acts, g, e):
     learner's observation and mask are written to ``e.obs[b]`` and ``e.masks[b]``. Every move
     played is appended to ``e.log[b]``.
     """
-    piles, pinfo, hands, stock, S, R, mt = g
-    rng, opp_kind, log, rules_vecs, obs, masks, rewards, status, opp_obs, opp_mask = (
-        e.rng, e.opp_kind, e.log, e.rules_vecs, e.obs, e.masks, e.rewards, e.status, e.opp_obs, e.opp_mask)
+    S, log, masks, rewards, status = g.S, e.log, e.masks, e.rewards, e.status
     scratch = np.empty(NUM_ACTIONS, dtype=np.int64)
     cap = log.shape[1]
     for i in range(idx.shape[0]):
@@ -1057,24 +1089,23 @@ def env_advance(idx, modes, acts, g, e):
             if S[b, LOGLEN] < cap:
                 log[b, S[b, LOGLEN]] = a
             S[b, LOGLEN] += 1
-            apply_action(piles, pinfo, hands, stock, S, R, mt, b, a, scratch)
-        st = opponents_play(piles, pinfo, hands, stock, S, R, mt, rng, opp_kind, log, rules_vecs, opp_obs, opp_mask,
-                            b, scratch)
+            apply_action(g, b, a, scratch)
+        st = opponents_play(g, e.rng, e.opp_kind, log, e.rules_vecs, e.opp_obs, e.opp_mask, b, scratch)
         status[b] = st
         if st == READY or st == DONE:
-            encode(piles, pinfo, hands, S, b, learner, rules_vecs[b], obs[b])
+            encode(g, b, learner, e.rules_vecs[b], e.obs[b])
             if st == DONE:
-                rewards[b] = seat_reward(hands, S, R, b, learner)
+                rewards[b] = seat_reward(g, b, learner)
                 masks[b, :] = False
             else:
-                write_mask(piles, pinfo, hands, S, R, b, masks[b], scratch)
+                write_mask(g, b, masks[b], scratch)
 
 
 @njit(cache=True)
 def play_random(idx, g, rng, max_steps):
     """Every seat random: play up to ``max_steps`` moves in each game ``idx[i]`` (stopping at the
     end of the deal). Returns the number of moves played (the compiled engine's benchmark)."""
-    piles, pinfo, hands, stock, S, R, mt = g
+    S = g.S
     scratch = np.empty(NUM_ACTIONS, dtype=np.int64)
     total = 0
     for i in range(idx.shape[0]):
@@ -1082,8 +1113,8 @@ def play_random(idx, g, rng, max_steps):
         for _ in range(max_steps):
             if S[b, OVER] or S[b, TRUNC]:
                 break
-            n = legal_actions(piles, pinfo, hands, S, R, b, scratch)
-            apply_action(piles, pinfo, hands, stock, S, R, mt, b, scratch[randbelow(rng, b, n)], scratch)
+            n = legal_actions(g, b, scratch)
+            apply_action(g, b, scratch[randbelow(rng, b, n)], scratch)
             total += 1
     return total
 

@@ -15,7 +15,7 @@ held and what the others may gain count ``level_card`` and ``level_opp`` times a
 shipped weights, tuned by ``kc train``'s evolution strategy for the learned agents. The weights
 are ``weights.HEURISTIC_WEIGHTS``.
 
-Positions are rows of a ``turns.Table`` (the vector kernel's state, seat 0 to act); what the
+Positions are rows of a turn-search table (``turns.alloc``: a ``kernel.Games``, seat 0 to act); what the
 turn cannot change is read once per decision from the observation into ``ctx``
 (``read_context``).
 """
@@ -109,17 +109,18 @@ def read_context(obs, R, ctx):
 
 
 @njit
-def fitting_unseen(piles, pinfo, R, d, p, ctx):
+def fitting_unseen(g, d, p, ctx):
     """How many unseen cards may be played onto pile ``p`` (-1 for an empty pile): 0 is a dead
     end, e.g. a red 8 once both black 7s are in sight."""
+    pinfo = g.pinfo
     if pinfo[d, p, K.LEN] == 0:
         return -1
     r = pinfo[d, p, K.TOP_RANK] - 1  # the rank wanted
     if r < 1:
         return 0
     col = pinfo[d, p, K.TOP_COLOUR]
-    same = K.same_suit_corner(R, d, p)
-    suit_here = K.corner_suit(piles, pinfo, d, p) if same else -1
+    same = K.same_suit_corner(g, d, p)
+    suit_here = K.corner_suit(g, d, p) if same else -1
     k = int(ctx[C_UNSEEN_JOKERS])
     for suit in range(4):
         c = suit * 13 + r - 1
@@ -141,21 +142,22 @@ def _twin(rank, colour, k):
 
 
 @njit
-def _is_top(piles, pinfo, d, c):
+def _is_top(g, d, c):
     for p in range(8):
-        n = pinfo[d, p, K.LEN]
-        if n > 0 and piles[d, p, n - 1] == c:
+        n = g.pinfo[d, p, K.LEN]
+        if n > 0 and g.piles[d, p, n - 1] == c:
             return True
     return False
 
 
 @njit
-def _hand_value(piles, pinfo, hands, R, w, d, ctx, empty_side, keep, fit, card):
+def _hand_value(g, w, d, ctx, empty_side, keep, fit, card):
     """The seat's own hand: each card (``card``) and its penalty, less what a card with a place is spared
     (``fit``, times the chance that the place is still there on the seat's next turn, ``keep``),
     more what a card with no live place costs (see the module docstring)."""
+    pinfo, R = g.pinfo, g.R
     value = 0.0
-    hand = hands[d, 0]
+    hand = g.hands[d, 0]
     m = hand
     while m:
         c = K.low_bit_index(m)
@@ -178,7 +180,7 @@ def _hand_value(piles, pinfo, hands, R, w, d, ctx, empty_side, keep, fit, card):
         buried = 0
         for k in range(2):  # the two cards one rank up, of the other colour
             parent = _twin(K.RANK[c] + 1, 1 - K.COLOUR[c], k)
-            if ctx[C_SEEN + parent] == 1.0 and not (hand >> parent) & 1 and not _is_top(piles, pinfo, d, parent):
+            if ctx[C_SEEN + parent] == 1.0 and not (hand >> parent) & 1 and not _is_top(g, d, parent):
                 buried += 1
         if buried >= 2:
             value -= w[W_DEAD]
@@ -188,8 +190,9 @@ def _hand_value(piles, pinfo, hands, R, w, d, ctx, empty_side, keep, fit, card):
 
 
 @njit
-def _openings(piles, pinfo, S, R, d, empty_corner):
+def _openings(g, d, empty_corner):
     """Side piles that may move away as a whole (onto a pile, or a king into a corner)."""
+    piles, pinfo, R = g.piles, g.pinfo, g.R
     count = 0
     for s in range(4):
         n = pinfo[d, s, K.LEN]
@@ -201,14 +204,14 @@ def _openings(piles, pinfo, S, R, d, empty_corner):
             continue
         if R[d, K.R_PILE_MOVES] != K.MOVES_NONE:
             for q in range(8):
-                if q != s and pinfo[d, q, K.LEN] > 0 and K.part_start(piles, pinfo, S, R, d, s, q) == 0:
+                if q != s and pinfo[d, q, K.LEN] > 0 and K.part_start(g, d, s, q) == 0:
                     count += 1
                     break
     return count
 
 
 @njit
-def _block_value(hands, R, w, d, ctx, fitting, space):
+def _block_value(g, w, d, ctx, fitting, space):
     """An idle turn with the stock empty brings the deal closer to blocked (RULES.md 4.8): at once
     when the others have all been idle, else as likely as each of them is to hold nothing that
     fits (nothing is sure to fit while a space is open). A block is worth ``block`` to a seat
@@ -225,14 +228,14 @@ def _block_value(hands, R, w, d, ctx, fitting, space):
         for p in range(8):
             if fitting[p] > 0:
                 p_block *= miss ** fitting[p]
-    me = K.popcount(hands[d, 0])
+    me = K.popcount(g.hands[d, 0])
     fewest = ctx[C_FEWEST]
     sign = 0.0
     if me < fewest:
         sign = -1.0
     elif me > fewest:
         sign = 1.0
-    if R[d, K.R_FEWEST]:
+    if g.R[d, K.R_FEWEST]:
         sign *= 5.0
         if me < fewest:
             sign = 5.0  # the fewest cards win a blocked deal
@@ -240,9 +243,10 @@ def _block_value(hands, R, w, d, ctx, fitting, space):
 
 
 @njit
-def evaluate(piles, pinfo, hands, S, R, w, d, ctx):
-    """The value, for the seat to act, of ending its turn in row ``d``."""
-    if hands[d, 0] == 0:
+def evaluate(g, w, d, ctx):
+    """The value, for the seat to act, of ending its turn in row ``d`` of the table ``g``."""
+    pinfo = g.pinfo
+    if g.hands[d, 0] == 0:
         return WIN_VALUE
     empty_side = np.bool_(False)  # not a literal False: one compiled version of the callees
     empty_corner = np.bool_(False)
@@ -256,8 +260,8 @@ def evaluate(piles, pinfo, hands, S, R, w, d, ctx):
                 empty_corners += 1
     fitting = np.zeros(8, dtype=np.int64)
     for p in range(8):
-        fitting[p] = fitting_unseen(piles, pinfo, R, d, p, ctx)
-    openings = _openings(piles, pinfo, S, R, d, empty_corner)
+        fitting[p] = fitting_unseen(g, d, p, ctx)
+    openings = _openings(g, d, empty_corner)
     unseen = max(ctx[C_UNSEEN], 1.0)
     kings = ctx[C_UNSEEN_KINGS]
     n_others = int(ctx[C_NUM_OTHERS])
@@ -276,7 +280,7 @@ def evaluate(piles, pinfo, hands, S, R, w, d, ctx):
     fit = w[W_FIT] + (w[W_FIT_CLOSE] if ctx[C_FEWEST] <= w[W_CLOSE] else 0.0)
     level = ctx[C_FEWEST] < ctx[C_MINE] + w[W_LEVEL]
     card = w[W_CARD] * (w[W_LEVEL_CARD] if level else 1.0)
-    value = _hand_value(piles, pinfo, hands, R, w, d, ctx, empty_side, keep, fit, card)
+    value = _hand_value(g, w, d, ctx, empty_side, keep, fit, card)
     weight = w[W_OPP] * (w[W_LEVEL_OPP] if level else 1.0)
     danger_weight = w[W_DANGER]
     if n_others > 1:
@@ -298,6 +302,6 @@ def evaluate(piles, pinfo, hands, S, R, w, d, ctx):
         danger = 1.0 + danger_weight * max(0.0, 3.0 - h)
         value -= weight * danger * gain
         weight *= w[W_DECAY]
-    if ctx[C_STOCK] == 0 and S[d, K.PLAYED] == 0 and S[d, K.MOVED] == 0:
-        value += _block_value(hands, R, w, d, ctx, fitting, empty_side or openings > 0)
+    if ctx[C_STOCK] == 0 and g.S[d, K.PLAYED] == 0 and g.S[d, K.MOVED] == 0:
+        value += _block_value(g, w, d, ctx, fitting, empty_side or openings > 0)
     return value

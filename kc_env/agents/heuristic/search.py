@@ -1,6 +1,6 @@
 """The heuristic's search: the rest of its own turn, walked on the vector kernel.
 
-From the observation it builds a ``turns.Table`` (``view.seat_row``) and walks, depth first, the
+From the observation it builds a turn-search table (``turns.alloc``, ``view.seat_row``) and walks, depth first, the
 sequences of card plays and pile moves the kernel allows this turn (the first move comes from
 the mask). Every position where it may end the turn is scored by ``evaluation.evaluate``; it
 plays the first move of the best sequence. What it leaves out are its filters, not rules:
@@ -16,6 +16,8 @@ plays the first move of the best sequence. What it leaves out are its filters, n
 """
 
 from __future__ import annotations
+
+from collections import namedtuple
 
 import numpy as np
 from numba import prange
@@ -38,27 +40,49 @@ NO_CANDIDATE = -1.0e18
 ROWS = MAX_DEPTH + 2  # the filters try a move one row below the deepest position searched
 
 
+Walk = namedtuple("Walk", "pending moves nmoves next_move scratch seen nodes line")
+Walk.__doc__ = """The search's scratch arrays, one bundle per decision (``_walk``): per row ``d`` the
+pending flag (``pending[d]``: a part of a pile moved, no card played since), the moves searched
+there (``moves[d, :nmoves[d]]``) and the next one to try (``next_move[d]``); ``scratch`` for the
+kernel's legal moves, ``seen`` the hashes of the positions searched (``turns.seen_before``),
+``nodes[0]`` how many, and ``line`` the moves from the root to the row searched."""
+
+Kept = namedtuple("Kept", "values lines lengths")
+Kept.__doc__ = """The best distinct positions the search keeps (``turn_candidates``): their values,
+the moves to each (``lines[i, :lengths[i]]``); empty arrays keep none."""
+
+
 @njit
-def _useful_pile_move(piles, pinfo, hands, stock, S, R, mt, d, s, q):
+def _walk():
+    """A fresh ``Walk``."""
+    return Walk(np.zeros(MAX_DEPTH + 1, dtype=np.int64), np.zeros((MAX_DEPTH + 1, MAX_MOVES_PER_NODE), dtype=np.int64),
+                np.zeros(MAX_DEPTH + 1, dtype=np.int64), np.zeros(MAX_DEPTH + 1, dtype=np.int64),
+                np.zeros(K.NUM_ACTIONS, dtype=np.int64), np.zeros(4096, dtype=np.int64), np.zeros(1, dtype=np.int64),
+                np.zeros(MAX_DEPTH + 1, dtype=np.int64))
+
+
+@njit
+def _useful_pile_move(g, d, s, q):
     """Whether the legal move of (part of) pile ``s`` onto non-empty pile ``q`` is worth
     searching: a whole pile always; a part only as the first pile move of the turn and only if
     the card it uncovers takes a card from the hand (the move is tried in row ``d + 1``)."""
-    i = K.part_start(piles, pinfo, S, R, d, s, q)
+    i = K.part_start(g, d, s, q)
     if i <= 0:
         return i == 0
-    if S[d, K.MOVED]:
+    if g.S[d, K.MOVED]:
         return False
-    make_move(piles, pinfo, hands, stock, S, R, mt, d, K.MOVE_OFFSET + s * 8 + q)
-    return (hands[d + 1, 0] & pinfo[d + 1, s, K.ACC]) != 0
+    make_move(g, d, K.move_action(s, q))
+    return (g.hands[d + 1, 0] & g.pinfo[d + 1, s, K.ACC]) != 0
 
 
 @njit
-def _generate(piles, pinfo, hands, stock, S, R, mt, d, pending, scratch, out):
-    """The moves searched in row ``d`` into ``out``: the kernel's legal moves, less the filters
-    of the module docstring, card plays first, then kings into the first empty corner, then the
-    other pile moves. Returns (count, whether the turn may end here)."""
-    n = K.legal_actions(piles, pinfo, hands, S, R, d, scratch)
-    may_end = n > 0 and scratch[n - 1] == K.END_TURN_ACTION and pending[d] == 0
+def _generate(g, d, walk):
+    """The moves searched in row ``d`` into ``walk.moves[d]``: the kernel's legal moves, less the
+    filters of the module docstring, card plays first, then kings into the first empty corner,
+    then the other pile moves. Returns (count, whether the turn may end here)."""
+    pinfo, scratch, out = g.pinfo, walk.scratch, walk.moves[d]
+    n = K.legal_actions(g, d, scratch)
+    may_end = n > 0 and scratch[n - 1] == K.END_TURN_ACTION and walk.pending[d] == 0
     first_side = -1
     first_corner = -1
     for p in range(8):
@@ -70,46 +94,43 @@ def _generate(piles, pinfo, hands, stock, S, R, mt, d, pending, scratch, out):
     count = 0
     for i in range(n):  # card plays
         a = scratch[i]
-        if a >= K.MOVE_OFFSET or count >= MAX_MOVES_PER_NODE:
+        if not K.is_play(a) or count >= MAX_MOVES_PER_NODE:
             continue
-        p = a % 8
+        p = K.play_pile_of(a)
         if pinfo[d, p, K.LEN] == 0 and p != first_side and p != first_corner:
             continue
         out[count] = a
         count += 1
     for i in range(n):  # side piles with a king at the bottom into the first empty corner
         a = scratch[i]
-        if K.MOVE_OFFSET <= a < K.END_TURN_ACTION and pinfo[d, (a - K.MOVE_OFFSET) % 8, K.LEN] == 0:
-            if (a - K.MOVE_OFFSET) % 8 == first_corner and count < MAX_MOVES_PER_NODE:
+        if K.is_pile_move(a) and pinfo[d, K.move_dst(a), K.LEN] == 0:
+            if K.move_dst(a) == first_corner and count < MAX_MOVES_PER_NODE:
                 out[count] = a
                 count += 1
     for i in range(n):  # the other pile moves
         a = scratch[i]
-        if K.MOVE_OFFSET <= a < K.END_TURN_ACTION:
-            s = (a - K.MOVE_OFFSET) // 8
-            q = (a - K.MOVE_OFFSET) % 8
-            if pinfo[d, q, K.LEN] > 0 and count < MAX_MOVES_PER_NODE and _useful_pile_move(
-                    piles, pinfo, hands, stock, S, R, mt, d, s, q):
+        if K.is_pile_move(a):
+            s, q = K.move_src(a), K.move_dst(a)
+            if pinfo[d, q, K.LEN] > 0 and count < MAX_MOVES_PER_NODE and _useful_pile_move(g, d, s, q):
                 out[count] = a
                 count += 1
     return count, may_end
 
 
 @njit
-def _step(piles, pinfo, hands, stock, S, R, mt, pending, d, a):
+def _step(g, pending, d, a):
     """Row ``d + 1`` after move ``a``, with the search's pending flag (a part of a pile moved, no
     card played since)."""
-    make_move(piles, pinfo, hands, stock, S, R, mt, d, a)
-    if a < K.MOVE_OFFSET:
+    make_move(g, d, a)
+    if K.is_play(a):
         pending[d + 1] = 0
     else:
-        s = (a - K.MOVE_OFFSET) // 8
-        pending[d + 1] = 1 if pinfo[d + 1, s, K.LEN] > 0 else pending[d]
+        pending[d + 1] = 1 if g.pinfo[d + 1, K.move_src(a), K.LEN] > 0 else pending[d]
 
 
 @njit
-def _hash(piles, pinfo, hands, pending, d):
-    h = position_hash(piles, pinfo, hands, d)
+def _hash(g, pending, d):
+    h = position_hash(g, d)
     if pending[d]:
         h ^= PENDING_KEY
     return h
@@ -119,8 +140,8 @@ def _hash(piles, pinfo, hands, pending, d):
 def heuristic_action_w(obs, mask, w):
     """The heuristic's action with the weights ``w`` (float64, in the order of
     ``weights.WEIGHT_NAMES``)."""
-    none = np.zeros(0, dtype=np.float64)
-    return _best_first_move(obs, mask, w, none, np.zeros((0, MAX_DEPTH), dtype=np.int64), np.zeros(0, dtype=np.int64))
+    none = Kept(np.zeros(0, dtype=np.float64), np.zeros((0, MAX_DEPTH), dtype=np.int64), np.zeros(0, dtype=np.int64))
+    return _best_first_move(obs, mask, w, none)
 
 
 @njit
@@ -131,7 +152,7 @@ def turn_candidates(obs, mask, w, top_v, top_line, top_len):
     heuristic's own action (the first move of ``top_line[0]`` unless no move beat the fallback)."""
     top_v[:] = NO_CANDIDATE
     top_len[:] = 0
-    best = _best_first_move(obs, mask, w, top_v, top_line, top_len)
+    best = _best_first_move(obs, mask, w, Kept(top_v, top_line, top_len))
     order = np.argsort(-top_v, kind="mergesort")
     top_v[:] = top_v[order]
     top_line[:] = top_line[order]
@@ -140,68 +161,70 @@ def turn_candidates(obs, mask, w, top_v, top_line, top_len):
 
 
 @njit
-def _keep(top_v, top_line, top_len, v, line, n):
+def _keep(kept, v, line, n):
     """Put the line ``line[:n]`` of value ``v`` among the best kept, if it beats the worst. The
     slots stay in the order the lines were found (the worst goes, the new line comes last), so
     that among lines of equal value ``turn_candidates`` lists first the one found first, whose
     first move is the heuristic's own."""
-    k = top_v.shape[0]
+    values, lines, lengths = kept
+    k = values.shape[0]
     worst = 0
     for i in range(1, k):
-        if top_v[i] < top_v[worst]:
+        if values[i] < values[worst]:
             worst = i
-    if v > top_v[worst]:
+    if v > values[worst]:
         for i in range(worst, k - 1):
-            top_v[i] = top_v[i + 1]
-            top_line[i] = top_line[i + 1]
-            top_len[i] = top_len[i + 1]
-        top_v[k - 1] = v
-        top_line[k - 1, :n] = line[:n]
-        top_len[k - 1] = n
+            values[i] = values[i + 1]
+            lines[i] = lines[i + 1]
+            lengths[i] = lengths[i + 1]
+        values[k - 1] = v
+        lines[k - 1, :n] = line[:n]
+        lengths[k - 1] = n
 
 
 @njit
-def _best_first_move(obs, mask, w, top_v, top_line, top_len):
-    piles, pinfo, hands, stock, S, R, mt = turns.alloc(ROWS, view.clears_piles(obs))
-    turns.load(obs, piles, pinfo, hands, stock, S, R, ROWS)
-    ctx = np.zeros(C_SIZE, dtype=np.float64)
-    read_context(obs, R, ctx)
-    pending = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
-    moves = np.zeros((MAX_DEPTH + 1, MAX_MOVES_PER_NODE), dtype=np.int64)
-    nmoves = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
-    scratch = np.zeros(K.NUM_ACTIONS, dtype=np.int64)
-    line = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
-    table = np.zeros(4096, dtype=np.int64)
-    root, child = np.int64(0), np.int64(1)  # rows as int64, not literals: one compiled version of each callee
-    seen_before(table, _hash(piles, pinfo, hands, pending, root))
-    first = np.zeros(K.NUM_ACTIONS, dtype=np.int64)
+def _first_moves(g, mask, out):
+    """The first moves searched, into ``out`` (they always come from the mask: the filters only
+    drop pile moves not worth searching); returns how many."""
+    root = np.int64(0)  # rows as int64, not literals: one compiled version of each callee
     count = 0
-    for a in range(K.NUM_ACTIONS):  # the first move always comes from the mask
+    for a in range(K.NUM_ACTIONS):
         if mask[a] != 0 and count < MAX_MOVES_PER_NODE:
-            if K.MOVE_OFFSET <= a < K.END_TURN_ACTION:
-                src = (a - K.MOVE_OFFSET) // 8
-                dst = (a - K.MOVE_OFFSET) % 8
-                if pinfo[0, dst, K.LEN] > 0 and not _useful_pile_move(piles, pinfo, hands, stock, S, R, mt, root, src, dst):
+            if K.is_pile_move(a):
+                src, dst = K.move_src(a), K.move_dst(a)
+                if g.pinfo[0, dst, K.LEN] > 0 and not _useful_pile_move(g, root, src, dst):
                     continue
-            first[count] = a
+            out[count] = a
             count += 1
-    nodes = np.zeros(1, dtype=np.int64)
+    return count
+
+
+@njit
+def _best_first_move(obs, mask, w, kept):
+    g = turns.alloc(ROWS, view.clears_piles(obs))
+    turns.load(obs, g, ROWS)
+    ctx = np.zeros(C_SIZE, dtype=np.float64)
+    read_context(obs, g.R, ctx)
+    walk = _walk()
+    root, child = np.int64(0), np.int64(1)  # rows as int64, not literals: one compiled version of each callee
+    seen_before(walk.seen, _hash(g, walk.pending, root))
+    first = np.zeros(K.NUM_ACTIONS, dtype=np.int64)
+    count = _first_moves(g, mask, first)
     best_action = -1
     best_value = -1.0e18
     for k in range(count):
         a = first[k]
         if a == K.END_TURN_ACTION:
-            v = evaluate(piles, pinfo, hands, S, R, w, root, ctx)
-            if top_v.shape[0] > 0:
-                _keep(top_v, top_line, top_len, v, line, root)
+            v = evaluate(g, w, root, ctx)
+            if kept.values.shape[0] > 0:
+                _keep(kept, v, walk.line, root)
         else:
-            _step(piles, pinfo, hands, stock, S, R, mt, pending, root, a)
-            if seen_before(table, _hash(piles, pinfo, hands, pending, child)):
+            _step(g, walk.pending, root, a)
+            if seen_before(walk.seen, _hash(g, walk.pending, child)):
                 continue
-            nodes[0] += 1
-            line[0] = a
-            v = _search(piles, pinfo, hands, stock, S, R, mt, w, ctx, pending, moves, nmoves, scratch, table, nodes,
-                        line, top_v, top_line, top_len)
+            walk.nodes[0] += 1
+            walk.line[0] = a
+            v = _search(g, w, ctx, walk, kept)
         if v > best_value:
             best_value = v
             best_action = a
@@ -211,29 +234,30 @@ def _best_first_move(obs, mask, w, top_v, top_line, top_len):
 
 
 @njit
-def _search(piles, pinfo, hands, stock, S, R, mt, w, ctx, pending, moves, nmoves, scratch, table, nodes,
-            line, top_v, top_line, top_len):
-    """The best value of a position where the turn may end, reachable from row 1 (depth first,
-    iterative; a position met before in this search is skipped, a longer way loses a tie, and
-    the search stops at the first way out). ``line[0]`` is the move into row 1; every position
-    scored is offered to the kept best (``_keep``) when ``top_v`` has room for any."""
+def _search(g, w, ctx, walk, kept):
+    """The best value of a position where the turn may end, reachable from row 1 of the table
+    ``g`` (depth first, iterative; a position met before in this search is skipped, a longer way
+    loses a tie, and the search stops at the first way out). ``walk.line[0]`` is the move into
+    row 1; every position scored is offered to the kept best (``_keep``) when ``kept`` has room
+    for any."""
+    pending, moves, nmoves, next_i, nodes, line = walk.pending, walk.moves, walk.nmoves, walk.next_move, walk.nodes, walk.line
     best = -1.0e18
-    next_i = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
+    next_i[:] = 0
     d = np.int64(1)  # int64 from the start: a literal 1 would compile every callee once more for it
     while d >= 1:
         if next_i[d] == 0:  # first visit of this row's position
-            count, may_end = _generate(piles, pinfo, hands, stock, S, R, mt, d, pending, scratch, moves[d])
+            count, may_end = _generate(g, d, walk)
             nmoves[d] = count
             next_i[d] = 1
             stop = may_end or count == 0 or nodes[0] >= MAX_NODES or d >= MAX_DEPTH
-            if stop and (pending[d] == 0 or hands[d, 0] == 0):
-                v = evaluate(piles, pinfo, hands, S, R, w, d, ctx) - DEPTH_COST * d
+            if stop and (pending[d] == 0 or g.hands[d, 0] == 0):
+                v = evaluate(g, w, d, ctx) - DEPTH_COST * d
                 if v > best:
                     best = v
-                if top_v.shape[0] > 0:
+                if kept.values.shape[0] > 0:
                     for j in range(1, d):  # the moves taken from rows 1 .. d - 1
                         line[j] = moves[j, next_i[j] - 2]
-                    _keep(top_v, top_line, top_len, v, line, d)
+                    _keep(kept, v, line, d)
                 if v >= WIN_VALUE - 1.0:
                     return best
         k = next_i[d] - 1
@@ -242,8 +266,8 @@ def _search(piles, pinfo, hands, stock, S, R, mt, w, ctx, pending, moves, nmoves
             d -= 1
             continue
         next_i[d] += 1
-        _step(piles, pinfo, hands, stock, S, R, mt, pending, d, moves[d, k])
-        if seen_before(table, _hash(piles, pinfo, hands, pending, d + 1)):
+        _step(g, pending, d, moves[d, k])
+        if seen_before(walk.seen, _hash(g, pending, d + 1)):
             continue
         nodes[0] += 1
         d += 1
