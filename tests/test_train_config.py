@@ -60,3 +60,17 @@ def test_kc_train_refuses_a_bad_value_before_making_the_run_folder(tmp_path, cap
     err = capsys.readouterr().err
     assert code == 2 and "ppo.learning_rate must be a finite number" in err and len(err.strip().splitlines()) == 1
     assert not run.exists()
+
+
+def test_an_integer_of_thousands_of_digits_is_one_line(tmp_path, capsys):
+    """Python refuses to read an integer of over 4,300 digits (ValueError, not a YAML error)."""
+    from kc_env.cli import main
+
+    config = tmp_path / "big.yaml"
+    config.write_text("default:\n  n_envs: " + "9" * 5000 + "\n")
+    with pytest.raises(config_mod.ConfigError, match="big.yaml: not valid YAML: Exceeds the limit"):
+        config_mod.load(config)
+    code = main(["train", str(CONFIG), "--run", str(tmp_path / "run"), "--set", "n_envs=" + "9" * 5000])
+    err = capsys.readouterr().err
+    assert code == 2 and "--set n_envs: not a YAML value (Exceeds the limit" in err and len(err.splitlines()) == 1
+    assert not (tmp_path / "run").exists()

@@ -583,7 +583,7 @@ def load(path: str | Path, variant: str | None = None, overrides: dict[str, Any]
     except OSError as exc:
         names = "" if path.exists() else f"; shipped configs: {', '.join(shipped())}"
         raise ConfigError(f"{path}: cannot read ({exc.strerror}){names}") from None
-    except (yaml.YAMLError, UnicodeDecodeError, RecursionError) as exc:
+    except (yaml.YAMLError, ValueError, RecursionError) as exc:  # ValueError: an integer of over 4,300 digits
         raise ConfigError(f"{path}: not valid YAML: {' '.join(str(exc).split())[:200]}") from None
     if not isinstance(data, dict) or "default" not in data:
         raise ConfigError(f"{path}: a config is a mapping with a 'default:' block")

@@ -53,8 +53,8 @@ def run(args: argparse.Namespace) -> int:
             raise UserError(f"--set takes KEY=VALUE, got {item!r}")
         try:
             overrides[key.strip()] = yaml.safe_load(value)
-        except yaml.YAMLError as exc:
-            raise UserError(f"--set {key.strip()}: not a YAML value ({str(exc).splitlines()[0]})") from None
+        except (yaml.YAMLError, ValueError) as exc:  # ValueError: an integer of over 4,300 digits
+            raise UserError(f"--set {key.strip()}: not a YAML value ({str(exc).splitlines()[0][:200]})") from None
     args.config = config_mod.find(args.config)
     folder = Path(args.run or Path("runs") / Path(args.config).stem)
     if args.overwrite and args.resume:
