@@ -40,8 +40,8 @@ class AgentBot(pyspiel.Bot):
 
     def step(self, state: KingsCornerState) -> int:
         """The agent's action for the seat to act."""
-        seat = state.current_player()
-        obs = {"observation": observation.encode(state.table.deal, seat), "action_mask": actions.legal_mask(state.table.deal)}
+        deal = state.table.deal
+        obs = {"observation": observation.encode(deal, deal.current_player), "action_mask": actions.legal_mask(deal)}
         return int(self.agent.act(obs))
 
 
