@@ -88,3 +88,16 @@ def test_runs_without_scores_are_refused_in_one_line(tmp_path, capsys, setup, pr
         folder.mkdir()
     assert main(["benchmark", "--runs", *map(str, setup(tmp_path))]) == 2
     assert problem in capsys.readouterr().err
+
+
+def test_kc_benchmark_table_puts_scorecards_side_by_side(tmp_path, capsys):
+    paths = []
+    for agent, share in (("a", 0.6), ("b", 0.4)):
+        path = tmp_path / f"{agent}.json"
+        path.write_text(json.dumps({**card({TASKS[0].id: share, TASKS[1].id: share / 2}).to_dict(), "agent": agent}))
+        paths.append(str(path))
+    assert main(["benchmark", "--table", *paths]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "| task | `a` | `b` |"
+    assert f"| {TASKS[0].id} | 0.600 [0.590, 0.610] | 0.400 [0.390, 0.410] |" in lines
+    assert any(line.startswith("| IQM relative share: all |") for line in lines)

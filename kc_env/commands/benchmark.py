@@ -37,6 +37,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                                       "(with --runs: the sample-efficiency curve)")
     parser.add_argument("--runs", nargs="+", metavar="RUN",
                         help="instead of an agent: aggregate the benchmark scores of training runs (seeds of one config)")
+    parser.add_argument("--table", nargs="+", metavar="SCORECARD",
+                        help="instead of an agent: one Markdown table of several scorecards (a row per task)")
     parser.add_argument("--baseline", metavar="SCORECARD",
                         help="with --runs: a scorecard JSON (kc benchmark --json) to give the probability of improvement over")
 
@@ -54,6 +56,9 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.runs:
         return run_aggregate(args)
+    if args.table:
+        print(scorecards_table([_read_scorecard(path, "--table") for path in args.table]))
+        return 0
     if not args.agent:
         raise UserError("name an agent to score (or --list the tasks)")
     if args.workers is not None and args.workers < 1:
@@ -87,7 +92,7 @@ def run_aggregate(args: argparse.Namespace) -> int:
         raise UserError("give an agent or --runs, not both")
     for path, option in ((args.json, "--json"), (args.plot, "--plot")):
         check_writable(path, option)
-    baseline = _read_scorecard(args.baseline) if args.baseline else None
+    baseline = _read_scorecard(args.baseline, "--baseline") if args.baseline else None
     try:
         report = runs.aggregate(args.runs, baseline)
     except runs.RunError as exc:
@@ -102,16 +107,37 @@ def run_aggregate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _read_scorecard(path: str) -> dict:
+def _read_scorecard(path: str, option: str) -> dict:
     from ..benchmark import SCHEMA
 
     try:
         data = json.loads(Path(path).read_text())
     except (OSError, ValueError) as exc:
-        raise UserError(f"--baseline {path}: cannot read a scorecard ({exc})") from None
+        raise UserError(f"{option} {path}: cannot read a scorecard ({exc})") from None
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
-        raise UserError(f"--baseline {path}: not a {SCHEMA} scorecard (kc benchmark --json)")
+        raise UserError(f"{option} {path}: not a {SCHEMA} scorecard (kc benchmark --json)")
     return data
+
+
+def scorecards_table(cards: list[dict]) -> str:
+    """Several scorecards side by side: a row per task (and pool member), a column per agent,
+    each cell the win share and its 95% interval; then the aggregates' IQM."""
+    if len({(c["suite"], c["quick"]) for c in cards}) != 1:
+        raise UserError("--table: the scorecards are of different suites or deal counts")
+    rows: dict[str, list[str]] = {}
+    for k, card in enumerate(cards):
+        for t in card["tasks"]:
+            cells = [(t["id"], t)] + [(f"{t['id']} vs {o}", f) for o, f in t.get("per_opponent", {}).items()]
+            for name, f in cells:
+                rows.setdefault(name, [""] * len(cards))[k] = f"{f['win_share']:.3f} [{f['low']:.3f}, {f['high']:.3f}]"
+        for name, agg in card["aggregates"].items():
+            iqm = agg["iqm"]
+            rows.setdefault(f"IQM relative share: {name}", [""] * len(cards))[k] = (
+                f"{iqm['value']:.3f} [{iqm['low']:.3f}, {iqm['high']:.3f}]")
+    head = "| task | " + " | ".join(f"`{c['agent']}`" for c in cards) + " |"
+    lines = [head, "|---|" + "---:|" * len(cards)]
+    lines += [f"| {name} | " + " | ".join(cells) + " |" for name, cells in rows.items()]
+    return "\n".join(lines)
 
 
 def runs_text(report: dict) -> str:
