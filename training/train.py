@@ -52,6 +52,7 @@ from . import improve, resume_state, run_lock
 from .config import TrainConfig
 from .evaluate import evaluate_network
 from .export import network_of
+from .export_folder import staged
 from .league import League
 from .policy import PriorPolicy, policy_kwargs
 from .pretrain import collect, fit
@@ -209,8 +210,9 @@ class LeagueCallback(EveryCallback):
 
     def fire(self) -> None:
         folder = self.run.folder / "snapshots" / f"step_{self.num_timesteps:09d}"
-        policy_model.save(folder, network_of(self.model), {"training_steps": self.num_timesteps,
-                                                             "snapshot_of": str(self.run.folder)})
+        with staged(folder) as stage:  # whole or not at all: a kill leaves no torn snapshot
+            policy_model.save(stage, network_of(self.model), {"training_steps": self.num_timesteps,
+                                                                "snapshot_of": str(self.run.folder)})
         self.league.add_snapshot(folder)
         self.logger.record("league/snapshots", len(self.league.snapshots))
 

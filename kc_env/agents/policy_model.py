@@ -26,6 +26,7 @@ extra or oversized member costs nothing. Weights must be finite once cast to flo
 
 from __future__ import annotations
 
+import io
 import json
 import zipfile
 from collections.abc import Mapping
@@ -36,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from ..actions import ACTION_LAYOUT_VERSION, NUM_ACTIONS
+from ..files import write_atomic
 from ..observation import LAYOUT_SIZES, OBS_LAYOUT_VERSION
 from .base import COMPILED, Agent, legal_actions
 
@@ -124,11 +126,14 @@ class PolicyNetwork:
 
 
 def save(folder: str | Path, network: PolicyNetwork, card: Mapping[str, Any]) -> Path:
-    """Write ``network`` and its card (extra fields of ``model.json``) into ``folder``."""
+    """Write ``network`` and its card (extra fields of ``model.json``) into ``folder``, each file
+    atomically (``kc_env.files.write_atomic``): a kill leaves the old file or the new one."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     arrays = {k: np.ascontiguousarray(v, dtype=np.float32) for k, v in network.arrays().items()}
-    np.savez(folder / WEIGHTS_FILE, **arrays)
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    write_atomic(folder / WEIGHTS_FILE, buffer.getvalue())
     full = {
         "format": FORMAT, "format_version": FORMAT_VERSION,
         "obs_layout_version": OBS_LAYOUT_VERSION, "action_layout_version": ACTION_LAYOUT_VERSION,
@@ -137,7 +142,7 @@ def save(folder: str | Path, network: PolicyNetwork, card: Mapping[str, Any]) ->
                     **({"heuristic_weights": dict(network.heuristic_weights)} if network.heuristic_weights else {})},
         **card,
     }
-    (folder / CARD_FILE).write_text(json.dumps(full, indent=2, sort_keys=False) + "\n")
+    write_atomic(folder / CARD_FILE, json.dumps(full, indent=2, sort_keys=False) + "\n")
     return folder
 
 
