@@ -17,7 +17,7 @@ from kc_env.training import config as config_mod
 
 ROOT = Path(__file__).resolve().parents[1]
 RESEARCH = ROOT / "research"
-BENCHMARKS = {"compile_time.py", "peers.py", "soak.py"}
+BENCHMARKS = {"compile_time.py", "peers.py", "serve_load.py", "soak.py"}
 """Measurements of the product that stay with it; a study goes to research/."""
 
 
