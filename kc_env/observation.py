@@ -80,7 +80,7 @@ import numpy as np
 
 from .cards import NUM_CARDS, RANK, card_name
 from .engine import NUM_PILES, PILE_NAMES, GameState
-from .rules import CHIP_SYSTEMS, MAX_HAND_SIZE, MAX_PENALTY, MAX_PLAYERS, MIN_PLAYERS, RANK_KEYS, Rules
+from .rules import MAX_HAND_SIZE, MAX_PENALTY, MAX_PLAYERS, MIN_PLAYERS, RANK_KEYS, RULE_CODES, Rules
 
 OBS_LAYOUT_VERSION = 2
 CARD_SCALE = 54  # hand and stock sizes
@@ -212,28 +212,42 @@ LOW, HIGH = _bounds()
 
 def score_scale(rules: Rules) -> float:
     """What match totals are divided by: ``chips`` under chips, 1 under single, else ``target``."""
-    if rules.scoring in CHIP_SYSTEMS:
+    if rules.plays_for_chips:
         return float(rules.chips)
-    if rules.scoring == "single" or not rules.target:
+    if rules.single_deal or not rules.target:
         return 1.0
     return float(rules.target)
 
 
+RULE_SCALES = {"rule_hand_size": HAND_SIZE_SCALE, "rule_target": BIG_SCALE, "rule_chips": BIG_SCALE}
+"""What each rule slice that holds a number divides it by (clipped to 1; a target of None is 0)."""
+
+
+def rule_positions(field: str, name: str) -> dict:
+    """Where the one-hot slice ``name`` of the rule ``field`` (a slice of its ``RuleCode.shown``)
+    puts each value it shows: {value: index in the vector}. A value of today that layout 1 does
+    not know is shown in its layout-1 slice by its ``LEGACY`` value (and in ``..._more``)."""
+    start = SLICES[name].start
+    if name.endswith("_more"):
+        return {value: start + i for i, value in enumerate(MORE_CHOICES[field])}
+    return {value: start + i for i, value in enumerate(RULE_CHOICES[field])}
+
+
 @lru_cache(maxsize=64)
 def rules_vector(rules: Rules) -> np.ndarray:
-    """The rule slices (from ``rule_draw`` to the end) of the vector for ``rules`` (cached)."""
+    """The rule slices (from ``rule_draw`` to the end) of the vector for ``rules`` (cached): each
+    rule of ``rules.RULE_CODES`` in its slices, then the penalty table in force."""
     out = np.zeros(OBS_SIZE - RULES_START, dtype=np.float32)
-    for key, choices in RULE_CHOICES.items():
-        value = getattr(rules, key)
-        old = LEGACY.get(key, {}).get(value, value)
-        out[SLICES[f"rule_{key}"].start - RULES_START + _index(choices, old)] = 1
-    for key, choices in MORE_CHOICES.items():
-        value = getattr(rules, key)
-        if _index(choices, value) is not None:
-            out[SLICES[f"rule_{key}_more"].start - RULES_START + _index(choices, value)] = 1
-    out[SLICES["rule_hand_size"].start - RULES_START] = rules.hand_size / HAND_SIZE_SCALE
-    out[SLICES["rule_target"].start - RULES_START] = min((rules.target or 0) / BIG_SCALE, 1.0)
-    out[SLICES["rule_chips"].start - RULES_START] = min(rules.chips / BIG_SCALE, 1.0)
+    for rule in RULE_CODES:
+        value = getattr(rules, rule.field)
+        for name in rule.shown:
+            if name in RULE_SCALES:
+                out[SLICES[name].start - RULES_START] = min((value or 0) / RULE_SCALES[name], 1.0)
+                continue
+            shown = value if name.endswith("_more") else LEGACY.get(rule.field, {}).get(value, value)
+            at = _index_of(rule_positions(rule.field, name), shown)
+            if at is not None:
+                out[at - RULES_START] = 1
     table = rules.penalty_table()
     start = SLICES["rule_penalty"].start - RULES_START
     for i, key in enumerate(PENALTY_KEYS):
@@ -242,9 +256,9 @@ def rules_vector(rules: Rules) -> np.ndarray:
     return out
 
 
-def _index(choices: tuple, value) -> int | None:
-    """Where ``value`` is among ``choices`` (True is not 1), or None."""
-    return next((i for i, c in enumerate(choices) if c == value and type(c) is type(value)), None)
+def _index_of(positions: dict, value) -> int | None:
+    """The position of ``value`` in ``positions`` (True is not 1), or None."""
+    return next((at for v, at in positions.items() if v == value and type(v) is type(value)), None)
 
 
 # Where ``encode`` writes each value, found once (a ``SLICES`` lookup per value costs).
@@ -430,16 +444,15 @@ def decode_rules(vec: np.ndarray) -> Rules:
     """The ``Rules`` written in an observation vector (exact for targets and chips up to 1000
     and penalties up to 100; a custom table is read back from the penalty slice)."""
     fields: dict = {}
-    for key, choices in RULE_CHOICES.items():
-        fields[key] = choices[int(np.argmax(vec[SLICES[f"rule_{key}"]]))]
-    for key, choices in MORE_CHOICES.items():
-        more = vec[SLICES[f"rule_{key}_more"]]
-        if more.max() > 0.5:
-            fields[key] = choices[int(np.argmax(more))]
-    fields["hand_size"] = _count(vec[SLICES["rule_hand_size"].start], HAND_SIZE_SCALE)
-    fields["chips"] = _count(vec[SLICES["rule_chips"].start], BIG_SCALE)
-    target = _count(vec[SLICES["rule_target"].start], BIG_SCALE)
-    fields["target"] = None if fields["scoring"] == "single" else target
+    for rule in RULE_CODES:
+        for name in rule.shown:  # a value of layout 2 (``..._more``) comes after its layout-1 slot
+            part = vec[SLICES[name]]
+            if name in RULE_SCALES:
+                fields[rule.field] = _count(part[0], RULE_SCALES[name])
+            elif not name.endswith("_more") or part.max() > 0.5:
+                fields[rule.field] = list(rule_positions(rule.field, name))[int(np.argmax(part))]
+    if fields["scoring"] == "single":
+        fields["target"] = None
     if "custom" in (fields["scoring"], fields["table"]):
         values = [_count(x, PENALTY_SCALE) for x in vec[SLICES["rule_penalty"]]]
         table = dict(zip(PENALTY_KEYS, values, strict=True))
@@ -452,5 +465,5 @@ def decode_rules(vec: np.ndarray) -> Rules:
 __all__ = [
     "OBS_LAYOUT_VERSION", "OBS_SIZE", "LAYOUT", "LAYOUT_SIZES", "SLICES", "LOW", "HIGH", "RULE_CHOICES",
     "MORE_CHOICES", "LEGACY", "SeatView",
-    "encode", "decode", "decode_rules", "rules_vector", "score_scale",
+    "RULE_SCALES", "encode", "decode", "decode_rules", "rules_vector", "rule_positions", "score_scale",
 ]

@@ -47,6 +47,8 @@ SYSTEMS = ("winner_collects", "wins", "chips", "single", "card_chips")
 SCORING_VALUES = tuple(PENALTY_TABLES) + ("custom",) + SYSTEMS
 CHIP_SYSTEMS = ("chips", "card_chips")
 """RULES.md 5.2: the systems played for chips (each starts with ``chips``, no target)."""
+WIN_SYSTEMS = ("wins", "single")
+"""RULES.md 5.2: the systems that count deals won, whatever the cards left in hand."""
 
 
 class RulesError(ValueError):
@@ -179,6 +181,35 @@ class Rules:
     def deck_size(self) -> int:
         """52, or 54 with jokers."""
         return 52 + self.jokers
+
+    # the scoring system's questions (RULES.md 5), answered here only
+    @property
+    def lowest_wins(self) -> bool:
+        """Whether a penalty table scores the match: the lowest total wins (RULES.md 5.1)."""
+        return self.scoring in PENALTY_TABLES or self.scoring == "custom"
+
+    @property
+    def single_deal(self) -> bool:
+        """Whether the match is one deal, its winner the match's (``single``)."""
+        return self.scoring == "single"
+
+    @property
+    def plays_for_chips(self) -> bool:
+        """Whether the match is played for chips (``chips``, ``card_chips``): it ends when a
+        player cannot pay, the most chips win."""
+        return self.scoring in CHIP_SYSTEMS
+
+    @property
+    def has_target(self) -> bool:
+        """Whether the match ends when a total reaches ``target`` (every system but ``single`` and
+        the chip systems, which keep a ``target`` they never use)."""
+        return not (self.single_deal or self.plays_for_chips)
+
+    @property
+    def counts_wins(self) -> bool:
+        """Whether deals count by who won them alone (``wins``, ``single``): the cards left in hand
+        cost nothing."""
+        return self.scoring in WIN_SYSTEMS
 
     def penalty_table(self) -> dict[str, int]:
         """The table that prices cards left in hand: ``scoring`` if it is a table, else ``table``."""
@@ -332,6 +363,65 @@ DESCRIPTIONS: dict[str, str] = {
     "cross_king_move": "under cross_kings stay, a king's side moves to a corner any time, or on the first turn",
     "joker_on_empty_side": "whether a joker may start a side pile (as a king of no colour)",
 }
+
+
+
+@dataclass(frozen=True)
+class RuleCode:
+    """How compiled code and the observation hold one rule (a row of ``RULE_CODES``)."""
+
+    field: str
+    """The ``Rules`` field."""
+    column: int | None
+    """Its column in the vector kernel's rules row (``kernel.R``), or None for a rule of the match
+    (scoring, target, chips...), which no deal reads."""
+    values: tuple | None
+    """Its values in the order of their kernel codes (code ``i`` is ``values[i]``); None where the
+    kernel holds the value itself (a count: ``jokers``, ``hand_size``) or holds nothing."""
+    shown: tuple[str, ...]
+    """The slices of the observation that show it (``observation.SLICES`` names): its one-hot of
+    layout 1 and the one of the values layout 2 added (``..._more``), or one scaled number."""
+
+    def code(self, value: Any) -> int:
+        """The kernel's code of ``value``."""
+        if self.values is None:
+            return int(value)
+        return next(i for i, v in enumerate(self.values) if v == value and type(v) is type(value))
+
+
+RULE_CODES: tuple[RuleCode, ...] = (
+    RuleCode("draw", 0, ("start", "end", "stuck"), ("rule_draw",)),
+    RuleCode("kings_on_sides", 1, (False, True), ("rule_kings_on_sides",)),
+    RuleCode("cross_kings", 2, ("stay", "to_corner"), ("rule_cross_kings",)),
+    RuleCode("pile_moves", 3, ("whole", "none", "partial"), ("rule_pile_moves",)),
+    RuleCode("must_play", 4, ("optional", "all", "all_moves"), ("rule_must_play", "rule_must_play_more")),
+    RuleCode("king_first", 5, (False, "before_others", "before_ending"),
+             ("rule_king_first", "rule_king_first_more")),
+    RuleCode("fill_spaces_first", 6, (False, True), ("rule_fill_spaces_first",)),
+    RuleCode("corner_build", 7, ("alternate", "same_suit"), ("rule_corner_build",)),
+    RuleCode("clear_complete_piles", 8, (False, True), ("rule_clear_complete_piles",)),
+    RuleCode("blocked", 9, ("no_winner", "fewest_cards"), ("rule_blocked",)),
+    RuleCode("jokers", 10, None, ("rule_jokers",)),
+    RuleCode("hand_size", 11, None, ("rule_hand_size",)),
+    RuleCode("blocked_when", 12, ("idle_round", "no_moves"), ("rule_blocked_when_more",)),
+    RuleCode("first_player", 13, ("left_of_dealer", "random"), ("rule_first_player_more",)),
+    RuleCode("cross_king_move", 14, ("any_time", "first_turn"), ("rule_cross_king_move_more",)),
+    RuleCode("joker_on_empty_side", 15, (False, True), ("rule_joker_on_empty_side_more",)),
+    RuleCode("scoring", None, None, ("rule_scoring", "rule_scoring_more")),
+    RuleCode("table", None, None, ("rule_table",)),
+    RuleCode("target", None, None, ("rule_target",)),
+    RuleCode("tie_break", None, None, ("rule_tie_break",)),
+    RuleCode("chips", None, None, ("rule_chips",)),
+    RuleCode("chips_per_card", None, None, ("rule_chips_per_card", "rule_chips_per_card_more")),
+    RuleCode("extra_chip", None, None, ("rule_extra_chip_more",)),
+)
+"""Every rule the observation shows, declared once: the kernel's rules row (``vector.rules_row``),
+the observation's rule slices (``observation.rules_vector``) and the compiled agents' reading of
+them (``agents.view.read_rules``) are loops over it. The in-deal rules (a ``column``) come first,
+at columns 0, 1, ...; ``custom_table`` is shown only through the penalty table in force."""
+DEAL_RULES: tuple[RuleCode, ...] = tuple(r for r in RULE_CODES if r.column is not None)
+"""The rules a deal reads (RULES.md 4), each at its column of the kernel's rules row."""
+assert [r.column for r in DEAL_RULES] == list(range(len(DEAL_RULES))), "deal rules take columns 0, 1, ... in order"
 
 PRESETS: dict[str, dict[str, Any]] = {
     "standard": {},

@@ -13,7 +13,7 @@ import pytest
 from kc_env import PRESETS, Rules, engine
 from kc_env import observation as obs
 from kc_env.engine import NUM_PILES
-from kc_env.rules import ALIASES, CHOICES
+from kc_env.rules import ALIASES, CHOICES, DEAL_RULES, RULE_CODES
 
 RULE_SETS = [Rules.preset(name) for name in sorted(PRESETS)] + [
     Rules.preset("standard", jokers=2, pile_moves="partial"),
@@ -216,3 +216,37 @@ def test_decode_rules_gives_back_every_value_of_every_variant():
             extra = {"custom_table": table} if value == "custom" else {}
             rules = Rules(**{key: value}, **extra)
             assert obs.decode_rules(obs.encode(engine.new_deal(rules, 2, seed=1), 0)) == rules, (key, value)
+
+
+def test_the_rule_code_table_names_every_rule_and_every_rule_slice_once():
+    """``rules.RULE_CODES`` is the one declaration the observation, the kernel's rules row and
+    the compiled agents' reading loop over: every rule field (``custom_table`` shows only as the
+    penalty table), every rule slice but the penalty table's, each exactly once; an in-deal
+    rule's kernel codes are exactly its allowed values."""
+    fields = [rule.field for rule in RULE_CODES]
+    assert sorted(fields) == sorted(f.name for f in dataclasses.fields(Rules) if f.name != "custom_table")
+    shown = [name for rule in RULE_CODES for name in rule.shown]
+    rule_slices = [name for name, _, _ in obs.LAYOUT if name.startswith("rule_") and name != "rule_penalty"]
+    assert sorted(shown) == sorted(rule_slices)
+    for rule in RULE_CODES:
+        if rule.values is not None:
+            assert sorted(map(str, rule.values)) == sorted(map(str, CHOICES[rule.field])), rule.field
+            assert [rule.code(v) for v in rule.values] == list(range(len(rule.values)))
+
+
+def test_the_seat_view_reads_back_the_kernels_rules_row_for_every_value_of_every_rule():
+    """``agents.view.read_rules`` (a loop over the table) gives, from the observation alone, the
+    row ``vector.rules_row`` writes (a loop over the same table), for every value of every rule
+    a deal reads."""
+    from kc_env.agents import view
+    from kc_env.vector import kernel as K
+    from kc_env.vector import rules_row
+
+    cases = [Rules(**{rule.field: v}) for rule in DEAL_RULES if rule.values for v in rule.values]
+    cases += [Rules(jokers=2), Rules(hand_size=3), Rules(hand_size=25, jokers=2)]
+    R = np.zeros((1, K.NUM_R), dtype=np.int64)
+    for rules in cases:
+        view.read_rules(obs.encode(engine.new_deal(rules, 2, seed=3), 0), R, np.int64(0))
+        want = rules_row(rules)
+        keep = [c for c in range(K.NUM_R) if c not in (K.R_MAX_MOVES, K.R_REWARD)]
+        assert R[0, keep].tolist() == want[keep].tolist(), rules

@@ -94,7 +94,7 @@ def play_to_end(g, b, w, rules_vec, others, rng):
         K.apply_action(g, b, a, scratch)
 
 
-@njit
+@K.borrowing
 def seat_share(g, b, seat):
     """What the deal in row ``b`` was worth to ``seat``: 1 for a win, 1 / players for a deal
     nobody won (blocked or cut off), else 0."""

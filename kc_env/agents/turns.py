@@ -50,29 +50,44 @@ def alloc(rows, shuffles):
     return K.Games(piles, pinfo, hands, stock, S, R, mt)
 
 
-@njit
+@K.borrowing
 def load(obs, g, rows):
     """Row 0 of the table ``g`` from the observation; the rules row copied to every row."""
     view.seat_row(obs, g, np.int64(0))
     for d in range(1, rows):
-        g.R[d, :] = g.R[0, :]
+        for k in range(K.NUM_R):
+            g.R[d, k] = g.R[0, k]
 
 
-@njit
+@K.borrowing
 def make_move(g, d, a):
     """Row ``d + 1`` = row ``d`` after the card play or pile move ``a`` (legal in row ``d``)."""
-    g.piles[d + 1] = g.piles[d]
-    g.pinfo[d + 1] = g.pinfo[d]
-    g.hands[d + 1] = g.hands[d]
-    g.stock[d + 1] = g.stock[d]
-    g.S[d + 1] = g.S[d]
+    copy_row(g, d, d + 1)
     if K.is_play(a):
         K.play_card(g, d + 1, K.play_card_of(a), K.play_pile_of(a))
     else:
         K.move_pile(g, d + 1, K.move_src(a), K.move_dst(a))
 
 
-@njit
+@K.borrowing
+def copy_row(g, d, to):
+    """Row ``to`` = row ``d``, the rules and the random generator aside (loops, not slice copies,
+    which would need reference counting)."""
+    piles, pinfo = g.piles, g.pinfo
+    for p in range(8):
+        for i in range(pinfo[d, p, K.LEN]):  # a pile's cards above its length are never read
+            piles[to, p, i] = piles[d, p, i]
+        for k in range(K.PINFO):
+            pinfo[to, p, k] = pinfo[d, p, k]
+    for seat in range(K.MAX_SEATS):
+        g.hands[to, seat] = g.hands[d, seat]
+    for i in range(g.S[d, K.SLEN]):  # nor a stock's
+        g.stock[to, i] = g.stock[d, i]
+    for k in range(K.NUM_S):
+        g.S[to, k] = g.S[d, k]
+
+
+@K.borrowing
 def position_hash(g, d):
     """The Zobrist hash of where each card lies in row ``d`` (the seat's hand, each pile)."""
     piles, pinfo = g.piles, g.pinfo
@@ -103,7 +118,7 @@ def seen_before(table, h):
     return True
 
 
-@njit
+@K.borrowing
 def _full_hash(g, d):
     h = position_hash(g, d)
     if g.S[d, K.PLAYED]:
@@ -173,7 +188,7 @@ def walk_ends(g, max_nodes, ends, lengths):
     return found, complete
 
 
-@njit
+@K.borrowing
 def replay(g, line, length):
     """Row ``length`` of the table ``g`` = row 0 after the moves ``line[:length]``."""
     for d in range(length):

@@ -20,8 +20,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import observation as obs_mod
 from ..compiled import njit
 from ..observation import PILE_BLOCK, PILE_START, SLICES
+from ..rules import ALIASES, DEAL_RULES, WIN_SYSTEMS
 from ..vector import kernel as K
 
 OFF_CARDS = SLICES["pile_N_cards"].start - PILE_START
@@ -38,37 +40,38 @@ OBS_PLAYED = SLICES["played"].start
 OBS_MOVED = SLICES["moved"].start
 OBS_IDLE = SLICES["idle_turns"].start
 OBS_NUM_PLAYERS = SLICES["num_players"].start
-OBS_SCORING = SLICES["rule_scoring"].start
-OBS_PENALTY = SLICES["rule_penalty"].start  # A 2 .. K JK, / 25
-CARD_SCALE = 54.0
-PILE_SCALE = 13.0
-PENALTY_SCALE = 25.0
-HAND_SIZE_SCALE = 26.0
-SCORING_WINS, SCORING_SINGLE = 8, 10  # positions in the scoring one-hot
-NUM_PILES = 8
-
-# the rules row from the rule one-hots: (kernel column, where the one-hot starts, its size)
-_DRAW = SLICES["rule_draw"].start  # start end stuck: the kernel's DRAW_* codes
-_KINGS_ON_SIDES = SLICES["rule_kings_on_sides"].start  # true false
-_CROSS_KINGS = SLICES["rule_cross_kings"].start  # to_corner stay
-_PILE_MOVES = SLICES["rule_pile_moves"].start  # whole none partial: the kernel's MOVES_* codes
-_MUST_PLAY = SLICES["rule_must_play"].start  # optional all
-_KING_FIRST = SLICES["rule_king_first"].start  # false true
-_FILL = SLICES["rule_fill_spaces_first"].start  # false true
-_CORNER_BUILD = SLICES["rule_corner_build"].start  # alternate same_suit
-_CLEAR = SLICES["rule_clear_complete_piles"].start  # false true
-_BLOCKED = SLICES["rule_blocked"].start  # no_winner fewest_cards
-_JOKERS = SLICES["rule_jokers"].start  # 0 2
-_HAND_SIZE = SLICES["rule_hand_size"].start
-# layout 2's values (observation.MORE_CHOICES): a one-hot of the new values only, or of all values
-_ALL_MOVES = SLICES["rule_must_play_more"].start  # all_moves
-_BEFORE_ENDING = SLICES["rule_king_first_more"].start  # before_ending
-_BLOCKED_WHEN = SLICES["rule_blocked_when_more"].start  # idle_round no_moves
-_CROSS_KING_MOVE = SLICES["rule_cross_king_move_more"].start  # any_time first_turn
-_JOKER_SIDE = SLICES["rule_joker_on_empty_side_more"].start  # false true
-_FIRST_PLAYER = SLICES["rule_first_player_more"].start  # left_of_dealer random
+OBS_PENALTY = SLICES["rule_penalty"].start  # A 2 .. K JK, / PENALTY_SCALE
 OBS_FIRST_TURN = SLICES["first_turn"].start
+CARD_SCALE = float(obs_mod.CARD_SCALE)
+PILE_SCALE = float(obs_mod.PILE_SCALE)
+PENALTY_SCALE = float(obs_mod.PENALTY_SCALE)
+NUM_PILES = 8
 NO_LIMIT = np.int64(1) << 40  # the row's max_moves: a turn walked here is never cut off
+
+
+def _rule_reads() -> tuple[np.ndarray, np.ndarray]:
+    """What ``read_rules`` loops over, from ``rules.DEAL_RULES``: rows (kernel column, position
+    in the vector, code) for every value a one-hot rule slice shows, layout 1's before layout 2's
+    (a value layout 1 does not know sets its old value's slot too, and the later row wins); and
+    rows (kernel column, position, scale) for a rule held as a number."""
+    onehots, numbers = [], []
+    for rule in DEAL_RULES:
+        for name in rule.shown:
+            if name in obs_mod.RULE_SCALES:
+                numbers.append((rule.column, SLICES[name].start, obs_mod.RULE_SCALES[name]))
+                continue
+            for value, at in obs_mod.rule_positions(rule.field, name).items():
+                value = ALIASES[rule.field] if value is True and rule.field in ALIASES else value
+                onehots.append((name.endswith("_more"), rule.column, at, rule.code(value)))
+    onehots.sort(key=lambda row: row[0])  # stable: layout 1's rows first
+    return np.array([row[1:] for row in onehots], dtype=np.int64), np.array(numbers, dtype=np.int64)
+
+
+RULE_ONEHOTS, RULE_NUMBERS = _rule_reads()
+_WINS_ONLY = np.array([s in WIN_SYSTEMS for s in obs_mod.RULE_CHOICES["scoring"]], dtype=np.bool_)
+"""Per value of the observation's scoring one-hot, whether it counts deals won alone (``Rules.counts_wins``)."""
+_SCORING = SLICES["rule_scoring"].start
+_CLEAR = SLICES["rule_clear_complete_piles"].start + obs_mod.RULE_CHOICES["clear_complete_piles"].index(True)
 
 
 @njit(inline="always")  # inlined: called with a literal offset from many places, each a compile of its own
@@ -106,49 +109,34 @@ def num_players(obs):
 
 @njit
 def wins_only(obs):
-    """Whether deals are scored by wins alone (``wins`` or ``single``): penalties then only break
-    ties."""
-    scoring = obs_argmax(obs, OBS_SCORING, 11)
-    return scoring == SCORING_WINS or scoring == SCORING_SINGLE
+    """Whether deals are scored by wins alone (``Rules.counts_wins``: ``wins`` or ``single``):
+    penalties then only break ties."""
+    return _WINS_ONLY[obs_argmax(obs, _SCORING, _WINS_ONLY.shape[0])]
 
 
 @njit
 def clears_piles(obs):
     """Whether a complete pile leaves the table (``clear_complete_piles``)."""
-    return obs[_CLEAR + 1] > 0.5
+    return obs[_CLEAR] > 0.5
 
 
-@njit
+@K.borrowing
 def read_rules(obs, R, b):
-    """Row ``b`` of the kernel's rules array from the rule slices of the observation."""
+    """Row ``b`` of the kernel's rules array from the rule slices of the observation: a loop over
+    ``rules.DEAL_RULES`` (``RULE_ONEHOTS``, ``RULE_NUMBERS``), the penalty table, no cut-off."""
     R[b, :] = 0
-    R[b, K.R_DRAW] = obs_argmax(obs, _DRAW, 3)
-    R[b, K.R_KINGS_ON_SIDES] = obs[_KINGS_ON_SIDES] > 0.5
-    R[b, K.R_PILE_MOVES] = obs_argmax(obs, _PILE_MOVES, 3)
-    R[b, K.R_MUST_PLAY] = obs[_MUST_PLAY + 1] > 0.5
-    if obs[_ALL_MOVES] > 0.5:
-        R[b, K.R_MUST_PLAY] = K.MUST_ALL_MOVES
-    R[b, K.R_KING_FIRST] = obs[_KING_FIRST + 1] > 0.5
-    if obs[_BEFORE_ENDING] > 0.5:
-        R[b, K.R_KING_FIRST] = K.KING_FIRST_BEFORE_ENDING
-    R[b, K.R_NO_MOVES] = obs[_BLOCKED_WHEN + 1] > 0.5
-    R[b, K.R_CROSS_FIRST_TURN] = obs[_CROSS_KING_MOVE + 1] > 0.5
-    R[b, K.R_JOKER_SIDE] = obs[_JOKER_SIDE + 1] > 0.5
-    R[b, K.R_FIRST_RANDOM] = obs[_FIRST_PLAYER + 1] > 0.5
-    R[b, K.R_FILL_FIRST] = obs[_FILL + 1] > 0.5
-    R[b, K.R_SAME_SUIT] = obs[_CORNER_BUILD + 1] > 0.5
-    R[b, K.R_CLEAR] = obs[_CLEAR + 1] > 0.5
-    R[b, K.R_FEWEST] = obs[_BLOCKED + 1] > 0.5
-    R[b, K.R_HAND_SIZE] = obs_count(obs[_HAND_SIZE], HAND_SIZE_SCALE)
+    for i in range(RULE_ONEHOTS.shape[0]):
+        if obs[RULE_ONEHOTS[i, 1]] > 0.5:
+            R[b, RULE_ONEHOTS[i, 0]] = RULE_ONEHOTS[i, 2]
+    for i in range(RULE_NUMBERS.shape[0]):
+        R[b, RULE_NUMBERS[i, 0]] = obs_count(obs[RULE_NUMBERS[i, 1]], RULE_NUMBERS[i, 2])
     R[b, K.R_MAX_MOVES] = NO_LIMIT
     R[b, K.R_REWARD] = K.REWARD_WIN_LOSS
-    R[b, K.R_JOKERS] = 2 if obs[_JOKERS + 1] > 0.5 else 0
-    R[b, K.R_TO_CORNER] = obs[_CROSS_KINGS] > 0.5
     for i in range(14):
         R[b, K.R_PEN + i] = obs_count(obs[OBS_PENALTY + i], PENALTY_SCALE)
 
 
-@njit
+@K.borrowing
 def _read_pile(obs, g, b, p):
     """Pile ``p`` in order, bottom to top: real cards sit by rank (ranks step down by one from the
     bottom), the jokers fill the gaps (one on top or at the bottom is named by the vector), and
@@ -186,7 +174,7 @@ def _read_pile(obs, g, b, p):
         pinfo[b, p, K.TOP_COLOUR] = K.card_colour(g, b, c)
 
 
-@njit
+@K.borrowing
 def seat_row(obs, g, b):
     """Row ``b`` of the kernel state ``g`` from the observation of the seat to act (see the module
     docstring): the seat at seat 0, its turn under way with the flags the vector shows."""

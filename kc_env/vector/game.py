@@ -31,41 +31,22 @@ from .. import engine
 from .. import observation as obs_mod
 from ..engine import GameState
 from ..game_info import GAME_INFO
-from ..rules import Rules
+from ..rules import DEAL_RULES, Rules
 from . import kernel as K
 
 DEFAULT_MAX_MOVES = GAME_INFO.default_max_moves
 
 _REWARD_KINDS = {"win_loss": K.REWARD_WIN_LOSS, "score": K.REWARD_SCORE}
-_DRAW = {"start": K.DRAW_START, "end": K.DRAW_END, "stuck": K.DRAW_STUCK}
-_PILE_MOVES = {"whole": K.MOVES_WHOLE, "none": K.MOVES_NONE, "partial": K.MOVES_PARTIAL}
-_MUST_PLAY = {"optional": K.MUST_OPTIONAL, "all": K.MUST_ALL, "all_moves": K.MUST_ALL_MOVES}
-_KING_FIRST = {False: K.KING_FIRST_OFF, "before_others": K.KING_FIRST_BEFORE_OTHERS,
-               "before_ending": K.KING_FIRST_BEFORE_ENDING}
 
 
 def rules_row(rules: Rules, max_moves: int = DEFAULT_MAX_MOVES, reward: str = "win_loss") -> np.ndarray:
     """The kernel's int64 rules row (``kernel.R_*`` columns) for ``rules``, the env's
-    ``max_moves`` and reward kind."""
+    ``max_moves`` and reward kind: each rule a deal reads by its code (``rules.DEAL_RULES``)."""
     row = np.zeros(K.NUM_R, dtype=np.int64)
-    row[K.R_DRAW] = _DRAW[rules.draw]
-    row[K.R_KINGS_ON_SIDES] = rules.kings_on_sides
-    row[K.R_PILE_MOVES] = _PILE_MOVES[rules.pile_moves]
-    row[K.R_MUST_PLAY] = _MUST_PLAY[rules.must_play]
-    row[K.R_KING_FIRST] = _KING_FIRST[rules.king_first]
-    row[K.R_FILL_FIRST] = rules.fill_spaces_first
-    row[K.R_SAME_SUIT] = rules.corner_build == "same_suit"
-    row[K.R_CLEAR] = rules.clear_complete_piles
-    row[K.R_FEWEST] = rules.blocked == "fewest_cards"
-    row[K.R_HAND_SIZE] = rules.hand_size
+    for rule in DEAL_RULES:
+        row[rule.column] = rule.code(getattr(rules, rule.field))
     row[K.R_MAX_MOVES] = max_moves
     row[K.R_REWARD] = _REWARD_KINDS[reward]
-    row[K.R_JOKERS] = rules.jokers
-    row[K.R_TO_CORNER] = rules.cross_kings == "to_corner"
-    row[K.R_NO_MOVES] = rules.blocked_when == "no_moves"
-    row[K.R_CROSS_FIRST_TURN] = rules.cross_king_move == "first_turn"
-    row[K.R_JOKER_SIDE] = rules.joker_on_empty_side
-    row[K.R_FIRST_RANDOM] = rules.first_player == "random"
     table = rules.penalty_table()
     for i, key in enumerate(obs_mod.PENALTY_KEYS):
         row[K.R_PEN + i] = table[key]

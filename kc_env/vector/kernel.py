@@ -10,14 +10,17 @@ The state of ``B`` games is one named structure, ``Games`` (a namedtuple of arra
 ``alloc_games``; ``VecGame.state``), and the vector env's per-game buffers another,
 ``EnvBuffers`` (rng, opponent kinds, move log, rules vectors, observations, masks, rewards,
 status...; ``KingsCornerVecEnv``). numba passes a namedtuple of arrays into compiled code as one
-value, so the batched entry points take them whole (``apply_batch(idx, acts, g)``,
-``env_advance(idx, modes, acts, g, e)``, ``new_episodes``, ``deal_batch``, ``legal_batch``,
-``encode_batch``, ``refresh_batch``, ``end_cut_off_batch``, ``play_random``), while the rule
-functions (``accepts``, ``pile_moves``, ``legal_actions``, ``play_card``, ``apply_action``,
-``deal``, ``encode``, ...) take the arrays one by one and a game number ``b``, so that other
-compiled code (``kc_env.agents.turns``, the heuristic, the play-outs) calls them on arrays of its
-own. Code outside compiled functions reads games through ``VecGame``'s methods (``to_act``,
-``over``, ``winners``, ``cut_off``, ``turn_started``...), not through the columns below.
+value, and the state travels whole: the batched entry points take both (``apply_batch(idx,
+acts, g)``, ``env_advance(idx, modes, acts, g, e)``, ``new_episodes``, ``deal_batch``,
+``legal_batch``, ``encode_batch``, ``refresh_batch``, ``end_cut_off_batch``, ``play_random``),
+and the rule functions (``accepts``, ``pile_moves``, ``legal_actions``, ``play_card``,
+``apply_action``, ``deal``, ``encode``, ...) take ``g`` and a game number ``b``, so that other
+compiled code (``kc_env.agents.turns``, the heuristic, the play-outs) calls them on a ``Games``
+of its own. The rule functions compile without reference counting (``borrowing``). Action
+indices are built and read with ``kc_env.actions``' formulas, compiled here (``play_action``,
+``move_src``...). The rules row's columns and codes are ``rules.RULE_CODES``'. Code outside
+compiled functions reads games through ``VecGame``'s methods (``to_act``, ``over``,
+``winners``, ``cut_off``, ``turn_started``...), not through the columns below.
 
 State of game ``b`` (the fields of ``Games``):
 
@@ -110,16 +113,34 @@ FIRST = 22  # no turn of the deal has ended yet (engine.GameState.first_turn)
 MAX_CLEARED = _rules.MAX_CLEARED
 NUM_S = 24
 
-# columns of R
-(R_DRAW, R_KINGS_ON_SIDES, R_PILE_MOVES, R_MUST_PLAY, R_KING_FIRST, R_FILL_FIRST, R_SAME_SUIT, R_CLEAR,
- R_FEWEST, R_HAND_SIZE, R_MAX_MOVES, R_REWARD, R_JOKERS, R_TO_CORNER) = range(14)
-R_PEN = 14  # 14 penalties: ranks A..K, then the joker
-R_NO_MOVES, R_CROSS_FIRST_TURN, R_JOKER_SIDE, R_FIRST_RANDOM = range(R_PEN + 14, R_PEN + 18)
-NUM_R = R_PEN + 18
-DRAW_START, DRAW_END, DRAW_STUCK = 0, 1, 2
-MOVES_WHOLE, MOVES_NONE, MOVES_PARTIAL = 0, 1, 2
-MUST_OPTIONAL, MUST_ALL, MUST_ALL_MOVES = 0, 1, 2
-KING_FIRST_OFF, KING_FIRST_BEFORE_OTHERS, KING_FIRST_BEFORE_ENDING = 0, 1, 2
+# columns of R: each rule a deal reads at its column of ``rules.RULE_CODES`` (a flag is 1 when the
+# rule's value is the second one there), then the env's two and the penalties
+_RULE = {rule.field: rule for rule in _rules.DEAL_RULES}
+R_DRAW = _RULE["draw"].column
+R_KINGS_ON_SIDES = _RULE["kings_on_sides"].column
+R_TO_CORNER = _RULE["cross_kings"].column
+R_PILE_MOVES = _RULE["pile_moves"].column
+R_MUST_PLAY = _RULE["must_play"].column
+R_KING_FIRST = _RULE["king_first"].column
+R_FILL_FIRST = _RULE["fill_spaces_first"].column
+R_SAME_SUIT = _RULE["corner_build"].column
+R_CLEAR = _RULE["clear_complete_piles"].column
+R_FEWEST = _RULE["blocked"].column
+R_JOKERS = _RULE["jokers"].column  # how many
+R_HAND_SIZE = _RULE["hand_size"].column
+R_NO_MOVES = _RULE["blocked_when"].column
+R_FIRST_RANDOM = _RULE["first_player"].column
+R_CROSS_FIRST_TURN = _RULE["cross_king_move"].column
+R_JOKER_SIDE = _RULE["joker_on_empty_side"].column
+R_MAX_MOVES = len(_rules.DEAL_RULES)  # the env cuts a deal off after this many moves
+R_REWARD = R_MAX_MOVES + 1  # REWARD_*
+R_PEN = R_REWARD + 1  # 14 penalties: ranks A..K, then the joker
+NUM_R = R_PEN + 14
+DRAW_START, DRAW_END, DRAW_STUCK = (_RULE["draw"].code(v) for v in ("start", "end", "stuck"))
+MOVES_WHOLE, MOVES_NONE, MOVES_PARTIAL = (_RULE["pile_moves"].code(v) for v in ("whole", "none", "partial"))
+MUST_OPTIONAL, MUST_ALL, MUST_ALL_MOVES = (_RULE["must_play"].code(v) for v in ("optional", "all", "all_moves"))
+KING_FIRST_OFF, KING_FIRST_BEFORE_OTHERS, KING_FIRST_BEFORE_ENDING = (
+    _RULE["king_first"].code(v) for v in (False, "before_others", "before_ending"))
 REWARD_WIN_LOSS, REWARD_SCORE = 0, 1
 
 # -- observation layout (kc_env.observation, layout 2) ----------------------------------------
@@ -154,8 +175,7 @@ MT_N = 624  # Mersenne Twister state words; mt[b, MT_N] is the index (Random.get
 
 Games = namedtuple("Games", "piles pinfo hands stock S R mt")
 Games.__doc__ = """The state of ``size`` games, one row each (layout in the module docstring): what
-the batched entry points take as ``g``. The rule functions take the same arrays one by one,
-``play_card(g, b, c, p)``."""
+the batched entry points and the rule functions take as ``g`` (``play_card(g, b, card, pile)``)."""
 
 EnvBuffers = namedtuple("EnvBuffers", "rng opp_kind kinds log rules_vecs obs masks rewards status opp_obs opp_mask "
                                       "deal_seeds")
@@ -182,6 +202,15 @@ def alloc_games(size: int) -> Games:
 READY, DONE, NEED_OPP, ILLEGAL = 0, 1, 2, 3
 # what env_advance does first, per game
 MODE_ACT, MODE_RESUME, MODE_OPP = 0, 1, 2
+
+borrowing = njit(_nrt=False)
+"""How the rule functions and the compiled agents' walks over a state compile: ``njit`` without
+numba's reference counting (``_nrt=False``). They take the state whole and neither allocate nor
+keep an array, so counting the references to its arrays (numba counts one for every field read
+from a namedtuple) would only cost: the compiled engine (``play_random``) plays about twice the
+moves per second without it. What such a function calls compiles so too unless it says
+otherwise (numba passes the flag on): a callee that allocates is marked ``njit(_nrt=True)``,
+else it fails to compile."""
 
 _DEBRUIJN = np.int64(0x03F79D71B4CB0A89)
 _DEBRUIJN_INDEX = np.array([
@@ -229,7 +258,7 @@ def _init_genrand_19650218() -> np.ndarray:
 _MT_19650218 = _init_genrand_19650218()
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=True)  # it allocates; ``deal``, which calls it, is ``borrowing``
 def mt_seed(mt, b, seed):
     """``random.Random(seed)`` for an int 0 <= seed < 2**63: init_by_array over its 32-bit words."""
     key = np.zeros(2, dtype=np.int64)
@@ -308,7 +337,7 @@ def mt_shuffle(mt, b, x, n):
 
 # -- values and fits (engine: value, _corner_suit, _accepts, _joker_value_on, _link_ok) --------
 
-@njit(cache=True)
+@borrowing
 def card_rank(g, b, c):
     """engine.value(state, c)[0]."""
     S = g.S
@@ -317,7 +346,7 @@ def card_rank(g, b, c):
     return RANK[c]
 
 
-@njit(cache=True)
+@borrowing
 def card_colour(g, b, c):
     """engine.value(state, c)[1]."""
     S = g.S
@@ -326,7 +355,7 @@ def card_colour(g, b, c):
     return COLOUR[c]
 
 
-@njit(cache=True)
+@borrowing
 def corner_suit(g, b, p):
     """engine._corner_suit: the suit of the first real card from the bottom, -1 for None."""
     piles, pinfo = g.piles, g.pinfo
@@ -337,14 +366,14 @@ def corner_suit(g, b, p):
     return -1
 
 
-@njit(cache=True)
+@borrowing
 def same_suit_corner(g, b, p):
     """engine._is_same_suit_corner."""
     R = g.R
     return p >= 4 and R[b, R_SAME_SUIT] != 0
 
 
-@njit(cache=True)
+@borrowing
 def accepts(g, b, p):
     """engine._accepts: bitmask of the cards that may be played from hand onto pile ``p``."""
     pinfo, R = g.pinfo, g.R
@@ -370,7 +399,7 @@ def accepts(g, b, p):
     return RANK_COLOUR_MASK[rank - 1, 1 - colour] | JOKER_MASK
 
 
-@njit(cache=True)
+@borrowing
 def joker_value_on(g, b, p):
     """engine._joker_value_on(state, p, top_value[p]): (rank, colour) a joker takes on pile ``p``."""
     pinfo = g.pinfo
@@ -388,7 +417,7 @@ def joker_value_on(g, b, p):
     return rank - 1, 1 - colour
 
 
-@njit(cache=True)
+@borrowing
 def link_ok(prev_rank, prev_colour, c, rank, colour, suit):
     """engine._link_ok (``suit`` -1 for None)."""
     if rank != prev_rank - 1:
@@ -398,7 +427,7 @@ def link_ok(prev_rank, prev_colour, c, rank, colour, suit):
     return prev_colour == NO_COLOUR or colour == NO_COLOUR or colour != prev_colour
 
 
-@njit(cache=True)
+@borrowing
 def refresh(g, b, p):
     """engine._refresh: the cached top value and acceptance mask of pile ``p``."""
     piles, pinfo = g.piles, g.pinfo
@@ -415,7 +444,7 @@ def refresh(g, b, p):
 
 # -- pile moves (engine: _pile_moves, _fits_a_corner, _part_start, _part_fits) -----------------
 
-@njit(cache=True)
+@borrowing
 def part_fits(g, b, p, i, q):
     """engine._part_fits(state, piles[p][i:], q)."""
     piles, pinfo, S = g.piles, g.pinfo, g.S
@@ -451,7 +480,7 @@ def part_fits(g, b, p, i, q):
     return True
 
 
-@njit(cache=True)
+@borrowing
 def part_start(g, b, p, q):
     """engine._part_start: where the part of pile ``p`` that may move onto the non-empty pile
     ``q`` starts, or -1."""
@@ -474,7 +503,7 @@ def part_start(g, b, p, q):
     return i
 
 
-@njit(cache=True)
+@borrowing
 def pile_moves(g, b, out, k, first_only):
     """engine._pile_moves: appends the action indices to ``out`` from ``k`` on, returns the new
     count (``first_only``: stop at the first one, for ``has_play_or_pile_move``)."""
@@ -513,7 +542,7 @@ def pile_moves(g, b, out, k, first_only):
     return k
 
 
-@njit(cache=True)
+@borrowing
 def legal_actions(g, b, out):
     """engine.legal_moves as action indices written to ``out``; returns how many (0 once over).
     Card plays first, then pile moves, then end turn (the engine's order)."""
@@ -561,7 +590,7 @@ def legal_actions(g, b, out):
     return k
 
 
-@njit(cache=True)
+@borrowing
 def has_play_or_pile_move(g, b, scratch):
     """engine.has_play_or_pile_move (for ``draw: stuck``)."""
     pinfo, hands, S = g.pinfo, g.hands, g.S
@@ -572,7 +601,7 @@ def has_play_or_pile_move(g, b, scratch):
     return pile_moves(g, b, scratch, np.int64(0), np.bool_(True)) > 0
 
 
-@njit(cache=True)
+@borrowing
 def is_legal(g, b, a, scratch):
     """Whether action ``a`` is among ``legal_actions`` (any int; False outside 0..496)."""
     if a < 0 or a >= NUM_ACTIONS:
@@ -586,14 +615,14 @@ def is_legal(g, b, a, scratch):
 
 # -- applying moves (engine: apply, _play, _move_pile, _after_pile_grew, _end_turn, ...) ------
 
-@njit(cache=True)
+@borrowing
 def draw_card(g, b):
     hands, stock, S = g.hands, g.stock, g.S
     S[b, SLEN] -= 1
     hands[b, S[b, CUR]] |= bit(stock[b, S[b, SLEN]])
 
 
-@njit(cache=True)
+@borrowing
 def after_pile_grew(g, b, p):
     """engine._after_pile_grew: a complete pile goes into the stock, which is reshuffled."""
     piles, pinfo, stock, S, R, mt = g.piles, g.pinfo, g.stock, g.S, g.R, g.mt
@@ -612,7 +641,7 @@ def after_pile_grew(g, b, p):
     refresh(g, b, p)
 
 
-@njit(cache=True)
+@borrowing
 def play_card(g, b, c, p):
     """engine._play."""
     piles, pinfo, hands, S = g.piles, g.pinfo, g.hands, g.S
@@ -632,7 +661,7 @@ def play_card(g, b, c, p):
         S[b, WINNER] = seat
 
 
-@njit(cache=True)
+@borrowing
 def move_pile(g, b, p, q):
     """engine._move_pile."""
     piles, pinfo, S = g.piles, g.pinfo, g.S
@@ -657,7 +686,7 @@ def move_pile(g, b, p, q):
     after_pile_grew(g, b, q)
 
 
-@njit(cache=True)
+@borrowing
 def begin_turn(g, b, scratch):
     """engine._begin_turn: the start-of-turn draw (``start``), or the draw when stuck."""
     S, R = g.S, g.R
@@ -673,7 +702,7 @@ def begin_turn(g, b, scratch):
         S[b, DRAWN] = 1
 
 
-@njit(cache=True)
+@borrowing
 def finish_blocked(g, b):
     """engine._finish_blocked."""
     hands, S, R = g.hands, g.S, g.R
@@ -696,7 +725,7 @@ def finish_blocked(g, b):
             S[b, WINNER] = winner
 
 
-@njit(cache=True)
+@borrowing
 def is_blocked(g, b, scratch):
     """engine.is_blocked, when a turn ends (its flags cleared)."""
     S, R = g.S, g.R
@@ -706,7 +735,7 @@ def is_blocked(g, b, scratch):
     return R[b, R_NO_MOVES] != 0 and S[b, SLEN] == 0 and not anyone_can_move(g, b, scratch)
 
 
-@njit(cache=True)
+@borrowing
 def anyone_can_move(g, b, scratch):
     """engine.anyone_can_move."""
     pinfo, hands, S = g.pinfo, g.hands, g.S
@@ -717,7 +746,7 @@ def anyone_can_move(g, b, scratch):
     return pile_moves(g, b, scratch, np.int64(0), np.bool_(True)) > 0
 
 
-@njit(cache=True)
+@borrowing
 def end_turn(g, b, scratch):
     """engine._end_turn."""
     S, R = g.S, g.R
@@ -742,7 +771,7 @@ def end_turn(g, b, scratch):
     begin_turn(g, b, scratch)
 
 
-@njit(cache=True)
+@borrowing
 def apply_action(g, b, a, scratch):
     """engine.apply of a legal action index, then the env's truncation after max_moves
     (``kings_corner_v0.raw_env.step``)."""
@@ -760,7 +789,7 @@ def apply_action(g, b, a, scratch):
 
 # -- dealing (engine: new_deal, _deal_cross) --------------------------------------------------
 
-@njit(cache=True)
+@borrowing
 def deal(g, b, seed, dealer, n, scratch):
     """engine.new_deal(rules, n, seed=seed, dealer=dealer) into game ``b``: shuffle, hands one
     card at a time from the dealer's left, the cross (kings to corners under ``to_corner``, a
@@ -828,7 +857,7 @@ def deal(g, b, seed, dealer, n, scratch):
 
 # -- rewards (kings_corner_v0: _give_win_loss, _give_score) -----------------------------------
 
-@njit(cache=True)
+@borrowing
 def hand_penalty(hand, R, b):
     """engine.hand_penalty by the rules' table (``R_PEN`` columns)."""
     total = 0
@@ -843,7 +872,7 @@ def hand_penalty(hand, R, b):
     return total
 
 
-@njit(cache=True)
+@borrowing
 def seat_reward(g, b, seat):
     """The reward ``kings_corner_v0`` gives ``seat`` when a one-deal episode ends (0 if cut off)."""
     hands, S, R = g.hands, g.S, g.R
@@ -868,12 +897,13 @@ def seat_reward(g, b, seat):
 
 # -- observations and masks (observation.encode, actions.legal_mask) --------------------------
 
-@njit(cache=True)
+@borrowing
 def encode(g, b, seat, rules_vec, out):
     """observation.encode(state, seat, totals=None) written into the float32 row ``out``."""
     piles, pinfo, hands, S = g.piles, g.pinfo, g.hands, g.S
     out[:RULES_START] = 0.0
-    out[RULES_START:] = rules_vec
+    for i in range(RULES_SIZE):  # a loop, not a slice copy, which would need reference counting
+        out[RULES_START + i] = rules_vec[i]
     n = S[b, NP]
     hand = hands[b, seat]
     m = hand
@@ -908,7 +938,7 @@ def encode(g, b, seat, rules_vec, out):
     out[O_FIRST_TURN] = S[b, FIRST]
 
 
-@njit(cache=True)
+@borrowing
 def write_mask(g, b, out, scratch):
     """actions.legal_mask(state) into the row ``out`` (any numeric dtype); returns the count."""
     out[:] = 0
@@ -945,7 +975,7 @@ def legal_batch(idx, g, out):
         write_mask(g, idx[i], out[i], scratch)
 
 
-@njit(cache=True)
+@borrowing
 def encode_batch(idx, seats, g, rules_vecs, out):
     """The observation of seat ``seats[i]`` in game ``idx[i]``, into ``out[i]``."""
     for i in range(idx.shape[0]):
@@ -953,7 +983,7 @@ def encode_batch(idx, seats, g, rules_vecs, out):
         encode(g, b, seats[i], rules_vecs[b], out[i])
 
 
-@njit(cache=True)
+@borrowing
 def refresh_batch(idx, g):
     """Recompute every pile's cache of games loaded from outside."""
     for i in range(idx.shape[0]):
@@ -961,7 +991,7 @@ def refresh_batch(idx, g):
             refresh(g, idx[i], p)
 
 
-@njit(cache=True)
+@borrowing
 def end_cut_off_batch(idx, g):
     """End each deal of games ``idx`` that was cut off after ``max_moves`` (``TRUNC``, not
     ``OVER``) as a blocked deal (``finish_blocked``, as ``match.truncate`` ends one)."""
@@ -989,7 +1019,7 @@ def randbelow(state, b, n):
     return np.int64((splitmix64(state, b) >> np.uint64(11)) % np.uint64(n))
 
 
-@njit(cache=True)
+@borrowing
 def opponents_play(g, rng, opp_kind, log, rules_vecs, opp_obs, opp_mask, b, scratch):
     """Opponents play in game ``b`` until the learner is to act (READY), the deal has ended
     (DONE) or an outside opponent must choose (NEED_OPP, its view written to ``opp_obs[b]``,

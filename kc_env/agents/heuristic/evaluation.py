@@ -108,7 +108,7 @@ def read_context(obs, R, ctx):
             ctx[C_PEN + c] = scale * min(1.0, (pen[c] - lo) / (hi - lo))
 
 
-@njit
+@K.borrowing
 def fitting_unseen(g, d, p, ctx):
     """How many unseen cards may be played onto pile ``p`` (-1 for an empty pile): 0 is a dead
     end, e.g. a red 8 once both black 7s are in sight."""
@@ -133,7 +133,7 @@ def fitting_unseen(g, d, p, ctx):
     return k
 
 
-@njit
+@K.borrowing
 def _twin(rank, colour, k):
     """The ``k``-th (0 or 1) card of ``rank`` and ``colour`` (black: clubs, spades; red:
     diamonds, hearts)."""
@@ -141,7 +141,7 @@ def _twin(rank, colour, k):
     return suit * 13 + rank - 1
 
 
-@njit
+@K.borrowing
 def _is_top(g, d, c):
     for p in range(8):
         n = g.pinfo[d, p, K.LEN]
@@ -150,7 +150,7 @@ def _is_top(g, d, c):
     return False
 
 
-@njit
+@K.borrowing
 def _hand_value(g, w, d, ctx, empty_side, keep, fit, card):
     """The seat's own hand: each card (``card``) and its penalty, less what a card with a place is spared
     (``fit``, times the chance that the place is still there on the seat's next turn, ``keep``),
@@ -189,7 +189,7 @@ def _hand_value(g, w, d, ctx, empty_side, keep, fit, card):
     return value
 
 
-@njit
+@K.borrowing
 def _openings(g, d, empty_corner):
     """Side piles that may move away as a whole (onto a pile, or a king into a corner)."""
     piles, pinfo, R = g.piles, g.pinfo, g.R
@@ -210,7 +210,7 @@ def _openings(g, d, empty_corner):
     return count
 
 
-@njit
+@K.borrowing
 def _block_value(g, w, d, ctx, fitting, space):
     """An idle turn with the stock empty brings the deal closer to blocked (RULES.md 4.8): at once
     when the others have all been idle, else as likely as each of them is to hold nothing that
@@ -242,7 +242,7 @@ def _block_value(g, w, d, ctx, fitting, space):
     return w[W_BLOCK] * p_block * sign
 
 
-@njit
+@njit(_nrt=True)  # it allocates; the search that calls it is ``kernel.borrowing``
 def evaluate(g, w, d, ctx):
     """The value, for the seat to act, of ending its turn in row ``d`` of the table ``g``."""
     pinfo = g.pinfo

@@ -61,7 +61,7 @@ def _walk():
                 np.zeros(MAX_DEPTH + 1, dtype=np.int64))
 
 
-@njit
+@K.borrowing
 def _useful_pile_move(g, d, s, q):
     """Whether the legal move of (part of) pile ``s`` onto non-empty pile ``q`` is worth
     searching: a whole pile always; a part only as the first pile move of the turn and only if
@@ -75,7 +75,7 @@ def _useful_pile_move(g, d, s, q):
     return (g.hands[d + 1, 0] & g.pinfo[d + 1, s, K.ACC]) != 0
 
 
-@njit
+@K.borrowing
 def _generate(g, d, walk):
     """The moves searched in row ``d`` into ``walk.moves[d]``: the kernel's legal moves, less the
     filters of the module docstring, card plays first, then kings into the first empty corner,
@@ -117,7 +117,7 @@ def _generate(g, d, walk):
     return count, may_end
 
 
-@njit
+@K.borrowing
 def _step(g, pending, d, a):
     """Row ``d + 1`` after move ``a``, with the search's pending flag (a part of a pile moved, no
     card played since)."""
@@ -128,7 +128,7 @@ def _step(g, pending, d, a):
         pending[d + 1] = 1 if g.pinfo[d + 1, K.move_src(a), K.LEN] > 0 else pending[d]
 
 
-@njit
+@K.borrowing
 def _hash(g, pending, d):
     h = position_hash(g, d)
     if pending[d]:
@@ -160,7 +160,7 @@ def turn_candidates(obs, mask, w, top_v, top_line, top_len):
     return best
 
 
-@njit
+@njit(_nrt=True)  # it copies slices; the search that calls it is ``kernel.borrowing``
 def _keep(kept, v, line, n):
     """Put the line ``line[:n]`` of value ``v`` among the best kept, if it beats the worst. The
     slots stay in the order the lines were found (the worst goes, the new line comes last), so
@@ -182,7 +182,7 @@ def _keep(kept, v, line, n):
         lengths[k - 1] = n
 
 
-@njit
+@K.borrowing
 def _first_moves(g, mask, out):
     """The first moves searched, into ``out`` (they always come from the mask: the filters only
     drop pile moves not worth searching); returns how many."""
@@ -233,7 +233,7 @@ def _best_first_move(obs, mask, w, kept):
     return best_action
 
 
-@njit
+@K.borrowing
 def _search(g, w, ctx, walk, kept):
     """The best value of a position where the turn may end, reachable from row 1 of the table
     ``g`` (depth first, iterative; a position met before in this search is skipped, a longer way
