@@ -137,7 +137,7 @@ def _show(value: object) -> str:
 
 def _target(state: GameState) -> str:
     rules = state.rules
-    if rules.scoring in ("single", "chips", "card_chips") or rules.target is None:
+    if not rules.has_target:
         return ""
     return f" (target {rules.target})"
 

@@ -214,7 +214,7 @@ def _play_match(job: _Job, index: int, lineup: tuple[int, ...], seed: int, agent
         blocked += int(state.blocked or truncated)
         moves += state.move_count
     winners = tuple(match.winners)
-    lowest = job.rules.scoring not in ("winner_collects", "wins", "chips", "card_chips", "single")
+    lowest = job.rules.lowest_wins
     totals = tuple(float(t) for t in match.totals)
     outcome = tuple(0.0 if s in winners else 1.0 + (t if lowest else -t + 1e6) for s, t in enumerate(totals))
     return EpisodeResult(index, lineup, winners, totals, outcome, blocked, match.deal_number, moves, os.getpid())

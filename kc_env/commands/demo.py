@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from .common import add_rules_argument
+
+if TYPE_CHECKING:
+    from ..rules import Rules
 
 HELP = "play a full match of random legal moves and print it"
 
@@ -30,8 +34,9 @@ def run(args: argparse.Namespace) -> int:
     def choose(state, moves):
         return moves[rng.randrange(len(moves))]
 
+    target = f", target {match.rules.target}" if match.rules.has_target else ""
     print(f"A match of {args.players} random players under {args.rules_name} "
-          f"(scoring {match.rules.scoring}, target {match.rules.target}), seed {args.seed}")
+          f"(scoring {match.rules.scoring}{target}), seed {args.seed}")
     while not match.is_over and match.deal_number < args.max_deals:
         state = match.new_deal()
         moves, cut = play_deal(state, choose)
@@ -43,10 +48,19 @@ def run(args: argparse.Namespace) -> int:
             print(engine.to_text(state).rstrip())
             print(f"penalties {list(record.penalties)}  totals {list(match.totals)}")
     print(f"\n=== {'match over' if match.is_over else 'stopped'} after {match.deal_number} deals ===")
-    names = {"chips": "chips", "card_chips": "chips", "wins": "deals won", "single": "won"}
+    unit = _unit(match.rules)
     for seat, total in enumerate(match.totals):
         mark = "  <- wins" if seat in match.winners else ""
-        print(f"  player {seat}: {total} {names.get(match.rules.scoring, 'penalty points')}{mark}")
+        print(f"  player {seat}: {total} {unit}{mark}")
     return 0
 
 
+def _unit(rules: Rules) -> str:
+    """What a match's totals count, by its scoring system."""
+    if rules.plays_for_chips:
+        return "chips"
+    if rules.single_deal:
+        return "won"
+    if rules.counts_wins:
+        return "deals won"
+    return "penalty points"
