@@ -147,3 +147,11 @@ def test_the_full_head_to_head_task_for_the_heuristic_holds_a_fair_share(tmp_pat
     card = run_json(tmp_path, "full.json", "heuristic", "--tasks", HEAD)
     task = card["tasks"][0]
     assert task["deals"] == 10_000 and task["low"] <= 0.5 <= task["high"]
+
+
+def test_kc_eval_seats_an_agent_class_from_a_file(tmp_path, capsys):
+    path = tmp_path / "mine.py"
+    path.write_text(textwrap.dedent(AGENT_FILE))
+    assert main(["eval", f"{path}:FirstLegal", "random", "--deals", "20", "--workers", "1", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert f"{path}:FirstLegal" in out and "random" in out

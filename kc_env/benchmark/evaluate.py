@@ -24,8 +24,8 @@ import numpy as np
 from .. import __version__
 from ..agents import Agent
 from ..tournament import EpisodeResult, run_tournament, win_share
-from . import intervals, shuffles
-from .submission import is_class_spec, label, load_agent
+from . import intervals, shuffles, submission
+from .submission import label
 from .tasks import DEFAULT_SUITE, TRACKS, Task, find, suite
 
 SCHEMA = "kc-bench-scorecard/1"
@@ -100,21 +100,12 @@ class TaskScore:
                 **({"per_opponent": self.per_opponent} if t.pool else {})}
 
 
-def _entry(agent: str | Agent) -> str | Agent:
-    """What the tournament seats: a spec string (each worker loads it), or an agent object."""
-    if isinstance(agent, str) and is_class_spec(agent):
-        return load_agent(agent, seed=0)
-    if isinstance(agent, str):
-        load_agent(agent, seed=0)  # a bad spec fails here, in one line
-    return agent
-
-
 def score_task(agent: str | Agent, task: Task, suite_name: str = DEFAULT_SUITE, quick: bool = False,
                workers: int | None = None, progress: bool = False) -> TaskScore:
     """Play ``task`` for ``agent`` and score it (see the module docstring)."""
     count = task.quick_shuffles if quick else task.shuffles
     deals = shuffles.evaluation(suite_name, count)
-    entry = _entry(agent)
+    entry = submission.entry(agent)
     seed = task_seed(task)
     total, per_opponent = Tally(count), {}
     for lineup in task.members:

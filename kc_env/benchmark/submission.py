@@ -74,6 +74,17 @@ def load_agent(spec: str | Agent, seed: int | None = None) -> Agent:
     return load(spec, seed=seed)
 
 
+def entry(spec: str | Agent) -> str | Agent:
+    """What a tournament seats for ``spec``: a user's class made once here (its worker processes
+    copy it), else the spec itself (each worker loads it), checked here so a bad one fails in one
+    line before any deal."""
+    if isinstance(spec, str) and is_class_spec(spec) and not _is_builtin(spec):
+        return load_class(spec, seed=0)
+    if isinstance(spec, str):
+        load(spec, seed=0)
+    return spec
+
+
 def _is_builtin(spec: str) -> bool:
     """``heuristic:...`` and ``search:...`` are built-in specs whatever follows the colon."""
     return spec.split(":", 1)[0] in ("heuristic", "search")

@@ -27,7 +27,8 @@ HELP = "tournament between agents: win rates with 95% intervals, penalty points,
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("agents", nargs="+", metavar="AGENT",
-                        help="agent specs: random, greedy, heuristic, search, or an exported model's folder")
+                        help="agent specs: random, greedy, heuristic, search, an exported model's folder, "
+                             "or your own agent as module:Class or path/to/file.py:Class")
     add_rules_argument(parser)
     parser.add_argument("-n", "--players", type=int, default=2, help="players at the table, 2 to 6 (default 2)")
     parser.add_argument("--deals", type=int, default=1000,
@@ -45,8 +46,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Play the tournament and print its tables; write the chart and JSON when asked."""
-    from ..agents import load
-    from ..tournament import run_tournament
+    from ..agents import Agent, load
+    from ..benchmark.submission import entry
+    from ..tournament import labels_for, run_tournament
 
     if args.deals < 1:
         raise UserError("--deals must be at least 1")
@@ -57,17 +59,16 @@ def run(args: argparse.Namespace) -> int:
     missing = missing_extra("eval", ("openskill",) + (("matplotlib",) if args.plot else ()))
     if missing:  # before any deal is played, not after
         raise UserError(f"kc eval {missing}")
-    loaded = []
-    for spec in args.agents:
-        try:
-            loaded.append(load(spec, seed=0))
-        except (ValueError, OSError) as exc:
-            raise UserError(str(exc)) from None
+    try:  # a user's module:Class or file.py:Class is made here once; a spec is checked here
+        entries = [entry(spec) for spec in args.agents]
+    except (ValueError, OSError) as exc:
+        raise UserError(str(exc)) from None
     args.rules.check_players(args.players)
-    note_other_tables("eval", loaded, args.rules, args.players)
-    result = run_tournament(args.agents, args.rules, args.players, args.deals, seed=args.seed,
+    note_other_tables("eval", [e if isinstance(e, Agent) else load(e, seed=0) for e in entries], args.rules,
+                      args.players)
+    result = run_tournament(entries, args.rules, args.players, args.deals, seed=args.seed,
                             workers=args.workers, match=args.match, max_moves=args.max_moves,
-                            progress=not args.no_progress and sys.stderr.isatty())
+                            progress=not args.no_progress and sys.stderr.isatty(), labels=labels_for(args.agents))
     print(report(result, args.rules_name, markdown=args.markdown))
     if args.json:
         data = result.to_dict(episodes=args.episodes_json)
