@@ -283,17 +283,26 @@ def new_deal(rules: Rules | str | None = None, num_players: int = 2, seed: int |
     rng = random.Random(seed)
     cards = deck(rules.jokers)
     rng.shuffle(cards)
-    stock = cards  # the top is the last element
+    first_seat = rng.randrange(num_players) if rules.first_player == "random" else None
+    return deal_from(rules, num_players, cards, dealer, first_seat, seed=seed, rng=rng)
+
+
+def deal_from(rules: Rules, num_players: int, stock: list[int], dealer: int = 0, first_seat: int | None = None,
+              seed: int = 0, rng: random.Random | None = None) -> GameState:
+    """Deal from ``stock`` (a whole deck, its top the last element; taken over, not copied) as
+    ``new_deal`` deals after its shuffle: the hands, the cross, then the first turn of
+    ``first_seat`` (None: the dealer's left). ``rng`` goes on to whatever the deal draws at
+    random later (default: seeded with ``seed``); chance-node games deal with it (kc_env.openspiel)."""
     hands: list[list[int]] = [[] for _ in range(num_players)]
     for i in range(rules.hand_size * num_players):
         hands[(dealer + 1 + i) % num_players].append(stock.pop())
     state = GameState(rules=rules, num_players=num_players, dealer=dealer,
                       piles=[[] for _ in range(NUM_PILES)], hands=hands, stock=stock,
-                      current_player=(dealer + 1) % num_players, seed=seed, rng=rng,
+                      current_player=(dealer + 1) % num_players, seed=seed, rng=rng or random.Random(seed),
                       turns_without_play=[0] * num_players)
     _deal_cross(state)
-    if rules.first_player == "random":
-        state.current_player = rng.randrange(num_players)
+    if first_seat is not None:
+        state.current_player = first_seat
     _refresh_all(state)
     _begin_turn(state)
     return state

@@ -13,8 +13,6 @@ same seeds and compares the deals.
 
 from __future__ import annotations
 
-import random
-
 from .. import engine
 from ..cards import deck
 from ..engine import GameState
@@ -37,25 +35,10 @@ def from_deck(rules: Rules, num_players: int, top: list[int], first_seat: int | 
     """The deal ``engine.new_deal`` makes from a deck whose top cards are ``top`` (top first),
     the rest of the deck under them in no order, and ``first_seat`` the seat that plays first
     under ``first_player: random`` (None: the dealer's left). Returns the deal and the stock's
-    cards whose place is undecided.
-
-    The lines below are ``new_deal``'s after its shuffle (the engine has no public deal from a
-    given deck yet); the test compares the two deal for deal.
-    """
+    cards whose place is undecided (``engine.deal_from`` deals; the test compares with
+    ``new_deal`` deal for deal)."""
     rest = sorted(set(deck(rules.jokers)) - set(top))
-    stock = rest + top[::-1]  # the top is the last element
-    hands: list[list[int]] = [[] for _ in range(num_players)]
-    for i in range(rules.hand_size * num_players):
-        hands[(dealer + 1 + i) % num_players].append(stock.pop())
-    state = GameState(rules=rules, num_players=num_players, dealer=dealer,
-                      piles=[[] for _ in range(engine.NUM_PILES)], hands=hands, stock=stock,
-                      current_player=(dealer + 1) % num_players, seed=0, rng=random.Random(0),
-                      turns_without_play=[0] * num_players)
-    engine._deal_cross(state)
-    if first_seat is not None:
-        state.current_player = first_seat
-    engine._refresh_all(state)
-    engine._begin_turn(state)
+    state = engine.deal_from(rules, num_players, rest + top[::-1], dealer, first_seat)
     return state, set(rest) & set(state.stock)
 
 
