@@ -1020,13 +1020,11 @@ def randbelow(state, b, n):
 
 
 @borrowing
-def opponents_play(g, rng, opp_kind, log, rules_vecs, opp_obs, opp_mask, b, scratch):
+def opponents_play(g, e, b, scratch):
     """Opponents play in game ``b`` until the learner is to act (READY), the deal has ended
-    (DONE) or an outside opponent must choose (NEED_OPP, its view written to ``opp_obs[b]``,
-    ``opp_mask[b]``). Random opponents choose here, from ``rng``. It takes the buffers of
-    ``EnvBuffers`` it uses one by one: it runs once per game and step, and taking the whole
-    structures made ``kc bench``'s ``vector_256`` about 5% slower."""
-    S = g.S
+    (DONE) or an outside opponent must choose (NEED_OPP, its view written to ``e.opp_obs[b]``,
+    ``e.opp_mask[b]``). Random opponents choose here, from ``e.rng``."""
+    S, rng, opp_kind, log, rules_vecs, opp_obs, opp_mask = g.S, e.rng, e.opp_kind, e.log, e.rules_vecs, e.opp_obs, e.opp_mask
     learner = S[b, LEARNER]
     cap = log.shape[1]
     while True:
@@ -1069,7 +1067,7 @@ def new_episodes(idx, g, e, fixed_seat, fixed_dealer, max_redeals):
             e.deal_seeds[b] = seed
             for seat in range(n):
                 opp_kind[b, seat] = 0 if seat == learner else e.kinds[b, (seat - learner) % n - 1]
-            st = opponents_play(g, rng, opp_kind, e.log, e.rules_vecs, e.opp_obs, e.opp_mask, b, scratch)
+            st = opponents_play(g, e, b, scratch)
             if st != DONE:
                 break
         e.status[b] = st
@@ -1120,7 +1118,7 @@ def env_advance(idx, modes, acts, g, e):
                 log[b, S[b, LOGLEN]] = a
             S[b, LOGLEN] += 1
             apply_action(g, b, a, scratch)
-        st = opponents_play(g, e.rng, e.opp_kind, log, e.rules_vecs, e.opp_obs, e.opp_mask, b, scratch)
+        st = opponents_play(g, e, b, scratch)
         status[b] = st
         if st == READY or st == DONE:
             encode(g, b, learner, e.rules_vecs[b], e.obs[b])
