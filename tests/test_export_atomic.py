@@ -9,7 +9,6 @@ import json
 import shutil
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 pytest.importorskip("sb3_contrib")
@@ -50,12 +49,6 @@ def contents(folder: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
 
 
-def torn_savez(path, **arrays):
-    """``np.savez`` on a disk that fills half-way: part of the file, then ENOSPC (no file named)."""
-    Path(path).write_bytes(b"PK\x03\x04" + b"\0" * 100)
-    raise OSError(errno.ENOSPC, "No space left on device")
-
-
 def full_disk_at(monkeypatch, name: str, nth: int = 1) -> None:
     """The disk fills (ENOSPC, as ``write`` or ``fsync`` raise it: no file named) while
     ``write_atomic`` writes the ``nth`` file called ``name``."""
@@ -75,9 +68,9 @@ def full_disk_at(monkeypatch, name: str, nth: int = 1) -> None:
 
 def test_a_full_disk_while_writing_the_weights_keeps_the_old_model(run_and_model, good_model, monkeypatch, capsys):
     before = contents(good_model)
-    monkeypatch.setattr(np, "savez", torn_savez)
+    full_disk_at(monkeypatch, "weights.npz")
     assert export(run_and_model[0], good_model, "--overwrite") == 2
-    assert capsys.readouterr().err.strip() == f"kc export: {good_model}: No space left on device"
+    assert capsys.readouterr().err.strip() == f"kc export: {good_model / 'weights.npz'}: No space left on device"
     assert contents(good_model) == before
     policy_model.load_network(good_model)
     assert [p.name for p in good_model.parent.iterdir()] == [good_model.name]  # no staging folder left
@@ -94,7 +87,7 @@ def test_a_full_disk_at_the_card_keeps_the_old_model_and_names_the_file(run_and_
 
 def test_a_full_disk_at_the_evaluation_leaves_the_new_model_whole(run_and_model, tmp_path, monkeypatch, capsys):
     folder = tmp_path / "new"
-    full_disk_at(monkeypatch, "model.json", nth=2)  # the export check's card is whole; the evaluation's is not
+    full_disk_at(monkeypatch, "model.json", nth=3)  # the first card and the export check's are whole; the evaluation's is not
     assert export(run_and_model[0], folder) == 2
     assert capsys.readouterr().err.strip() == f"kc export: {folder / 'model.json'}: No space left on device"
     network, card = policy_model.load_network(folder)
@@ -103,7 +96,7 @@ def test_a_full_disk_at_the_evaluation_leaves_the_new_model_whole(run_and_model,
 
 def test_a_failed_first_export_leaves_no_folder(run_and_model, tmp_path, monkeypatch, capsys):
     folder = tmp_path / "models" / "new"
-    monkeypatch.setattr(np, "savez", torn_savez)
+    full_disk_at(monkeypatch, "weights.npz")
     assert export(run_and_model[0], folder) == 2
     assert not folder.exists() and list(folder.parent.iterdir()) == []
 
