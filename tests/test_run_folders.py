@@ -21,6 +21,7 @@ pytest.importorskip("numba")
 
 from kc_env.training import checkpoint as checkpoint_mod  # noqa: E402
 from kc_env.training import config as config_mod  # noqa: E402
+from kc_env.training import run as run_mod  # noqa: E402
 from kc_env.training.train import train  # noqa: E402
 
 from kc_env.cli import main  # noqa: E402
@@ -78,7 +79,7 @@ def test_a_run_folder_holds_no_pickle_that_kc_reads(run):
     names = {p.name for p in (run / "checkpoints").iterdir()}
     assert names == {f"step_{s:012d}{suffix}" for s in (1024, 2048) for suffix in (".pt", ".league.json", ".eval.json")}
     state = checkpoint_mod.read(run / "final.pt")
-    assert state["num_timesteps"] == 2048 and (run / config_mod.RUN_MARKER).is_file()
+    assert state["num_timesteps"] == 2048 and (run / run_mod.RUN_MARKER).is_file()
 
 
 def test_kc_export_runs_no_code_planted_in_the_run_folder(run, tmp_path, capsys):

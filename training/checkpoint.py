@@ -22,7 +22,7 @@ Every file goes through ``kc_env.files.write_atomic`` (temporary name, fsync, re
 ``.pt`` last, so a checkpoint whose ``.pt`` exists is whole; a damaged one (a disk that lost
 it) is skipped by ``--resume`` for the one before, saying so.
 
-A folder ``kc train`` made holds ``.kc-train-run`` (``config.mark_run``): ``--overwrite`` deletes
+A folder ``kc train`` made holds ``.kc-train-run`` (``run.mark_run``): ``--overwrite`` deletes
 only such a folder.
 """
 

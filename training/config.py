@@ -17,19 +17,20 @@ from typing import Any
 
 import yaml
 
-from kc_env.agents.base import COMPILED, RULE_BASED
+from kc_env.agents.base import COMPILED
 from kc_env.files import write_atomic
 from kc_env.game_info import GAME_INFO
 from kc_env.rewards import REWARDS
 from kc_env.rules import Rules, RulesError
 
+from .rllib.settings import RLlibSettings  # each trainer owns its settings (trainers.py)
+from .sb3_settings import PretrainSettings, TuneSettings
+from .turn_value_settings import TurnValueSettings
+
 
 class ConfigError(ValueError):
     """A config that cannot be used: names the file, the key and what is allowed."""
 
-
-TRAINERS = ("sb3", "rllib", "turn_value")
-"""The trainers ``kc train`` can run (``TrainConfig.trainer``)."""
 
 MAX_ENVS = 4096
 """The most games ``n_envs`` may play at once (each holds about 20 kB in the vector env)."""
@@ -113,61 +114,6 @@ class LeagueSettings:
 
 
 @dataclass
-class PretrainSettings:
-    """Before PPO: behaviour cloning of a teacher (``method: clone``, ``training/pretrain.py``),
-    or policy improvement over the network's prior by play-outs of every legal move
-    (``method: rollouts``, ``training/improve.py``)."""
-
-    teacher: str | None = None
-    """``heuristic`` or ``greedy`` to learn from before PPO (for ``rollouts``: the network's
-    prior); None: start from scratch."""
-    method: str = "clone"
-    """``clone``: imitate the teacher; ``rollouts``: fit each move's advantage over the teacher's."""
-    samples: int = 300_000
-    """Teacher actions to record (``clone``), or positions to label (``rollouts``)."""
-    epochs: int = 4
-    """Passes over the recorded actions or positions."""
-    learning_rate: float = 1e-3
-    """Adam step size of the fit."""
-    batch_size: int = 256
-    """``clone``: actions per gradient step of the fit (300,000 actions at 4,096 a step make only
-    about 70 steps an epoch: too few to imitate the teacher)."""
-    advantage_scale: float = 10.0
-    """``rollouts``: logits per unit of win share that a move gains over the teacher's."""
-    redeals: int = 0
-    """``rollouts``: value each move on the true deal (0), or as the mean over this many deals of
-    the unseen cards that look the same from the seat (the same re-deals for every move)."""
-    holdout: float = 0.1
-    """``rollouts``: the share of the labelled deals held out to choose the prior's weight."""
-
-
-@dataclass
-class TuneSettings:
-    """Before the network: tune the evaluation weights of the heuristic prior against the league
-    by an evolution strategy (``training/tune.py``); the network's prior then plays with them."""
-
-    generations: int = 0
-    """Steps of the evolution strategy (0: no tuning, the prior keeps its shipped weights)."""
-    pairs: int = 8
-    """Directions per generation; each is played from both sides (2 * pairs candidates)."""
-    deals: int = 200
-    """Deals per generation, each played from every seat by every candidate (the same deals)."""
-    sigma: float = 0.15
-    """The candidates' distance from the current weights, in log weight."""
-    step: float = 0.1
-    """How far a generation moves the weights along the rank-weighted directions (log weight)."""
-    holdout_deals: int = 1000
-    """Fresh deals (each from every seat) on which the tuned weights are measured at the end."""
-    weights: list[str] = field(default_factory=list)
-    """The weights to tune, by name (``WEIGHT_NAMES``); empty: all of them that start
-    above 0 (the search is in log weights, so a weight at 0, such as the shipped ``fit_close``,
-    stays there unless named)."""
-    objective: str = "share"
-    """What a candidate maximises: ``share`` (a deal won counts 1, a blocked deal nobody won
-    1/players) or ``wins`` (only deals won count: stalling a deal into a block gains nothing)."""
-
-
-@dataclass
 class EvalSettings:
     """Periodic evaluation against fixed opponents, logged and plotted."""
 
@@ -180,86 +126,19 @@ class EvalSettings:
 
 
 @dataclass
-class RLlibSettings:
-    """Scale settings of the Ray RLlib trainer (``trainer: rllib``, ``training/rllib/``).
+class BenchmarkSettings:
+    """At each evaluation, the policy's scores on kc-bench tasks (``training/bench.py``), kept in
+    the run's ``benchmark.json`` for ``kc benchmark --runs RUN...`` (docs/benchmark.md, Training runs)."""
 
-    The rest of the config means the same under both trainers: ``ppo`` (except ``n_steps`` and
-    ``batch_size``, replaced here by ``train_batch_size`` and ``minibatch_size``), ``network``
-    (the value net is a separate MLP of the same widths rather than a shared trunk), ``league``
-    and ``eval``. ``total_timesteps``, ``league.snapshot_every``, ``eval.every`` and
-    ``checkpoint_every`` count env steps: every seat's actions, opponents' included."""
-
-    num_env_runners: int = 2
-    """Ray actors that play games (one CPU each); 0 plays them in the driver process."""
-    num_envs_per_env_runner: int = 8
-    """Games each env runner steps at once (one forward pass of each module serves them all)."""
-    num_learners: int = 0
-    """0: gradient updates in the driver process; 1: in one remote learner actor (on another
-    machine of a cluster, or a GPU). More is refused: with several learners RLlib 2.60 splits
-    episodes into slices, and a slice that holds a seat with no steps crashes the update."""
-    train_batch_size: int = 8000
-    """Env steps sampled per training iteration (the PPO rollout)."""
-    minibatch_size: int = 1000
-    """Rows of each gradient step; ``ppo.n_epochs`` passes over the rollout."""
-    rollout_fragment_length: int = 0
-    """Env steps an env runner collects per request (0: RLlib works it out from the batch size)."""
-
-
-@dataclass
-class TurnValueSettings:
-    """The turn-value trainer (``trainer: turn_value``, ``training/turn_value_train.py``): a value
-    of end-of-turn positions, learned by ``method``. ``num_players``, ``rules``, ``max_moves``,
-    ``seed`` and ``eval`` mean what they mean for the other trainers; the rest of the config is
-    not read."""
-
-    method: str = "monte_carlo"
-    """``monte_carlo``: each iteration a fresh batch of self-play deals played by the last network
-    (the heuristic's choice before the first), then a fit to the deals' outcomes, warm-started.
-    ``ranking``: each iteration labels more decisions by play-outs (the heuristic's
-    ``candidates`` best turns at a turn start, each valued on the same ``redeals`` re-deals, in
-    deals against each of ``label_against`` and with that opponent in the play-outs), then fits
-    which candidate is better within each decision on all the labels so far."""
-    iterations: int = 3
-    """Rounds of play (or labelling), then fit."""
-    games: int = 20_000
-    """Deals played per iteration; half are self-play (every seat learns), half one learner
-    against the heuristic."""
-    epsilon: float = 0.2
-    """Share of the learners' turns that pick a random candidate instead of the best."""
-    candidates: int = 8
-    """End-of-turn positions compared per decision (the heuristic's best ones)."""
-    hidden: list[int] = field(default_factory=lambda: [256, 128])
-    """Widths of the value network's hidden layers (relu)."""
-    epochs: int = 3
-    """Passes over each iteration's records."""
-    learning_rate: float = 1.0e-3
-    """Adam's step size."""
-    redeals: int = 12
-    """``ranking``: re-deals of the unseen cards each candidate is played out on."""
-    label_chunks: Any = 20
-    """``ranking``: chunks of 100 deals labelled per iteration against each opponent (about 165
-    decisions a chunk against the heuristic, 95 against random, whose own turns are not kept), or
-    a mapping of how many against each (``{heuristic: 38, random: 65}``)."""
-    label_against: list[str] = field(default_factory=lambda: ["heuristic", "random"])
-    """``ranking``: the opponents whose deals and play-outs give the labels (heuristic, random)."""
-    fit_steps: int = 3000
-    """``ranking``: full-batch Adam steps of each fit."""
-    weight_decay: float = 1.0e-4
-    """``ranking``: Adam's weight decay."""
-    gate: str = "none"
-    """``ranking``: ``none`` fits one ranking on the labels of every opponent; ``careless`` (with
-    ``label_against: [heuristic, random]``) fits one ranking on each opponent's labels, and the
-    model plays the one fitted against the heuristic until another seat leaves a pile move open or
-    a side empty, which the heuristic never does, then the one fitted against random
-    (``kc_env.agents.turn_value``). Turns that beat the heuristic lose against random and the
-    reverse, so one fit on both gains against neither (research/experiments.md)."""
-    patience: int = 3
-    """``gate: careless``: the model plays the heuristic's own turn for its first this many turns
-    of a deal, before any seat has been careless."""
-
-    def chunks_against(self, against: str) -> int:
-        """The chunks labelled per iteration against ``against`` (``label_chunks``)."""
-        return self.label_chunks[against] if isinstance(self.label_chunks, dict) else self.label_chunks
+    tasks: list[str] = field(default_factory=list)
+    """Task ids (``kc benchmark --list``), each at this config's table and none held out; empty:
+    no benchmark scores."""
+    quick: bool = False
+    """Score on each task's quick shuffles (a development figure) rather than its full set."""
+    suite: str = "kc-bench-v1"
+    """The suite the tasks are of."""
+    workers: int = 1
+    """Processes that play the tasks' deals (0: every core); the scores do not depend on it."""
 
 
 @dataclass
@@ -296,14 +175,16 @@ class TrainConfig:
     """Threads torch uses for gradient updates. Rollouts always use one: on 2 cores, more torch
     threads beside the compiled games slowed vector rollouts about eightfold (docs/speed.md)."""
     trainer: str = "sb3"
-    """``sb3`` (sb3-contrib's MaskablePPO on the vector env, one machine) or ``rllib`` (Ray
-    RLlib's PPO on the PettingZoo env, many cores and machines; needs the ``rllib`` extra)."""
+    """A trainer of the registry (``training/trainers.py``): ``sb3`` (sb3-contrib's MaskablePPO on
+    the vector env, one machine), ``rllib`` (Ray RLlib's PPO on the PettingZoo env, many cores and
+    machines; needs the ``rllib`` extra) or ``turn_value`` (a learned value of whole turns)."""
     ppo: PPOSettings = field(default_factory=PPOSettings)
     network: NetworkSettings = field(default_factory=NetworkSettings)
     league: LeagueSettings = field(default_factory=LeagueSettings)
     pretrain: PretrainSettings = field(default_factory=PretrainSettings)
     tune: TuneSettings = field(default_factory=TuneSettings)
     eval: EvalSettings = field(default_factory=EvalSettings)
+    benchmark: BenchmarkSettings = field(default_factory=BenchmarkSettings)
     rllib: RLlibSettings = field(default_factory=RLlibSettings)
     turn_value: TurnValueSettings = field(default_factory=TurnValueSettings)
 
@@ -400,28 +281,36 @@ def validate(config: TrainConfig, where: str = "config") -> TrainConfig:
           if isinstance(spec, str)),
         (all(isinstance(spec, str) for spec in config.eval.opponents),
          "eval.opponents must list agent specs (strings), such as [heuristic, random]"),
-        (config.pretrain.teacher in (None, *COMPILED), f"pretrain.teacher must be {', '.join(COMPILED)} or null"),
-        (config.pretrain.method in ("clone", "rollouts"), "pretrain.method must be clone or rollouts"),
-        (config.pretrain.method != "rollouts" or (config.network.prior is not None
-                                                  and config.pretrain.teacher == config.network.prior
-                                                  and set(config.league.agents) == {config.network.prior}),
-         "pretrain.method rollouts needs pretrain.teacher equal to network.prior, and a league of that agent "
-         "alone: the play-outs let it play every seat"),
-        (config.pretrain.samples > 0 and config.pretrain.epochs > 0 and config.pretrain.advantage_scale > 0
-         and config.pretrain.batch_size > 0,
-         "pretrain.samples, pretrain.epochs, pretrain.batch_size and pretrain.advantage_scale must be positive"),
-        (0 <= config.pretrain.holdout < 1, "pretrain.holdout must be in [0, 1)"),
-        (config.pretrain.redeals >= 0, "pretrain.redeals must be 0 (the true deal) or more"),
-        *_tune_checks(config),
-        *_weight_checks(config),
-        (config.trainer in TRAINERS, f"trainer must be one of {', '.join(TRAINERS)}, not {config.trainer!r}"),
-        *_rllib_checks(config.rllib),
-        *_turn_value_checks(config.turn_value),
+        *_trainer_checks(config),
     ]
     for ok, message in checks:
         if not ok:
             raise ConfigError(f"{where}: {message}")
     return config
+
+
+def _trainer_checks(config: TrainConfig) -> list[tuple[bool, str]]:
+    """The trainer is one of the registry's; every trainer's settings are valid (each trainer owns
+    its checks, ``trainers.Trainer.checks``: a config holds every block, so a bad one is refused
+    whichever trainer runs); and a setting only other trainers read is not set."""
+    from . import bench, trainers
+
+    if not isinstance(config.trainer, str) or config.trainer not in trainers.REGISTRY:
+        return [(False, f"trainer must be one of {', '.join(trainers.names())}, not {config.trainer!r}")]
+    reads = trainers.get(config.trainer).reads
+
+    def readers(key: str) -> str:
+        return " and ".join(t.name for t in trainers.REGISTRY.values() if key in t.reads)
+
+    return [
+        *(check for t in trainers.REGISTRY.values() for check in t.checks(config)),
+        (not config.tune.generations or "tune" in reads, f"tune runs before the {readers('tune')} trainer only"),
+        (not config.network.heuristic_weights or "network.heuristic_weights" in reads,
+         f"network.heuristic_weights is read by the {readers('network.heuristic_weights')} trainer only"),
+        (not config.benchmark.tasks or "benchmark" in reads,
+         f"benchmark.tasks is read by the {readers('benchmark')} trainers only"),
+        *bench.checks(config),
+    ]
 
 
 def _finite_checks(config: Any, where: str = "") -> list[tuple[bool, str]]:
@@ -475,103 +364,6 @@ def _agent_problem(spec: Any) -> str | None:
     except (ValueError, OSError) as exc:
         return str(exc).splitlines()[0] if str(exc) else f"cannot load agent {spec!r}"
     return None
-
-
-def _tune_checks(config: TrainConfig) -> list[tuple[bool, str]]:
-    t = config.tune
-    if t.generations == 0:
-        return [(True, "")]
-    from kc_env.agents.heuristic.weights import WEIGHT_NAMES
-
-    unknown = [n for n in t.weights if n not in WEIGHT_NAMES]
-    return [
-        (t.generations > 0, "tune.generations must be 0 (no tuning) or more"),
-        (config.network.prior == "heuristic", "tune needs network.prior: heuristic (it tunes that prior's weights)"),
-        (set(config.league.agents) <= set(RULE_BASED),
-         f"tune plays the league's built-in agents: league.agents may hold only {', '.join(RULE_BASED[:-1])} "
-         f"and {RULE_BASED[-1]}"),
-        (t.objective in ("share", "wins"), "tune.objective must be share or wins"),
-        (config.trainer == "sb3", "tune runs before the sb3 trainer only"),
-        (t.pairs > 0 and t.deals > 0 and t.sigma > 0 and t.step > 0 and t.holdout_deals >= 0,
-         "tune.pairs, tune.deals, tune.sigma and tune.step must be positive, tune.holdout_deals >= 0"),
-        (not unknown, f"tune.weights: unknown weight names {unknown} (known: {', '.join(WEIGHT_NAMES)})"),
-    ]
-
-
-def _weight_checks(config: TrainConfig) -> list[tuple[bool, str]]:
-    """A heuristic prior whose weights are not the shipped ones: set (``network.heuristic_weights``)
-    or tuned (``tune``, which can only tune weights that start above 0)."""
-    weights = config.network.heuristic_weights
-    checks = [(config.pretrain.teacher is None or not (weights or config.tune.generations),
-               "pretrain.teacher plays the shipped heuristic, so it cannot teach the tuned prior "
-               "(network.heuristic_weights or tune)")]
-    if not (weights or config.tune.generations):
-        return checks  # the shipped weights (and no need to import the heuristic)
-    from kc_env.agents.heuristic.weights import WEIGHT_NAMES, evaluation_weights
-
-    try:
-        start = evaluation_weights(weights)  # the shipped weights when none are set (tuning them)
-    except ValueError as exc:
-        return [*checks, (False, f"network.heuristic_weights: {exc}")]
-    tuned = config.tune.weights if config.tune.generations else []
-    at_zero = [n for n in tuned if n in WEIGHT_NAMES and start[WEIGHT_NAMES.index(n)] <= 0]
-    checks.append((not at_zero, f"tune searches log weights, so the weights it tunes must start above 0, and "
-                                f"{at_zero} do not (set them in network.heuristic_weights)"))
-    if not weights:
-        return checks
-    return [
-        *checks,
-        (config.network.prior == "heuristic", "network.heuristic_weights needs network.prior: heuristic"),
-        (config.trainer == "sb3", "network.heuristic_weights is read by the sb3 trainer only"),
-    ]
-
-
-TURN_VALUE_METHODS = ("monte_carlo", "ranking")
-LABEL_OPPONENTS = ("heuristic", "random")
-TURN_VALUE_GATES = ("none", "careless")
-
-
-def _positive_chunks(chunks, against: list) -> bool:
-    if isinstance(chunks, dict):
-        return set(chunks) == set(against) and all(type(v) is int and v > 0 for v in chunks.values())
-    return type(chunks) is int and chunks > 0
-
-
-def _turn_value_checks(t: TurnValueSettings) -> list[tuple[bool, str]]:
-    ranking = t.method == "ranking"
-    against = t.label_against if isinstance(t.label_against, list) else [t.label_against]
-    return [
-        (t.method in TURN_VALUE_METHODS, f"turn_value.method must be one of {', '.join(TURN_VALUE_METHODS)}, "
-                                         f"not {t.method!r}"),
-        (t.iterations > 0 and t.games > 0 and t.epochs > 0, "turn_value.iterations, games and epochs must be positive"),
-        (0 <= t.epsilon <= 1, "turn_value.epsilon must be in [0, 1]"),
-        (2 <= t.candidates <= 64, "turn_value.candidates must be 2 to 64"),
-        ((ranking or bool(t.hidden)) and all(type(w) is int and 0 < w <= 4096 for w in t.hidden),
-         "turn_value.hidden must be positive widths up to 4096 (none, a linear value, only under ranking)"),
-        (t.learning_rate > 0, "turn_value.learning_rate must be positive"),
-        (type(t.redeals) is int and 1 <= t.redeals <= 1024, "turn_value.redeals must be 1 to 1024"),
-        (_positive_chunks(t.label_chunks, against), "turn_value.label_chunks must be positive, or map each of "
-                                                    "label_against to a positive number"),
-        (bool(against) and all(a in LABEL_OPPONENTS for a in against) and len(set(against)) == len(against),
-         f"turn_value.label_against must list some of {', '.join(LABEL_OPPONENTS)}, each once"),
-        (type(t.fit_steps) is int and t.fit_steps > 0 and t.weight_decay >= 0,
-         "turn_value.fit_steps must be positive and weight_decay at least 0"),
-        (t.gate in TURN_VALUE_GATES, f"turn_value.gate must be one of {', '.join(TURN_VALUE_GATES)}, not {t.gate!r}"),
-        (t.gate == "none" or (ranking and against == list(LABEL_OPPONENTS)),
-         "turn_value.gate careless needs method ranking and label_against [heuristic, random]"),
-        (type(t.patience) is int and 0 <= t.patience <= 100, "turn_value.patience must be an integer from 0 to 100"),
-    ]
-
-
-def _rllib_checks(r: RLlibSettings) -> list[tuple[bool, str]]:
-    return [
-        (r.num_env_runners >= 0 and r.rollout_fragment_length >= 0,
-         "rllib.num_env_runners and rllib.rollout_fragment_length must be >= 0"),
-        (r.num_envs_per_env_runner > 0, "rllib.num_envs_per_env_runner must be positive"),
-        (r.num_learners in (0, 1), "rllib.num_learners must be 0 or 1: with more, RLlib 2.60 cuts episodes into "
-                                   "slices, and a slice with a seat that has no steps crashes the update"),
-        (0 < r.minibatch_size <= r.train_batch_size, "rllib.minibatch_size must be positive and at most rllib.train_batch_size"),
-    ]
 
 
 def load(path: str | Path, variant: str | None = None, overrides: dict[str, Any] | None = None) -> TrainConfig:
@@ -641,18 +433,3 @@ def _deep_merge(base: dict, extra: dict) -> dict:
 def save(config: TrainConfig, path: str | Path) -> None:
     """Write the resolved config as a loadable file (its ``default`` block), atomically."""
     write_atomic(path, yaml.safe_dump({"default": config.to_dict()}, sort_keys=False))
-
-
-RUN_MARKER = ".kc-train-run"
-"""The file every trainer of ``kc train`` writes into a run folder it makes: ``--overwrite``
-deletes only a folder that holds it."""
-
-
-def mark_run(folder: str | Path) -> None:
-    """Mark ``folder`` as a run folder made by ``kc train``."""
-    write_atomic(Path(folder) / RUN_MARKER, "made by kc train; kc train --overwrite may delete this folder\n")
-
-
-def is_run(folder: str | Path) -> bool:
-    """Whether ``kc train`` made ``folder`` (it holds ``RUN_MARKER``)."""
-    return (Path(folder) / RUN_MARKER).is_file()

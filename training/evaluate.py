@@ -14,13 +14,14 @@ import numpy as np
 
 from kc_env.agents.policy_model import PolicyNetwork
 from kc_env.tournament import wilson, win_share
-from kc_env.vector import KingsCornerVecEnv
+
+from .vec import vector_env
 
 
 def evaluate_network(network: PolicyNetwork, rules, num_players: int, opponent: str, deals: int = 1000,
                      seed: int = 0, batch: int = 256) -> dict[str, Any]:
     """Win rate of ``network`` (argmax over legal actions) against ``opponent`` in every other seat."""
-    env = KingsCornerVecEnv(min(batch, deals), rules=rules, num_players=num_players,
+    env = vector_env(min(batch, deals), rules=rules, num_players=num_players,
                             opponents=[opponent] * (num_players - 1), seed=seed, illegal_action="raise")
     obs = env.reset()
     wins = blocked = finished = 0

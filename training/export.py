@@ -13,15 +13,17 @@ import datetime as dt
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
-from sb3_contrib import MaskablePPO
 
 from kc_env.agents import batch, policy_model
 from kc_env.agents.policy_model import PolicyNetwork
 from kc_env.files import write_atomic
+
+if TYPE_CHECKING:  # only the SB3 trainer imports SB3; the RLlib export uses this module too
+    from sb3_contrib import MaskablePPO
 
 TOLERANCE = 1e-3
 """How far apart numpy's and torch's action probabilities may be. Above float32's noise: torch's

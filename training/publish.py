@@ -16,18 +16,18 @@ from __future__ import annotations
 import json
 import shlex
 from pathlib import Path
-from typing import Any
-
-from sb3_contrib import MaskablePPO
+from typing import TYPE_CHECKING, Any
 
 from kc_env.agents import policy_model
 from kc_env.files import write_atomic
 from kc_env.tournament import one_against_the_table
 
-from . import checkpoint as checkpoint_mod
 from . import config as config_mod
 from .export import export
 from .export_folder import staged
+
+if TYPE_CHECKING:  # only the SB3 trainer imports SB3; the RLlib export uses this module too
+    from sb3_contrib import MaskablePPO
 
 BASELINE = "heuristic"
 
@@ -36,6 +36,8 @@ def model_of_run(run: Path, cfg: config_mod.TrainConfig) -> tuple[Path, Maskable
     """The run's final model, or its newest checkpoint if it has not finished: the network of
     its config, with the tensors of ``final.pt`` or ``checkpoints/step_*.pt`` (read without
     pickle, ``training/checkpoint.py``; SB3's ``final.zip`` is never read)."""
+    from . import checkpoint as checkpoint_mod  # SB3: imported only for an SB3 run
+
     candidates = [run / "final.pt"] + sorted((run / "checkpoints").glob("step_*.pt"), reverse=True)
     for path in candidates:
         if path.is_file():

@@ -7,10 +7,11 @@ three callbacks (league, checkpoints, evaluation). Everything a run writes lands
     runs/NAME/
         config.yaml  command.txt  version.json     what was run, exactly
         .kc-train-run                                marks a folder kc train made (--overwrite checks it)
-        checkpoints/step_000250000.pt (+ .league.json, .eval.json)    resumable state (no pickle)
+        checkpoints/step_000250000.pt (+ .league.json, .eval.json, .benchmark.json)    resumable state (no pickle)
         snapshots/step_000500000/                   frozen learners (exported policy folders)
         tb/                                          TensorBoard logs
         eval.json  learning_curve.png                periodic evaluation results
+        benchmark.json                               kc-bench scores at each evaluation (benchmark.tasks)
         improve/chunk_0000.npz  pretrain.json        labelled positions, the fit (pretrain.method: rollouts)
         tune.json                                    the prior's tuned weights, every generation (tune:)
         final.pt                                     the model at the end (what kc export reads)
@@ -28,8 +29,6 @@ one killed while tuning the prior's weights goes on at its next generation).
 from __future__ import annotations
 
 import json
-import platform
-import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,14 +40,12 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.vec_env import VecEnv
 
-import kc_env
 from kc_env.agents import policy_model
 from kc_env.files import write_atomic
-from kc_env.vector import KingsCornerVecEnv
 
+from . import bench, improve, resume_state, run_lock
 from . import checkpoint as checkpoint_mod
 from . import config as config_mod
-from . import improve, resume_state, run_lock
 from .config import TrainConfig
 from .evaluate import evaluate_network
 from .export import network_of
@@ -57,55 +54,13 @@ from .league import League
 from .policy import PriorPolicy, policy_kwargs
 from .pretrain import collect, fit
 from .rollouts import RolloutReward
+from .run import CHECKPOINTS, Run, plot_learning_curve, start_run
 from .tune import TUNE_FILE, start_weights, tune
+from .vec import vector_env
 from .wrappers import BlockedReward, PriorAction, privileged_size
 
-CHECKPOINTS = "checkpoints"
-
-
-@dataclass
-class Run:
-    """A run folder and the config it was started with."""
-
-    folder: Path
-    config: TrainConfig
-
-    @property
-    def checkpoints(self) -> Path:
-        return self.folder / CHECKPOINTS
-
-    def newest_checkpoint(self) -> Path | None:
-        found = self.all_checkpoints()
-        return found[-1] if found else None
-
-    def all_checkpoints(self) -> list[Path]:
-        """The checkpoints' ``.pt`` files, oldest first."""
-        return sorted(self.checkpoints.glob("step_*.pt"))
-
-
-def start_run(cfg: TrainConfig, folder: Path, argv: list[str]) -> Run:
-    """Make the run folder and write what is being run: config, command and code version."""
-    folder.mkdir(parents=True, exist_ok=True)
-    config_mod.mark_run(folder)
-    config_mod.save(cfg, folder / "config.yaml")
-    write_atomic(folder / "command.txt", " ".join(argv) + "\n")
-    write_atomic(folder / "version.json", json.dumps(code_version(), indent=2) + "\n")
-    return Run(folder, cfg)
-
-
-def code_version() -> dict[str, Any]:
-    """The code a run was made with: kc_env's version and the git commit (and whether dirty)."""
-    root = Path(__file__).resolve().parent.parent
-
-    def git(*args: str) -> str:
-        try:
-            return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, timeout=10).stdout.strip()
-        except (OSError, subprocess.SubprocessError):
-            return ""
-
-    return {"kc_env": kc_env.__version__, "commit": git("rev-parse", "HEAD"),
-            "dirty": bool(git("status", "--porcelain", "--untracked-files=no")),
-            "python": platform.python_version(), "torch": torch.__version__}
+BENCHMARK_SUFFIX = ".benchmark.json"
+"""A checkpoint's copy of the run's ``benchmark.json`` (``training/bench.py``), put back on resume."""
 
 
 def make_env(cfg: TrainConfig, league: League, prior_weights: dict[str, float] | None = None) -> VecEnv:
@@ -113,7 +68,7 @@ def make_env(cfg: TrainConfig, league: League, prior_weights: dict[str, float] |
     appended to the observations when the network has a prior; a heuristic prior plays with
     ``prior_weights`` when the run tuned them)."""
     n_opp = cfg.num_players - 1
-    env = KingsCornerVecEnv(cfg.n_envs, rules=cfg.rules_object(), num_players=cfg.num_players,
+    env = vector_env(cfg.n_envs, rules=cfg.rules_object(), num_players=cfg.num_players,
                             opponents=["random"] * n_opp, reward=cfg.reward, max_moves=cfg.max_moves,
                             seed=cfg.seed, illegal_action="raise")
     for i in range(cfg.n_envs):
@@ -239,6 +194,10 @@ class EvalCallback(EveryCallback):
             if logger is not None:
                 logger.record(f"eval/win_rate_vs_{opponent}", result["win_rate"])
                 logger.record(f"eval/win_share_vs_{opponent}", result["win_share"])
+        if cfg.benchmark.tasks:  # kc-bench scores in benchmark.json (training/bench.py)
+            card = bench.score(bench.NetworkAgent(network), cfg, self.run.folder, row["step"])
+            for task in card["tasks"] if logger is not None else ():
+                logger.record(f"benchmark/{task['id']}", task["win_share"])
         self.history.append(row)
         print(f"step {row['step']:,}: win share against " + ", ".join(
             f"{o} {row[o]['win_share']:.3f} [{row[o]['share_interval'][0]:.3f}, {row[o]['share_interval'][1]:.3f}]"
@@ -290,45 +249,17 @@ def take_checkpoint(run: Run, model: MaskablePPO, league: League, history: list[
     and the evaluation history."""
     standing = model.get_env() is not None and model._last_obs is not None
     position = resume_state.capture(model, league, run.folder) if standing else None
+    scores = bench.snapshot(run.folder)
     return Checkpoint(run.checkpoints / f"step_{model.num_timesteps:012d}", {
         ".league.json": json.dumps(league.state_dict(run.folder)).encode(),
         ".eval.json": (json.dumps(history) + "\n").encode(),
+        **({BENCHMARK_SUFFIX: scores} if scores is not None else {}),
         ".pt": checkpoint_mod.state_bytes(model, position)})
 
 
 def save_checkpoint(run: Run, model: MaskablePPO, league: League, history: list[dict[str, Any]]) -> Path:
     """Write the run's checkpoint now (``take_checkpoint``); returns its ``.pt``."""
     return take_checkpoint(run, model, league, history).write()
-
-
-def plot_learning_curve(history: list[dict[str, Any]], path: Path,
-                        steps: str = "training steps (learner actions)") -> None:
-    """Win share (with its 95% interval; the win rate for rows evaluated before the win share
-    was measured) against each evaluation opponent, over training steps."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(7, 4))
-    opponents = [k for k in history[-1] if k != "step"]
-    steps = [row["step"] for row in history]
-    for opponent in opponents:
-        rates = [row[opponent].get("win_share", row[opponent]["win_rate"]) for row in history]
-        low = [row[opponent].get("share_interval", row[opponent]["interval"])[0] for row in history]
-        high = [row[opponent].get("share_interval", row[opponent]["interval"])[1] for row in history]
-        ax.plot(steps, rates, marker="o", label=f"vs {opponent}")
-        ax.fill_between(steps, low, high, alpha=0.2)
-    num_players = history[-1][opponents[0]].get("num_players", 2)
-    ax.axhline(1 / num_players, color="grey", linestyle="--", linewidth=1, label="fair share")
-    ax.set_xlabel("environment steps")
-    ax.set_ylabel("win share (a deal nobody won: 1/n each)")
-    ax.set_ylim(0, 1)
-    ax.legend()
-    ax.grid(alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
 
 
 def kickstart(cfg: TrainConfig, model: MaskablePPO, env: VecEnv, run: Run) -> None:
@@ -423,6 +354,8 @@ def _train(cfg: TrainConfig, folder: Path, resume: bool, progress: bool, argv: l
         evaluator.init_callback(model)
         evaluator.evaluate()
         write_atomic(last.with_suffix(".eval.json"), json.dumps(history) + "\n")
+        if (scores := bench.snapshot(folder)) is not None:
+            write_atomic(last.with_suffix(BENCHMARK_SUFFIX), scores)
     env.close()
     return run
 
@@ -442,6 +375,8 @@ def resume_where_it_stood(run: Run, model: MaskablePPO, league: League, saved: d
               "goes on with new deals, so not as it would have without the stop", file=sys.stderr)
     if history:
         write_atomic(run.folder / "eval.json", json.dumps(history, indent=1) + "\n")
+    scores = checkpoint.with_suffix("").with_suffix(BENCHMARK_SUFFIX)
+    bench.restore(run.folder, scores.read_bytes() if scores.is_file() else None)
 
 
 def resume_point(run: Run) -> tuple[Path, tuple] | None:

@@ -20,7 +20,9 @@ After each iteration the model plays ``eval.deals`` duplicate deals (seats rotat
 of ``eval.opponents`` on seeds apart from the training seeds (under ``ranking`` as it is
 shipped, re-planning at every decision in a ``run_tournament``; under ``monte_carlo`` by the
 compiled ``duel`` of whole chosen lines), and ``curve.json`` / ``learning_curve.png`` grow by
-one point; each point holds the run's wall time so far (``seconds``, summed over resumes).
+one point; each point holds the run's wall time so far (``seconds``, summed over resumes). With
+``benchmark.tasks`` set, the iteration's model is scored on those kc-bench tasks too, each row of
+``benchmark.json`` at the curve's x (games, or labelled decisions; ``training/bench.py``).
 
 The run folder holds only JSON and ``.npz`` arrays (no pickle): ``progress.json`` (the
 iterations done and the curve, written after the iteration's model), ``iteration_N/model`` (each
@@ -44,9 +46,10 @@ import numpy as np
 from kc_env.agents import turn_value as model
 from kc_env.files import write_atomic
 
+from . import bench, run_lock
 from . import config as config_mod
-from . import run_lock
 from . import turn_value as tv
+from .run import mark_run
 
 EVAL_SEED_OFFSET = 900_000_000
 """Evaluation deals are drawn from ``seed * 10**9 + EVAL_SEED_OFFSET`` on, training deals below."""
@@ -137,7 +140,7 @@ def _train(cfg, folder: Path, resume: bool, argv, log) -> TurnValueResult:
         if (folder / "config.yaml").exists():
             raise FileExistsError(f"{folder} holds a run already: --resume it, or --overwrite it")
         folder.mkdir(parents=True, exist_ok=True)
-        config_mod.mark_run(folder)
+        mark_run(folder)
         config_mod.save(cfg, folder / "config.yaml")
         state = {"done": 0, "curve": []}
     torch.set_num_threads(max(1, cfg.update_threads))
@@ -154,6 +157,8 @@ def _train(cfg, folder: Path, resume: bool, argv, log) -> TurnValueResult:
         layers, loose, point = step(cfg, folder, it, (layers, loose), log)
         agent = _save_model(cfg, folder / f"iteration_{it}" / "model", layers, loose, state["curve"])
         state["curve"].append(_evaluate(cfg, layers, {"iteration": it, **point}, agent))
+        if cfg.benchmark.tasks:  # kc-bench scores in benchmark.json, by the curve's x (training/bench.py)
+            bench.score(str(agent), cfg, folder, point[_x_key(t)], log)
         state["seconds"] = state["curve"][-1]["seconds"] = state.get("seconds", 0) + round(time.perf_counter() - start)
         state["done"] = it
         write_atomic(state_path, json.dumps(state, indent=1) + "\n")

@@ -24,7 +24,7 @@ DESCRIPTION = (HELP + ". An SB3 run is read from its config.yaml and its tensors
 
 def check() -> str | None:
     """Why ``kc export`` cannot run here (the train extra is not installed), or ``None``."""
-    return missing_extra("train", ("torch", "stable_baselines3", "sb3_contrib"))
+    return missing_extra("train", ("torch",))  # each trainer names what else it needs (trainers.py)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -53,17 +53,12 @@ def run(args: argparse.Namespace) -> int:
         return _export_search(args)
     if args.players is not None or args.rules is not None:
         raise UserError("-n and --rules are for a search spec; a run's config.yaml sets its players and rules")
+    from .. import trainers
+
     try:
-        trainer = _trainer_of(Path(args.run))
-        if trainer == "rllib":
-            from ..rllib.export import publish
-        elif trainer == "turn_value":
-            from ..publish import publish_turn_value as publish
-        else:
-            from ..publish import publish
+        publish = trainers.of_run(Path(args.run)).publish_function()
     except ImportError as exc:
-        raise UserError(f"export needs the train extra (pip install -e '.[train]', and rllib for an "
-                        f"RLlib run): {exc}") from None
+        raise UserError(str(exc)) from None
     try:
         folder, table = publish(Path(args.run), Path(args.folder), against=args.against.split(","),
                                 deals=args.deals, seed=args.seed, progress=not args.no_progress)
@@ -94,13 +89,3 @@ def _one_line(exc: Exception) -> str:
         return f"{exc.filename}: {exc.strerror}" if exc.filename else exc.strerror
     return str(exc)
 
-
-def _trainer_of(run: Path) -> str:
-    """The trainer that made the run folder ``run`` (``sb3`` when its config does not say)."""
-    import yaml
-
-    try:
-        data = yaml.safe_load((run / "config.yaml").read_text())
-        return str(data["default"].get("trainer", "sb3"))
-    except (OSError, yaml.YAMLError, KeyError, TypeError, AttributeError):
-        return "sb3"  # the SB3 publisher reports what is wrong with the folder

@@ -1,5 +1,5 @@
-"""``kc train CONFIG``: train a MaskablePPO agent (see ``training/train.py``), or with
-``trainer: rllib`` in the config (or ``--trainer rllib``) Ray RLlib's PPO (``training/rllib/``).
+"""``kc train CONFIG``: train with the config's trainer (``trainer:``, or ``--trainer``), one of the
+registry's (``training/trainers.py``): MaskablePPO by default (``training/train.py``).
 
 CONFIG is a YAML file, or the name of a shipped config (``kc train default`` is
 ``configs/default.yaml``, found in the installed package from any folder): a file wins."""
@@ -17,7 +17,7 @@ HELP = "train a MaskablePPO agent from a YAML config (self-play league, checkpoi
 
 def check() -> str | None:
     """Why ``kc train`` cannot run here (the train extra is not installed), or ``None``."""
-    return missing_extra("train", ("torch", "stable_baselines3", "sb3_contrib"))
+    return missing_extra("train", ("torch",))  # each trainer names what else it needs (trainers.py)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -31,23 +31,68 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--overwrite", action="store_true", help="delete an earlier run in --run and start afresh (only a folder kc train made, "
                                                                   "once the config has been read and checked)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    parser.add_argument("--trainer", choices=("sb3", "rllib", "turn_value"),
-                        help="override the config's trainer: sb3 (one machine), rllib (Ray RLlib, many cores and "
-                             "machines) or turn_value (a learned value of whole turns)")
+    parser.add_argument("--seeds", help="train one run per seed (0-4, or 0,3,7) into RUN/seed-N, one after the "
+                                        "other; each seed overrides the config's seed; with --resume, the "
+                                        "unfinished ones go on (kc benchmark --runs RUN/seed-* compares them)")
+    from .. import trainers
+
+    parser.add_argument("--trainer", choices=trainers.names(),
+                        help="override the config's trainer: " + "; ".join(f"{t.name}: {t.summary}"
+                                                                           for t in trainers.REGISTRY.values()))
 
 
 def run(args: argparse.Namespace) -> int:
-    import yaml
-
     try:
         from .. import config as config_mod
-        from .. import run_lock
+        from .. import trainers
         from ..seal import SealError
-        from ..train import train
     except ImportError as exc:
         raise UserError(f"training needs the train extra (pip install -e '.[train]'): {exc}") from None
+    overrides = _overrides(args.set)
+    args.config = config_mod.find(args.config)
+    root = Path(args.run or Path("runs") / Path(args.config).stem)
+    if args.overwrite and args.resume:
+        raise UserError("--overwrite and --resume contradict each other")
+    if args.trainer:
+        overrides["trainer"] = args.trainer
+    seeds = parse_seeds(args.seeds) if args.seeds is not None else None
+    folder = root
+    try:
+        if seeds is None:
+            result, trainer = _train_one(args, overrides, folder)
+            print(trainer.outputs(Path(result.folder)))
+            return 0
+        runs = [(seed, root / f"seed-{seed}", {**overrides, "seed": seed}) for seed in seeds]
+        for _, folder, given in runs:  # every seed's config read and checked before any is trained
+            config_mod.load(args.config, args.variant, given)
+            if not (args.resume or args.overwrite) and (folder / "config.yaml").exists():
+                raise FileExistsError(f"{folder} holds a run already: --resume the unfinished seeds, or --overwrite")
+        for seed, folder, given in runs:
+            trainer = trainers.get(config_mod.load(args.config, args.variant, given).trainer)
+            if args.resume and trainer.finished(folder):
+                print(f"seed {seed}: {folder} is finished", file=sys.stderr)
+                continue
+            print(f"seed {seed}: {folder}", file=sys.stderr)
+            result, trainer = _train_one(args, given, folder, resume=args.resume and (folder / "config.yaml").exists())
+            print(trainer.outputs(Path(result.folder)))
+        print(f"seeds {', '.join(map(str, seeds))} in {root}; compare them: kc benchmark --runs "
+              f"{' '.join(str(root / f'seed-{s}') for s in seeds)} --plot {root / 'benchmark.png'}")
+        return 0
+    except KeyboardInterrupt:
+        print(_interrupted(folder, args, root if seeds is not None else None), file=sys.stderr)
+        return 130
+    except (config_mod.ConfigError, FileExistsError, FileNotFoundError, SealError, trainers.TrainerUnavailable) as exc:
+        raise UserError(str(exc)) from None
+    except OSError as exc:  # a read-only folder, a full disk
+        raise UserError(f"{exc.filename or folder}: {exc.strerror or exc}") from None
+
+
+def _overrides(items: list[str]) -> dict:
+    """``--set KEY=VALUE`` values, each read as YAML."""
+    import yaml
+
     overrides = {}
-    for item in args.set:
+    for item in items:
         key, sep, value = item.partition("=")
         if not sep:
             raise UserError(f"--set takes KEY=VALUE, got {item!r}")
@@ -55,52 +100,54 @@ def run(args: argparse.Namespace) -> int:
             overrides[key.strip()] = yaml.safe_load(value)
         except (yaml.YAMLError, ValueError) as exc:  # ValueError: an integer of over 4,300 digits
             raise UserError(f"--set {key.strip()}: not a YAML value ({str(exc).splitlines()[0][:200]})") from None
-    args.config = config_mod.find(args.config)
-    folder = Path(args.run or Path("runs") / Path(args.config).stem)
-    if args.overwrite and args.resume:
-        raise UserError("--overwrite and --resume contradict each other")
-    if args.trainer:
-        overrides["trainer"] = args.trainer
-    try:
-        cfg = config_mod.load(args.config, args.variant, overrides)  # read and checked before anything is written
-        if args.resume:
-            _check_same_config(cfg, folder, args)
-        if cfg.trainer == "rllib":
-            train = _rllib_train(UserError)
-        if cfg.trainer == "turn_value":
-            from ..turn_value_train import train
+    return overrides
+
+
+def _train_one(args: argparse.Namespace, overrides: dict, folder: Path, resume: bool | None = None):
+    """Train (or resume) one run of the config in ``folder``; returns the result and its trainer."""
+    from .. import config as config_mod
+    from .. import run_lock, trainers
+
+    resume = args.resume if resume is None else resume
+    cfg = config_mod.load(args.config, args.variant, overrides)  # read and checked before anything is written
+    if resume:
+        _check_same_config(cfg, folder, args)
+    trainer = trainers.get(cfg.trainer)
+    train = trainer.train_function()
+    if args.overwrite:
+        _check_deletable(folder)
+    with run_lock.hold(folder):
         if args.overwrite:
-            _check_deletable(folder)
-        with run_lock.hold(folder):
-            if args.overwrite:
-                _delete_run(folder)
-            if args.resume:
-                print(f"resuming {folder} with its own config.yaml", file=sys.stderr)
-            result = train(cfg, folder, resume=args.resume, progress=not args.no_progress, argv=["kc", *sys.argv[1:]])
-    except KeyboardInterrupt:
-        print(_interrupted(folder, args), file=sys.stderr)
-        return 130
-    except (config_mod.ConfigError, FileExistsError, FileNotFoundError, SealError) as exc:
-        raise UserError(str(exc)) from None
-    except OSError as exc:  # a read-only folder, a full disk
-        raise UserError(f"{exc.filename or folder}: {exc.strerror or exc}") from None
-    if cfg.trainer == "rllib":
-        print(f"run folder: {result.folder}   export: kc export {result.folder} models/NAME")
-        return 0
-    if cfg.trainer == "turn_value":
-        print(f"run folder: {result.folder}   model: {result.folder / 'model'}   "
-              f"learning curve: {result.folder / 'learning_curve.png'}")
-        return 0
-    print(f"run folder: {result.folder}")
-    print(f"model: {result.folder / 'final.zip'}   learning curve: {result.folder / 'learning_curve.png'}")
-    return 0
+            _delete_run(folder)
+        if resume:
+            print(f"resuming {folder} with its own config.yaml", file=sys.stderr)
+        return train(cfg, folder, resume=resume, progress=not args.no_progress, argv=["kc", *sys.argv[1:]]), trainer
 
 
-def _interrupted(folder: Path, args) -> str:
+def parse_seeds(text: str) -> list[int]:
+    """``--seeds``: a range ``0-4``, a list ``0,3,7``, or one seed; a bad one is one line."""
+    seeds: list[int] = []
+    try:
+        for part in text.split(","):
+            first, dash, last = part.strip().partition("-")
+            low, high = int(first), int(last) if dash else int(first)
+            if not 0 <= low <= high or high - low >= 1000:
+                raise ValueError
+            seeds += range(low, high + 1)
+    except ValueError:
+        raise UserError(f"--seeds takes a range such as 0-4 (low to high, at most 1000 seeds), a list such as "
+                        f"0,3,7, or one seed; got {text!r}") from None
+    if len(set(seeds)) != len(seeds):
+        raise UserError(f"--seeds names a seed twice: {text!r}")
+    return seeds
+
+
+def _interrupted(folder: Path, args, root: Path | None = None) -> str:
     """What Ctrl-C left: the newest checkpoint (the SB3 trainer saves one as it stops) and the
-    command that goes on from it."""
+    command that goes on from it (with ``--seeds``, the same command with ``--resume``)."""
     newest = sorted((folder / "checkpoints").glob("step_*.pt")) if folder.is_dir() else []
-    resume = f"kc train {folder / 'config.yaml'} --run {folder} --resume"
+    resume = (f"kc train {args.config} --seeds {args.seeds} --run {root} --resume" if root is not None
+              else f"kc train {folder / 'config.yaml'} --run {folder} --resume")
     if not newest:
         return f"\nkc train: interrupted; go on with: {resume} (from the newest checkpoint it saved, if any)"
     return f"\nkc train: interrupted; the newest checkpoint is {newest[-1]}; go on with: {resume}"
@@ -138,15 +185,15 @@ def _flat(tree: dict, prefix: str = "") -> dict:
 
 def _check_deletable(folder: Path) -> None:
     """Refuse ``--overwrite`` of a folder ``kc train`` did not make (one without ``RUN_MARKER``)."""
-    from .. import config as config_mod
+    from ..run import RUN_MARKER, is_run
 
-    if folder.exists() and (not folder.is_dir() or folder.is_symlink() or not config_mod.is_run(folder)):
-        raise UserError(f"{folder} was not made by kc train (no {config_mod.RUN_MARKER} in it); not deleting it")
+    if folder.exists() and (not folder.is_dir() or folder.is_symlink() or not is_run(folder)):
+        raise UserError(f"{folder} was not made by kc train (no {RUN_MARKER} in it); not deleting it")
 
 
 def _delete_run(folder: Path) -> None:
     """Empty the run folder ``folder`` for ``--overwrite`` (all but the lock this process holds):
-    only one ``kc train`` made (it holds the marker ``config.RUN_MARKER``); anything else is
+    only one ``kc train`` made (it holds the marker ``run.RUN_MARKER``); anything else is
     refused, untouched."""
     import shutil
 
@@ -161,10 +208,3 @@ def _delete_run(folder: Path) -> None:
         else:
             entry.unlink()
 
-
-def _rllib_train(error: type[Exception]):
-    try:
-        from ..rllib.train import train
-    except ImportError as exc:
-        raise error(f"trainer rllib needs the rllib extra (pip install -e '.[train,rllib]' -c constraints.txt): {exc}") from None
-    return train

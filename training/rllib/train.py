@@ -57,7 +57,7 @@ from .. import config as config_mod
 from .. import run_lock, seal
 from ..config import ConfigError, TrainConfig
 from ..evaluate import evaluate_network
-from ..train import Run, plot_learning_curve, start_run
+from ..run import Run, plot_learning_curve, start_run
 from .env import KingsCornerRLlibEnv, env_config
 from .league import (
     LEARNER,

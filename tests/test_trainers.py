@@ -1,0 +1,110 @@
+"""The trainer registry (``training/trainers.py``): ``kc train``, ``kc export`` and the config
+loader choose a trainer through it alone, and only the SB3 trainer imports stable-baselines3."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("torch")
+
+from kc_env.training import config as config_mod  # noqa: E402
+from kc_env.training import trainers  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+TRAINING = ROOT / "training"
+
+BLOCKED = textwrap.dedent("""
+    import importlib.abc, sys
+
+    class NoSB3(importlib.abc.MetaPathFinder):
+        def find_spec(self, name, path=None, target=None):
+            if name.split(".")[0] in ("stable_baselines3", "sb3_contrib"):
+                raise ImportError(f"{name} is blocked in this test")
+            return None
+
+    sys.meta_path.insert(0, NoSB3())
+""")
+
+
+def _run_blocked(code: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", BLOCKED + textwrap.dedent(code)], capture_output=True, text=True,
+                          timeout=300, cwd=ROOT)
+
+
+def test_the_rllib_trainer_and_the_shared_modules_load_without_sb3():
+    pytest.importorskip("ray")
+    done = _run_blocked("""
+        import kc_env.training.rllib.train, kc_env.training.rllib.export, kc_env.training.commands.train
+        import kc_env.training.commands.export, kc_env.training.trainers, kc_env.training.run
+        import kc_env.training.turn_value_train, kc_env.training.bench
+        assert not any(m.split(".")[0] in ("stable_baselines3", "sb3_contrib") for m in sys.modules)
+        try:
+            import kc_env.training.train
+        except ImportError as exc:
+            print("sb3 trainer:", exc)
+    """)
+    assert done.returncode == 0, done.stderr
+    assert "sb3 trainer: stable_baselines3" in done.stdout or "sb3 trainer: sb3_contrib" in done.stdout, \
+        "the block did not reach the SB3 trainer: the test proves nothing"
+
+
+def test_without_sb3_the_sb3_trainer_is_one_line_naming_its_extra():
+    done = _run_blocked("""
+        from kc_env.training import trainers
+        try:
+            trainers.get("sb3").train_function()
+        except trainers.TrainerUnavailable as exc:
+            print(exc)
+    """)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("trainer sb3 needs the train extra"), done.stdout
+
+
+def test_only_the_sb3_trainers_modules_import_sb3():
+    sb3_modules = {"train", "checkpoint", "policy", "pretrain", "improve", "rollouts", "wrappers", "tune",
+                   "resume_state", "league"}
+    offenders = []
+    for path in sorted(TRAINING.rglob("*.py")):
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
+            if any(n.split(".")[0] in ("stable_baselines3", "sb3_contrib") for n in names):
+                if path.parent != TRAINING or path.stem not in sb3_modules:
+                    if not _under_type_checking(tree, node):
+                        offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert not offenders, f"SB3 imported outside the SB3 trainer: {offenders}"
+
+
+def _under_type_checking(tree: ast.Module, target: ast.AST) -> bool:
+    return any(isinstance(n, ast.If) and ast.unparse(n.test) == "TYPE_CHECKING" and target in ast.walk(n)
+               for n in ast.walk(tree))
+
+
+def test_no_module_compares_a_trainer_name_but_the_registry():
+    names = set(trainers.names())
+    offenders = []
+    for path in sorted(TRAINING.rglob("*.py")):
+        if path.name == "trainers.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Compare) and any(
+                    isinstance(c, ast.Constant) and c.value in names for c in [node.left, *node.comparators]):
+                offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert not offenders, f"a trainer chosen by its name outside training/trainers.py: {offenders}"
+
+
+def test_a_config_names_a_registered_trainer_and_sets_only_what_it_reads():
+    default = config_mod.find("default")
+    with pytest.raises(config_mod.ConfigError, match="trainer must be one of sb3, rllib, turn_value, not 'jax'"):
+        config_mod.load(default, None, {"trainer": "jax"})
+    with pytest.raises(config_mod.ConfigError, match="network.heuristic_weights is read by the sb3 trainer only"):
+        config_mod.load(default, None, {"trainer": "rllib", "network.prior": "heuristic", "pretrain.teacher": None,
+                                        "network.heuristic_weights": {"card": 1.1}})
+    assert trainers.of_run(Path("/nonexistent")).name == trainers.DEFAULT
