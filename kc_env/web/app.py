@@ -47,7 +47,7 @@ from starlette.staticfiles import StaticFiles
 
 from .. import record
 from ..engine import check_seed
-from ..rules import CHOICES, DESCRIPTIONS, MAX_PLAYERS, MIN_PLAYERS, PRESETS, Rules, RulesError
+from ..rules import CHOICES, DESCRIPTIONS, MAX_PLAYERS, MIN_PLAYERS, PRESETS, RANK_KEYS, Rules, RulesError
 from .games import MAX_DEALS, PERSON, GameError, Replay, Table
 from .store import Store
 
@@ -295,8 +295,16 @@ def _config(store: Store, pace: float) -> dict[str, Any]:
         "presets": {name: Rules.preset(name).to_dict() for name in PRESETS},
         "choices": {name: list(values) for name, values in CHOICES.items()},
         "numbers": ["hand_size", "target", "chips"], "descriptions": DESCRIPTIONS,
+        "targetless": _targetless(),
         "players": [MIN_PLAYERS, MAX_PLAYERS], "agents": store.offered(), "person": PERSON, "pace": pace,
     }
+
+
+def _targetless() -> list[str]:
+    """The scoring systems whose match has no target (``Rules.has_target``): the page shows none."""
+    table = dict.fromkeys(RANK_KEYS, 1)  # any: ``custom`` needs one, and a table does not decide it
+    return [s for s in CHOICES["scoring"]
+            if not Rules(scoring=s, custom_table=table if s == "custom" else None).has_target]
 
 
 def _table(store: Store, data: Mapping[str, Any]) -> Table:

@@ -18,7 +18,7 @@ from .. import actions, engine
 from ..cards import COLOUR, RANK, RANK_NAMES, RED, SUIT, SUITS, card_name
 from ..engine import PILE_NAMES, GameState
 from ..match import Match, starting_totals
-from ..rules import PENALTY_TABLES, Rules
+from ..rules import Rules
 
 _COLOUR_WORD = {0: "black", 1: "red", -1: "any colour"}
 
@@ -104,17 +104,19 @@ def match_books(match: Match, names: Sequence[str], upto: int | None = None) -> 
 
 
 def scoring_text(rules: Rules) -> str:
-    """The scoring and the target in words (RULES.md 5), for the table's header."""
-    s = rules.scoring
-    if s in PENALTY_TABLES or s == "custom":
-        return f"penalty table {s}: lowest total wins once a total reaches {rules.target}"
-    if s == "winner_collects":
-        return f"winner collects the others' penalties ({rules.table} table): highest total wins at {rules.target}"
-    if s == "wins":
+    """The scoring and how the match ends in words (RULES.md 5), for the table's header, by the
+    scoring questions ``Rules`` answers."""
+    if rules.lowest_wins:
+        return f"penalty table {rules.scoring}: lowest total wins once a total reaches {rules.target}"
+    if rules.single_deal:
+        return "single deal: its winner wins the match"
+    if rules.plays_for_chips:
+        pays = ("no pot: each deal's losers pay the winner their cards' penalty in chips"
+                if rules.scoring == "card_chips" else "the winner takes the pot")
+        return f"chips: {rules.chips} each, {pays}; over when someone cannot pay"
+    if rules.counts_wins:
         return f"a point per deal won: first to {rules.target} wins"
-    if s == "chips":
-        return f"chips: {rules.chips} each, the winner takes the pot; over when someone cannot pay"
-    return "single deal: its winner wins the match"
+    return f"winner collects the others' penalties ({rules.table} table): highest total wins at {rules.target}"
 
 
 def rules_label(rules: Rules, name: str | None) -> str:

@@ -108,7 +108,8 @@ function describeRules() {
   const r = chosenRules();
   const rules = Object.assign({}, app.config.presets[r.preset], r);
   const changed = Object.keys(r).filter((k) => k !== "preset");
-  $("preset-about").textContent = `scoring ${rules.scoring}` + (rules.scoring === "single" ? "" : `, target ${rules.target}`) +
+  const target = app.config.targetless.includes(rules.scoring) ? "" : `, target ${rules.target}`;  // Rules.has_target
+  $("preset-about").textContent = `scoring ${rules.scoring}${target}` +
     (changed.length ? ` · changed: ${changed.map((k) => `${k}=${r[k]}`).join(", ")}` : "");
 }
 
