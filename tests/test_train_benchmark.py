@@ -124,3 +124,15 @@ def test_two_seeds_are_scored_at_their_evaluations_resume_exactly_and_aggregate(
     report = json.loads((tmp_path / "r.json").read_text())
     assert report["tasks"] == [TASK] and report["final_steps"] == [4096, 4096] and report["quick"]
     assert (tmp_path / "r.png").is_file()
+
+
+@pytest.mark.slow  # one labelled iteration of the ranking trainer and a quick task: about 30 s on 2 cores
+def test_the_turn_value_trainer_scores_each_iterations_model(tmp_path):
+    from kc_env.training.turn_value_train import train
+
+    cfg = config_mod.load(config_mod.find("turn-ranking-2p"), "smoke",
+                          {"turn_value.iterations": 1, "benchmark.tasks": [TASK], "benchmark.quick": True})
+    train(cfg, tmp_path / "run", log=lambda _: None)
+    curve = json.loads((tmp_path / "run" / "curve.json").read_text())
+    rows = runs.read(tmp_path / "run")["rows"]
+    assert [r["step"] for r in rows] == [curve[-1]["decisions"]] and TASK in rows[0]["tasks"]
