@@ -90,25 +90,29 @@ def code_version() -> dict[str, Any]:
 def plot_learning_curve(history: list[dict[str, Any]], path: Path,
                         steps: str = "training steps (learner actions)") -> None:
     """Win share (with its 95% interval; the win rate for rows evaluated before the win share
-    was measured) against each evaluation opponent, over training steps. A row's ``benchmark``
-    scores (``training/bench.py``) are not drawn here: ``kc benchmark --runs RUN... --plot`` draws them."""
-    import matplotlib
+    was measured) against each evaluation opponent, over ``steps`` (the x axis's label): the one
+    learning-curve plot of every trainer. Benchmark scores (``training/bench.py``) are
+    ``kc benchmark --runs RUN... --plot``'s to draw. Without matplotlib (the ``eval`` extra) no plot."""
+    try:
+        import matplotlib
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return
 
     fig, ax = plt.subplots(figsize=(7, 4))
-    opponents = [k for k in history[-1] if k not in ("step", "benchmark")]
-    steps = [row["step"] for row in history]
+    opponents = [k for k in history[-1] if k != "step"]
+    x = [row["step"] for row in history]
     for opponent in opponents:
-        rates = [row[opponent].get("win_share", row[opponent]["win_rate"]) for row in history]
-        low = [row[opponent].get("share_interval", row[opponent]["interval"])[0] for row in history]
-        high = [row[opponent].get("share_interval", row[opponent]["interval"])[1] for row in history]
-        ax.plot(steps, rates, marker="o", label=f"vs {opponent}")
-        ax.fill_between(steps, low, high, alpha=0.2)
+        rows = [row[opponent] for row in history]
+        rates = [r["win_share"] if "win_share" in r else r["win_rate"] for r in rows]
+        low, high = zip(*(r["share_interval"] if "share_interval" in r else r["interval"] for r in rows), strict=True)
+        ax.plot(x, rates, marker="o", label=f"vs {opponent}")
+        ax.fill_between(x, low, high, alpha=0.2)
     num_players = history[-1][opponents[0]].get("num_players", 2)
     ax.axhline(1 / num_players, color="grey", linestyle="--", linewidth=1, label="fair share")
-    ax.set_xlabel("environment steps")
+    ax.set_xlabel(steps)
     ax.set_ylabel("win share (a deal nobody won: 1/n each)")
     ax.set_ylim(0, 1)
     ax.legend()

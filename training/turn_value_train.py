@@ -49,7 +49,7 @@ from kc_env.files import write_atomic
 from . import bench, run_lock
 from . import config as config_mod
 from . import turn_value as tv
-from .run import mark_run
+from .run import mark_run, plot_learning_curve
 
 EVAL_SEED_OFFSET = 900_000_000
 """Evaluation deals are drawn from ``seed * 10**9 + EVAL_SEED_OFFSET`` on, training deals below."""
@@ -90,30 +90,13 @@ def _evaluate(cfg, layers, point: dict, agent_folder: Path | None = None) -> dic
 
 
 def _plot(curve: list[dict], opponents: list[str], path: Path, fair: float) -> None:
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        return
-    fig, ax = plt.subplots(figsize=(6, 4))
+    """The learning curve (``run.plot_learning_curve``, every trainer's plot) over the curve's x:
+    labelled decisions under ``ranking``, deals played under ``monte_carlo``."""
     key = "decisions" if "decisions" in curve[-1] else "games"
-    x = [p[key] for p in curve]
-    for spec in opponents:
-        ys = [p[spec][0] for p in curve]
-        lo = [p[spec][1] for p in curve]
-        hi = [p[spec][2] for p in curve]
-        ax.plot(x, ys, marker="o", label=f"against {spec}")
-        ax.fill_between(x, lo, hi, alpha=0.2)
-    ax.axhline(fair, color="grey", lw=0.8, ls="--", label="fair share")
-    ax.set_xlabel("decisions labelled by play-outs" if key == "decisions" else "deals played in training")
-    ax.set_ylabel("win share (95% interval)")
-    ax.set_title("turn-value agent")
-    ax.legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    players = round(1 / fair)
+    rows = [{"step": p[key], **{spec: {"win_share": p[spec][0], "share_interval": p[spec][1:3], "num_players": players}
+                                 for spec in opponents}} for p in curve]
+    plot_learning_curve(rows, path, "decisions labelled by play-outs" if key == "decisions" else "deals played in training")
 
 
 def train(cfg, folder: str | Path, resume: bool = False, progress: bool = True, argv=None, log=None) -> TurnValueResult:
