@@ -79,6 +79,13 @@ def test_kc_benchmark_runs_prints_the_iqm_and_the_probability_of_improvement_ove
     assert report["improvement"]["value"] == pytest.approx((0.3 + 0.5) / 2)
 
 
+def test_a_baseline_scored_on_other_deals_is_refused(tmp_path):
+    folders = make_runs(tmp_path, FINALS)
+    full = card({TASKS[0].id: 0.5, TASKS[1].id: 0.25}, quick=False).to_dict()
+    with pytest.raises(runs.RunError, match="score it on the same deals"):
+        runs.aggregate(folders, full)
+
+
 @pytest.mark.parametrize("setup, problem", [
     (lambda tmp: [tmp / "a"], "at least two runs"),
     (lambda tmp: [tmp / "a", tmp / "b"], "no benchmark.json"),

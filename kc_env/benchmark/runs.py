@@ -95,6 +95,10 @@ def aggregate(run_folders: Sequence[str | Path], baseline: dict[str, Any] | None
         **{name: intervals.aggregate_over_runs(scores, name) for name in intervals.AGGREGATES},
         "curve": curve(runs, ids)}
     if baseline is not None:
+        if (baseline.get("suite"), baseline.get("quick")) != (out["suite"], out["quick"]):
+            raise RunError(f"the baseline {baseline.get('agent')!r} was scored on {baseline.get('suite')} "
+                           f"(quick={baseline.get('quick')}), the runs on {out['suite']} (quick={out['quick']}): "
+                           "score it on the same deals")
         out["improvement"] = improvement_over(ids, scores, baseline)
     return out
 
