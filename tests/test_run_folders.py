@@ -170,6 +170,17 @@ def test_overwrite_deletes_a_run_only_after_its_config_is_checked(run, capsys, m
     assert seen == [[".kc-train-lock"]], "the old run was deleted before training started (all but the run's lock)"
 
 
+def test_overwrite_of_a_run_folder_not_made_yet_starts_the_run(tmp_path, monkeypatch):
+    """make demo's first run: --overwrite where nothing is yet (the lock makes the folder)."""
+    from kc_env.training import train as train_mod
+
+    seen = []
+    monkeypatch.setattr(train_mod, "train", lambda cfg, folder, **kw: seen.append(folder) or train_mod.Run(folder, cfg))
+    fresh = tmp_path / "runs" / "demo"
+    assert main(["train", str(CONFIG), "--variant", "smoke", "--run", str(fresh), "--overwrite", "--no-progress"]) == 0
+    assert seen == [fresh]
+
+
 def test_the_final_checkpoint_is_saved_before_the_final_evaluation(tmp_path, monkeypatch):
     from kc_env.training import train as train_mod
 

@@ -199,10 +199,11 @@ def _delete_run(folder: Path) -> None:
 
     from ..run_lock import LOCK_FILE
 
+    entries = [entry for entry in folder.iterdir() if entry.name != LOCK_FILE]
+    if not entries:  # nothing there but the lock, which made the folder: a first run
+        return
     _check_deletable(folder)
-    for entry in folder.iterdir():
-        if entry.name == LOCK_FILE:
-            continue
+    for entry in entries:
         if entry.is_dir() and not entry.is_symlink():
             shutil.rmtree(entry)
         else:
