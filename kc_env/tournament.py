@@ -287,6 +287,7 @@ class TournamentResult:
     seconds: float
     moves: int
     results: list[EpisodeResult] = field(repr=False, default_factory=list)
+    rated: bool = True  # whether the openskill ratings were computed (else mu, sigma, ordinal are 0)
 
     def to_dict(self, episodes: bool = False) -> dict[str, Any]:
         """Plain data for JSON (``episodes=True`` adds every episode's result)."""
@@ -298,7 +299,7 @@ class TournamentResult:
             "pairwise": {a: {b: self.pairwise[i][j] for j, b in enumerate(self.agents) if i != j}
                          for i, a in enumerate(self.agents)},
             "workers": self.workers, "worker_processes": self.worker_pids,
-            "seconds": round(self.seconds, 3), "moves": self.moves,
+            "seconds": round(self.seconds, 3), "moves": self.moves, "rated": self.rated,
         }
         if episodes:
             out["results"] = [{k: v for k, v in asdict(r).items() if k != "pid"} for r in self.results]
@@ -422,7 +423,7 @@ def run_tournament(specs: Sequence[str | Agent], rules: Rules | str | None = Non
     seconds = time.perf_counter() - started
     stats, pairwise = _tally(labels, results, ratings)
     return TournamentResult(labels, rules, num_players, total, seed, match, seatings, stats, pairwise, workers,
-                            len({r.pid for r in results}), seconds, sum(r.moves for r in results), results)
+                            len({r.pid for r in results}), seconds, sum(r.moves for r in results), results, ratings)
 
 
 class _NoBar:

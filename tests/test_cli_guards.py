@@ -19,9 +19,18 @@ def test_kc_eval_checks_its_extras_before_playing(monkeypatch, capsys, tmp_path)
     assert main(["eval", "random", "greedy", "--deals", "2", "--plot", str(tmp_path / "x.png")]) == 2
     err = capsys.readouterr().err
     assert "eval extra" in err and "matplotlib" in err and len(err.strip().splitlines()) == 1
+    assert err.startswith("kc eval: --plot needs the eval extra"), "one prefix, not 'kc eval: kc eval needs'"
+
+
+def test_kc_eval_plays_without_openskill_and_leaves_the_ratings_out(monkeypatch, capsys):
+    import importlib.util
+
+    real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "openskill" else real(name, *a))
-    assert main(["eval", "random", "greedy", "--deals", "2"]) == 2
-    assert "openskill" in capsys.readouterr().err
+    assert main(["eval", "random", "greedy", "--deals", "4", "--workers", "1", "--no-progress"]) == 0
+    captured = capsys.readouterr()
+    assert "no ratings" in captured.err and "openskill" in captured.err
+    assert "win share" in captured.out and "ratings (openskill" not in captured.out
 
 
 def test_kc_export_refuses_to_replace_a_folder_unless_told(tmp_path, capsys):

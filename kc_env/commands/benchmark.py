@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
     for path, option in ((args.json, "--json"), (args.md, "--md"), (args.plot, "--plot")):
         check_writable(path, option)
     if args.plot and (missing := missing_extra("eval", ("matplotlib",))):
-        raise UserError(f"kc benchmark --plot {missing}")
+        raise UserError(f"--plot {missing}")
     _, checksum = shuffles.load(args.suite)
     print(f"kc benchmark: {args.agent} on {len(tasks)} task(s) of {args.suite}"
           f"{' (QUICK: a development figure, not for reporting)' if args.quick else ''}; "

@@ -56,9 +56,12 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("--workers must be at least 1")
     check_writable(args.json, "--json")
     check_writable(args.plot, "--plot")
-    missing = missing_extra("eval", ("openskill",) + (("matplotlib",) if args.plot else ()))
+    missing = missing_extra("eval", ("matplotlib",)) if args.plot else None
     if missing:  # before any deal is played, not after
-        raise UserError(f"kc eval {missing}")
+        raise UserError(f"--plot {missing}")
+    unrated = missing_extra("eval", ("openskill",))
+    if unrated:
+        print(f"kc eval: no ratings (they {unrated})", file=sys.stderr)
     try:  # a user's module:Class or file.py:Class is made here once; a spec is checked here
         entries = [entry(spec) for spec in args.agents]
     except (ValueError, OSError) as exc:
@@ -68,7 +71,8 @@ def run(args: argparse.Namespace) -> int:
                       args.players)
     result = run_tournament(entries, args.rules, args.players, args.deals, seed=args.seed,
                             workers=args.workers, match=args.match, max_moves=args.max_moves,
-                            progress=not args.no_progress and sys.stderr.isatty(), labels=labels_for(args.agents))
+                            progress=not args.no_progress and sys.stderr.isatty(), labels=labels_for(args.agents),
+                            ratings=not unrated)
     print(report(result, args.rules_name, markdown=args.markdown))
     if args.json:
         data = result.to_dict(episodes=args.episodes_json)
@@ -113,7 +117,9 @@ def report(result, rules_name: str, markdown: bool = False) -> str:
                      [[s.agent, f"{s.mu:.2f}", f"{s.sigma:.2f}", f"{s.ordinal:.2f}"] for s in ranked],
                      markdown, right={1, 2, 3})
     parts = [head, "", table, "", f"win share: wins, plus 1/{result.num_players} of every {unit[:-1]} nobody won "
-             f"(fair share {1 / result.num_players:.3f}).", "", "ratings (openskill, Plackett-Luce):", "", ratings]
+             f"(fair share {1 / result.num_players:.3f})."]
+    if result.rated:
+        parts += ["", "ratings (openskill, Plackett-Luce):", "", ratings]
     if len(result.agents) > 1:
         pair_rows = [[a] + ["-" if v is None else f"{v:.3f}" for v in row]
                      for a, row in zip(result.agents, result.pairwise, strict=True)]
