@@ -194,8 +194,10 @@ def test_kickstart_clones_the_teacher():
     assert demos.masks[np.arange(len(demos.actions)), demos.actions].all()
     assert np.abs(demos.returns).max() <= 1.0 and (demos.returns != 0).any()
     model = MaskablePPO("MlpPolicy", env, policy_kwargs=policy_kwargs([64], [], "tanh"), device="cpu")
-    stats = fit(model, demos, epochs=8, batch_size=512, learning_rate=3e-3)
+    epochs = []
+    stats = fit(model, demos, epochs=8, batch_size=512, learning_rate=3e-3, report=epochs.append)
     assert stats["agreement"] > 0.5
+    assert [e["epoch"] for e in epochs] == list(range(1, 9)) and epochs[-1] == stats  # a line per epoch
 
 
 def test_an_evaluation_outside_learn_is_recorded_at_the_models_step(tmp_path):

@@ -10,6 +10,7 @@ knows what a position is worth, and improves on it instead of rediscovering it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -63,8 +64,10 @@ def collect(env, teacher: str, samples: int, gamma: float) -> Demonstrations:
 
 
 def fit(model: MaskablePPO, demos: Demonstrations, epochs: int, batch_size: int = 4096,
-        learning_rate: float = 1e-3, seed: int = 0) -> dict[str, Any]:
-    """Fit actor and critic to the demonstrations; returns the final losses and agreement."""
+        learning_rate: float = 1e-3, seed: int = 0, report: Callable[[dict[str, Any]], None] | None = None
+        ) -> dict[str, Any]:
+    """Fit actor and critic to the demonstrations; returns the final losses and agreement.
+    ``report`` gets each epoch's figures as it ends (``kc train`` prints a line)."""
     policy = model.policy
     optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
     rng = np.random.default_rng(seed)
@@ -92,4 +95,6 @@ def fit(model: MaskablePPO, demos: Demonstrations, epochs: int, batch_size: int 
                 total += len(idx)
         stats = {"epoch": epoch + 1, "actor_loss": actor_loss.item(), "critic_loss": critic_loss.item(),
                  "agreement": agree / total, "samples": n}
+        if report:
+            report(stats)
     return stats

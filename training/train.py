@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -269,7 +270,14 @@ def kickstart(cfg: TrainConfig, model: MaskablePPO, env: VecEnv, run: Run) -> No
     demos = collect(env, p.teacher, p.samples, cfg.ppo.gamma)
     print(f"behaviour cloning: fitting {len(demos.actions):,} actions, {p.epochs} epochs", flush=True)
     torch.set_num_threads(cfg.update_threads)
-    stats = fit(model, demos, p.epochs, batch_size=p.batch_size, learning_rate=p.learning_rate, seed=cfg.seed)
+    started = time.perf_counter()
+
+    def epoch_line(stats: dict[str, Any]) -> None:
+        print(f"behaviour cloning: epoch {stats['epoch']}/{p.epochs}: plays {p.teacher}'s move in "
+              f"{stats['agreement']:.1%}, {time.perf_counter() - started:.0f} s", flush=True)
+
+    stats = fit(model, demos, p.epochs, batch_size=p.batch_size, learning_rate=p.learning_rate, seed=cfg.seed,
+                report=epoch_line)
     print(f"behaviour cloning: the network plays {p.teacher}'s move in {stats['agreement']:.1%} of them", flush=True)
     (run.folder / "pretrain.json").write_text(json.dumps(stats, indent=1) + "\n")
     env.reset()
