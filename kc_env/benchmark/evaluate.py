@@ -13,7 +13,6 @@ per track, and for the rule-generalisation track's training and held-out tables 
 from __future__ import annotations
 
 import hashlib
-import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -171,7 +170,3 @@ def evaluate(agent: str | Agent, tasks: str | Sequence[str] | None = None, suite
                    f"[{f['low']:.3f}, {f['high']:.3f}] over {f['deals']} deals "
                    f"({time.perf_counter() - started:.0f} s)")
     return Scorecard(label(agent), suite_name, quick, scores)
-
-
-def _stderr(line: str) -> None:
-    print(line, file=sys.stderr, flush=True)

@@ -5,7 +5,7 @@ with it). The list lives in the package (``data/<suite>-evaluation.json``) with 
 every run checks and prints, so two reports that name the same checksum played the same deals.
 A task plays the first ``task.shuffles`` of the list (``task.quick_shuffles`` under ``--quick``),
 each from every seat of the evaluated agent. Training never deals one: ``make_task_env(task,
-"train")`` deals again whenever its seed is an evaluation shuffle (``is_evaluation``).
+"train")`` deals again whenever its seed is an evaluation shuffle (``evaluation_set``).
 """
 
 from __future__ import annotations
@@ -59,11 +59,6 @@ def evaluation(suite_name: str, count: int) -> tuple[int, ...]:
 def evaluation_set(suite_name: str) -> frozenset[int]:
     """Every evaluation shuffle of the suite, as a set."""
     return frozenset(load(suite_name)[0])
-
-
-def is_evaluation(seed: int, suite_name: str) -> bool:
-    """Whether ``seed`` deals one of the suite's evaluation shuffles."""
-    return seed in evaluation_set(suite_name)
 
 
 def write(suite_name: str, path) -> None:

@@ -67,13 +67,6 @@ def load_class(spec: str, seed: int | None = None) -> Agent:
     return agent
 
 
-def load_agent(spec: str | Agent, seed: int | None = None) -> Agent:
-    """An agent for the benchmark: a user's class spec, else what ``kc_env.agents.load`` reads."""
-    if isinstance(spec, str) and is_class_spec(spec) and not _is_builtin(spec):
-        return load_class(spec, seed=seed)
-    return load(spec, seed=seed)
-
-
 def entry(spec: str | Agent) -> str | Agent:
     """What a tournament seats for ``spec``: a user's class made once here (its worker processes
     copy it), else the spec itself (each worker loads it), checked here so a bad one fails in one
