@@ -9,7 +9,8 @@ record holds those plus the moves, by name (``engine.move_name``: ``"play 9H->N"
      "num_players": 3, "seed": 7, "dealer": 0,
      "moves": ["play 9H->N", "end turn", ...],
      "truncated": false,
-     "result": {"over": true, "winner": 1, "blocked": false}}
+     "result": {"over": true, "winner": 1, "blocked": false},
+     "players": ["you", "heuristic", "ppo-standard-2p"]}
 
     {"format": "kc_env.match", "version": 1, "rules": {...}, "num_players": 3, "seed": 7,
      "dealer": 0, "deals": [{"moves": [...], "truncated": false}, ...],
@@ -30,6 +31,8 @@ Choices:
   the state after the last move. ``truncated: true`` means the deal was cut off by a move limit
   and ends it as blocked (``match.truncate``), as ``play_match`` does. A match record's deals
   must each end (or be truncated), and the match must not end before its last deal.
+- ``players`` is optional: who sat at each seat (``you`` or an agent spec), as ``kc serve``
+  saves a game, so that a replay names the seats as the game did; at most 200 characters each.
 - ``result`` is optional when loading; when present, the replay must end with it, otherwise
   the error says the record does not replay (e.g. it was made by another engine version).
 - Loading is strict: an unknown key, a missing key, a value of the wrong type, an unknown
@@ -73,12 +76,15 @@ class GameRecord:
     moves: tuple[Move, ...] = ()
     truncated: bool = False
     result: Mapping[str, Any] | None = field(default=None, compare=False)
+    players: tuple[str, ...] | None = field(default=None, compare=False)
 
     @classmethod
-    def from_state(cls, state: GameState, moves: Sequence[Move], truncated: bool = False) -> GameRecord:
-        """The record of ``state``, a deal from ``engine.new_deal``, after ``moves``."""
+    def from_state(cls, state: GameState, moves: Sequence[Move], truncated: bool = False,
+                   players: Sequence[str] | None = None) -> GameRecord:
+        """The record of ``state``, a deal from ``engine.new_deal``, after ``moves``; ``players``
+        names who sat at each seat."""
         return cls(state.rules, state.num_players, state.seed, state.dealer, tuple(moves), truncated,
-                   _game_result(state))
+                   _game_result(state), None if players is None else tuple(players))
 
     def to_dict(self) -> dict[str, Any]:
         """The record as JSON-ready data (see the module docstring)."""
@@ -87,6 +93,7 @@ class GameRecord:
             "num_players": self.num_players, "seed": self.seed, "dealer": self.dealer,
             "moves": [engine.move_name(m) for m in self.moves], "truncated": self.truncated,
             **({} if self.result is None else {"result": dict(self.result)}),
+            **({} if self.players is None else {"players": list(self.players)}),
         }
 
 
@@ -108,16 +115,19 @@ class MatchRecord:
     dealer: int = 0
     deals: tuple[DealMoves, ...] = ()
     result: Mapping[str, Any] | None = field(default=None, compare=False)
+    players: tuple[str, ...] | None = field(default=None, compare=False)
 
     @classmethod
-    def from_match(cls, match: Match) -> MatchRecord:
-        """The record of a match whose deals kept their moves (``play_match`` keeps them)."""
+    def from_match(cls, match: Match, players: Sequence[str] | None = None) -> MatchRecord:
+        """The record of a match whose deals kept their moves (``play_match`` keeps them);
+        ``players`` names who sat at each seat."""
         deals = []
         for d in match.history:
             if d.moves is None:
                 raise RecordError(f"deal {d.number + 1} kept no moves: record it with record_deal(..., moves=...)")
             deals.append(DealMoves(d.moves, d.truncated))
-        return cls(match.rules, match.num_players, match.seed, match.dealer, tuple(deals), _match_result(match))
+        return cls(match.rules, match.num_players, match.seed, match.dealer, tuple(deals), _match_result(match),
+                   None if players is None else tuple(players))
 
     def to_dict(self) -> dict[str, Any]:
         """The record as JSON-ready data (see the module docstring)."""
@@ -127,6 +137,7 @@ class MatchRecord:
             "deals": [{"moves": [engine.move_name(m) for m in d.moves], "truncated": d.truncated}
                       for d in self.deals],
             **({} if self.result is None else {"result": dict(self.result)}),
+            **({} if self.players is None else {"players": list(self.players)}),
         }
 
 
@@ -176,9 +187,12 @@ def load(path: str | Path) -> Record:
         raise RecordError(f"{path}: {exc}") from None
 
 
-_GAME_KEYS = {"format", "version", "rules", "num_players", "seed", "dealer", "moves", "truncated", "result"}
-_MATCH_KEYS = {"format", "version", "rules", "num_players", "seed", "dealer", "deals", "result"}
-_OPTIONAL = {"dealer", "truncated", "result"}
+_GAME_KEYS = {"format", "version", "rules", "num_players", "seed", "dealer", "moves", "truncated", "result",
+              "players"}
+_MATCH_KEYS = {"format", "version", "rules", "num_players", "seed", "dealer", "deals", "result", "players"}
+_OPTIONAL = {"dealer", "truncated", "result", "players"}
+MAX_PLAYER_NAME = 200
+"""The longest name a record's ``players`` may hold, in characters."""
 
 
 def from_dict(data: Any) -> Record:
@@ -193,9 +207,10 @@ def from_dict(data: Any) -> Record:
         raise RecordError(f"record version {data['version']!r} is not supported (this kc_env reads version {VERSION})")
     rules, n, seed, dealer = _setup(data)
     result = _optional(data, "result", Mapping, "an object")
+    players = _players(data.get("players"), n)
     if fmt == GAME_FORMAT:
         truncated = _optional(data, "truncated", bool, "true or false") or False
-        return GameRecord(rules, n, seed, dealer, _moves(data["moves"], ""), truncated, result)
+        return GameRecord(rules, n, seed, dealer, _moves(data["moves"], ""), truncated, result, players)
     deals_data = data["deals"]
     if not isinstance(deals_data, list):
         raise RecordError(f"'deals' must be a list of deals, not {type(deals_data).__name__}")
@@ -207,7 +222,7 @@ def from_dict(data: Any) -> Record:
         _check_keys(d, {"moves", "truncated"}, where, optional={"truncated"})
         truncated = _optional(d, "truncated", bool, "true or false", where) or False
         deals.append(DealMoves(_moves(d["moves"], where), truncated))
-    return MatchRecord(rules, n, seed, dealer, tuple(deals), result)
+    return MatchRecord(rules, n, seed, dealer, tuple(deals), result, players)
 
 
 def _check_keys(data: Mapping[str, Any], allowed: set[str], where: str, optional: set[str] = _OPTIONAL) -> None:
@@ -245,6 +260,18 @@ def _setup(data: Mapping[str, Any]) -> tuple[Rules, int, int, int]:
     if not 0 <= dealer < n:
         raise RecordError(f"'dealer' must be a seat 0..{n - 1}, not {dealer}")
     return rules, n, seed, dealer
+
+
+def _players(names: Any, n: int) -> tuple[str, ...] | None:
+    """The record's ``players``: a name of at most ``MAX_PLAYER_NAME`` characters for each of its
+    ``n`` seats, or None when it names none."""
+    if names is None:
+        return None
+    if not (isinstance(names, list) and len(names) == n and all(isinstance(x, str) for x in names)):
+        raise RecordError(f"'players' must list a name for each of the {n} seats, not {str(names)[:80]}")
+    if any(len(x) > MAX_PLAYER_NAME for x in names):
+        raise RecordError(f"'players': a name is at most {MAX_PLAYER_NAME} characters")
+    return tuple(names)
 
 
 def _moves(names: Any, where: str) -> tuple[Move, ...]:
