@@ -347,6 +347,13 @@ class Match:
             return list(self.winners)
         return list(best_seats(self.totals, lowest=SCORERS[self.rules.scoring] is score_penalties))
 
+    def totals_before(self, deal: int) -> tuple[int, ...]:
+        """The totals before deal ``deal`` (0-based, at most ``deal_number``): the starting
+        totals before the first, else the totals its previous deal left."""
+        if not 0 <= deal <= self.deal_number:
+            raise MatchError(f"deal {deal}: the match has recorded {self.deal_number} deal(s)")
+        return starting_totals(self.rules, self.num_players) if deal == 0 else self.history[deal - 1].scored.totals
+
     def new_deal(self) -> GameState:
         """Deal deal ``deal_number`` (the same deal each time it is called until it is recorded)."""
         if self.is_over:

@@ -44,6 +44,7 @@ Choices:
 from __future__ import annotations
 
 import json
+from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,7 +53,7 @@ from typing import Any
 from . import engine
 from .engine import GameState, IllegalMove, Move
 from .files import write_atomic
-from .match import Match, MatchError, truncate
+from .match import Match, MatchError, deal_seed, truncate
 from .rules import Rules, RulesError
 
 VERSION = 1
@@ -290,27 +291,72 @@ def _moves(names: Any, where: str) -> tuple[Move, ...]:
 
 # -- replaying ------------------------------------------------------------------------------------
 
-def iter_replay(record: GameRecord) -> Iterator[tuple[int, Move | None, GameState]]:
-    """The deal of a game record step by step: ``(0, None, state)`` as dealt, then
-    ``(i, move, state)`` after move ``i`` (1-based). The same state object is yielded each time,
-    changed in place: copy it to keep one. Raises ``RecordError`` at an illegal move."""
-    state = engine.new_deal(record.rules, record.num_players, seed=record.seed, dealer=record.dealer)
-    yield 0, None, state
-    for i, move in enumerate(record.moves, start=1):
-        _apply(state, i, move, "")
-        yield i, move, state
+@dataclass(frozen=True)
+class Step:
+    """One position of a replay: deal ``deal`` (1-based) after ``number`` of its moves (0: as
+    dealt), ``move`` the last of them, made by ``seat`` (both None as dealt). ``state`` is the
+    deal's live state, changed in place by the next steps: copy it to keep it. ``last`` marks the
+    deal's last position; a deal the record says was cut off is ended there (``match.truncate``)."""
+
+    deal: int
+    number: int
+    seat: int | None
+    move: Move | None
+    state: GameState
+    last: bool
+
+
+def deal_count(record: Record) -> int:
+    """How many deals the record holds (1 for a game record)."""
+    return len(record.deals) if isinstance(record, MatchRecord) else 1
+
+
+def iter_deal(record: Record, deal: int = 1, upto: int | None = None) -> Iterator[Step]:
+    """Deal ``deal`` (1-based) of the record step by step, from the deal as dealt to its last
+    move, or to move ``upto``. Deal ``k`` of a match is dealt as the match deals it (its seed and
+    dealer follow from the record's). Raises ``RecordError`` naming the move at an illegal one, or
+    when the record says a deal that ended on its own was cut off."""
+    if not 1 <= deal <= deal_count(record):
+        raise RecordError(f"deal {deal}: the record holds {deal_count(record)} deal(s)")
+    if upto is not None and upto < 0:
+        raise RecordError(f"deal {deal}: move {upto} does not exist (moves are counted from 0, as dealt)")
+    if isinstance(record, MatchRecord):
+        moves, truncated = record.deals[deal - 1].moves, record.deals[deal - 1].truncated
+        seed, dealer, where = deal_seed(record.seed, deal - 1), (record.dealer + deal - 1) % record.num_players, f"deal {deal}, "
+    else:
+        moves, truncated, seed, dealer, where = record.moves, record.truncated, record.seed, record.dealer, ""
+    stop = len(moves) if upto is None else min(upto, len(moves))
+    state = engine.new_deal(record.rules, record.num_players, seed=seed, dealer=dealer)
+    if stop == len(moves) == 0:
+        _cut_off(state, truncated, where)
+    yield Step(deal, 0, None, None, state, not moves)
+    for i, move in enumerate(moves[:stop], start=1):
+        seat = state.current_player
+        _apply(state, i, move, where)
+        if i == len(moves):
+            _cut_off(state, truncated, where)
+        yield Step(deal, i, seat, move, state, i == len(moves))
+
+
+def iter_replay(record: Record) -> Iterator[Step]:
+    """Every position of the record in order: each deal by ``iter_deal``. It checks the moves
+    only; ``replay`` checks the whole record (deals that end, the result it claims)."""
+    for deal in range(1, deal_count(record) + 1):
+        yield from iter_deal(record, deal)
 
 
 def replay(record: Record) -> GameState | Match:
     """Replay a record: a game gives its final ``GameState``, a match its ``Match``."""
     if isinstance(record, MatchRecord):
         return _replay_match(record)
-    state = engine.new_deal(record.rules, record.num_players, seed=record.seed, dealer=record.dealer)
-    for i, move in enumerate(record.moves, start=1):
-        _apply(state, i, move, "")
-    _cut_off(state, record.truncated, "")
+    state = _last(iter_deal(record)).state
     _check_result(record.result, _game_result(state), "")
     return state
+
+
+def _last(steps: Iterator[Step]) -> Step:
+    """The last of ``steps`` (``iter_deal`` yields at least the deal as dealt)."""
+    return deque(steps, maxlen=1)[0]
 
 
 def _cut_off(state: GameState, truncated: bool, where: str) -> None:
@@ -333,18 +379,14 @@ def _apply(state: GameState, i: int, move: Move, where: str) -> None:
 def _replay_match(record: MatchRecord) -> Match:
     match = Match(record.rules, record.num_players, record.seed, record.dealer)
     for k, deal in enumerate(record.deals, start=1):
-        where = f"deal {k}, "
         if match.is_over:
             raise RecordError(f"deal {k}: the match was already over after deal {k - 1}")
-        state = match.new_deal()
-        for i, move in enumerate(deal.moves, start=1):
-            _apply(state, i, move, where)
-        _cut_off(state, deal.truncated, where)
+        state = _last(iter_deal(record, k)).state
         if not state.is_over:
             raise RecordError(f"deal {k}: the moves stop before the deal ends (after move {len(deal.moves)})")
         try:
             match.record_deal(state, truncated=deal.truncated, moves=deal.moves)
-        except MatchError as exc:  # not expected: the deal comes from the match itself
+        except MatchError as exc:  # not expected: the deal is dealt as the match deals it
             raise RecordError(f"deal {k}: {exc}") from None
     _check_result(record.result, _match_result(match), "")
     return match
@@ -364,5 +406,6 @@ _MISSING = object()
 
 __all__ = [
     "VERSION", "GAME_FORMAT", "MATCH_FORMAT", "RecordError", "GameRecord", "MatchRecord", "DealMoves",
-    "Record", "dumps", "loads", "save", "load", "from_dict", "replay", "iter_replay",
+    "Record", "Step", "dumps", "loads", "save", "load", "from_dict", "replay", "iter_replay", "iter_deal",
+    "deal_count",
 ]

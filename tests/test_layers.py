@@ -36,6 +36,7 @@ LAYERS = {
     "kc_env.actions": "match / encoding",
     "kc_env.observation": "match / encoding",
     "kc_env.record": "match / encoding",
+    "kc_env.play": "match / encoding",  # the one loop that plays deals with agents
     "kc_env.render": "match / encoding",
     "kc_env.render_image": "match / encoding",
     "kc_env.full_state": "match / encoding",

@@ -92,7 +92,7 @@ def test_truncated_game_replays_as_blocked():
 
 def test_iter_replay_steps_through_the_moves():
     state, moves, _ = random_game(Rules(), 2, seed=4)
-    steps = [(i, m) for i, m, _ in iter_replay(GameRecord.from_state(state, moves))]
+    steps = [(s.number, s.move) for s in iter_replay(GameRecord.from_state(state, moves))]
     assert steps == [(0, None)] + list(enumerate(moves, start=1))
 
 
