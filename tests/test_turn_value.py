@@ -89,9 +89,9 @@ def test_it_takes_a_line_that_goes_out():
     (lambda card, arrays: card.update(features_version=99), "features"),
     (lambda card, arrays: card.update(candidates=1), "'candidates' must be an integer from 2 to 64"),
     (lambda card, arrays: card.update(layers=[8, 2]), "'layers' must list the layer sizes, ending in 1"),
-    (lambda card, arrays: arrays.update(w0=np.zeros((8, 3), np.float32)), "array w0 is float32 \\(8, 3\\)"),
+    (lambda card, arrays: arrays.update(w0=np.zeros((8, 3), np.float32)), "array w0 has shape \\(8, 3\\)"),
     (lambda card, arrays: arrays.update(b0=np.zeros(8, np.float64)), "array b0 is float64"),
-    (lambda card, arrays: arrays.pop("w1"), "no array 'w1'"),
+    (lambda card, arrays: arrays.pop("w1"), "missing arrays w1"),
 ])
 def test_a_bad_model_folder_is_refused_saying_why(tmp_path, change, message):
     folder = random_model(tmp_path / "tv")
@@ -109,7 +109,7 @@ def test_weights_holding_a_pickle_are_refused_unread(tmp_path):
     folder = random_model(tmp_path / "tv")
     np.savez(folder / tv.WEIGHTS_FILE, w0=np.array([object()], dtype=object), b0=np.zeros(8, np.float32),
              w1=np.zeros((1, 8), np.float32), b1=np.zeros(1, np.float32))
-    with pytest.raises(tv.ModelError, match="array w0 is object"):
+    with pytest.raises(tv.ModelError, match="array w0 holds pickled objects; refusing to unpickle"):
         tv.load(folder)
 
 
@@ -331,7 +331,7 @@ def test_a_gated_model_loads_and_a_bad_second_network_is_refused(tmp_path):
         tv.load(folder)
     card.update(patience=3, careless_layers=[8, 1])
     (folder / tv.CARD_FILE).write_text(json.dumps(card))
-    with pytest.raises(tv.ModelError, match=f"array careless_w0 is float32 \\(1, {tv.FEATURES}\\), expected float32 \\(8, {tv.FEATURES}\\)"):
+    with pytest.raises(tv.ModelError, match="weights.npz: missing arrays careless_w1, careless_b1"):
         tv.load(folder)
 
 
@@ -424,8 +424,8 @@ def _with_card(folder, **changes):
 def test_the_arrays_a_card_declares_are_capped_in_total_before_any_is_read(tmp_path, changes):
     """Issue 31 M-2: ``layers: [4096] * 20 + [1]`` held 1.2 GB from a 1.25 MB folder."""
     folder = _with_card(random_model(tmp_path / "tv"), **changes)
-    with pytest.raises(tv.ModelError, match=r"model.json: the networks' arrays would hold [\d,]+ bytes, "
-                                            r"more than the 16,777,216 a turn-value model may hold"):
+    with pytest.raises(tv.ModelError, match=r"model.json: the network's arrays would hold [\d,]+ bytes as float32, "
+                                            r"more than the 16,777,216 a model may hold"):
         tv.load(folder)
 
 

@@ -6,26 +6,28 @@ and its spec to ``base.RULE_BASED`` (the one list of their names, which every ot
 ``heuristic:name=value,...`` is the heuristic with some evaluation weights set
 (``heuristic.spec_weights``); ``search`` and ``search:name=value,...`` are the search agent
 (``search_agent``; not in ``SPECS``, which holds the cheap rule-based agents). Any other spec
-that names a folder is loaded as an exported model (``policy_model``, ``turn_value`` for a
-turn-value model, ``search_folder`` for a search model folder); else a bare name such as
-``ppo-standard-2p`` names a model shipped in the package (``kc_env.models``, the repository's
-``models/``). ``from_sb3(model)`` makes an agent of a user's own MaskablePPO model (``sb3_agent``).
+that names a folder is loaded as a model folder of the format its card names
+(``model_folder.FORMATS``: ``policy_model``, ``turn_value`` for a turn-value model,
+``search_folder`` for a search model folder); else a bare name such as ``ppo-standard-2p`` names a
+model shipped in the package (``kc_env.models``, the repository's ``models/``). A bad model folder
+of any format raises ``ModelError`` (``model_folder.ModelError``, the one class of it). ``from_sb3(model)`` makes an agent of a user's own MaskablePPO model (``sb3_agent``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from . import search_folder
+from . import model_folder as folders
 from .base import COMPILED, RULE_BASED, Agent, legal_actions
 from .greedy import GreedyAgent
 from .heuristic import WEIGHTED, HeuristicAgent
-from .policy_model import ModelError, PolicyAgent, model_folder, shipped_models
+from .model_folder import ModelError, shipped_models
+from .policy_model import PolicyAgent
 from .random_agent import RandomAgent
 from .sb3_agent import SB3Agent, from_sb3
 from .search_agent import PREFIX as SEARCH_OPTIONS
 from .search_agent import SEARCH, SearchAgent
-from .turn_value import TurnValueAgent, is_turn_value_folder
+from .turn_value import TurnValueAgent
 
 SPECS: dict[str, Callable[..., Agent]] = {cls.spec: cls for cls in (HeuristicAgent, GreedyAgent, RandomAgent)}
 """Every known agent spec and what builds it: ``SPECS[spec](seed=seed)``; its keys are
@@ -37,7 +39,9 @@ if tuple(SPECS) != RULE_BASED:  # pragma: no cover - a new agent named in one pl
 def load(spec: str | Agent, seed: int | None = None) -> Agent:
     """The agent named by ``spec`` (an ``Agent`` is returned as it is).
 
-    Raises ``ValueError`` naming the known specs when ``spec`` is not one of them.
+    Raises ``ValueError`` naming the known specs when ``spec`` is not one of them, and
+    ``ModelError`` (a ``ValueError``) naming the fault when it names a folder that is not a
+    sound model folder.
     """
     if isinstance(spec, Agent):
         return spec
@@ -47,12 +51,8 @@ def load(spec: str | Agent, seed: int | None = None) -> Agent:
         return HeuristicAgent.from_spec(spec, seed=seed)
     if isinstance(spec, str) and (spec == SEARCH or spec.startswith(SEARCH_OPTIONS)):
         return SearchAgent.from_spec(spec, seed=seed)
-    if isinstance(spec, str) and (folder := model_folder(spec)) is not None:
-        if search_folder.is_search_folder(folder):
-            return search_folder.load(folder, seed=seed, spec=spec)
-        if is_turn_value_folder(folder):
-            return TurnValueAgent(folder, seed=seed, spec=spec)
-        return PolicyAgent(folder, seed=seed, spec=spec)
+    if isinstance(spec, str) and (folder := folders.model_folder(spec)) is not None:
+        return folders.load(folder, seed=seed, spec=spec)
     raise ValueError(f"unknown agent spec {spec!r}; known specs: {', '.join(sorted(SPECS))}, "
                      "heuristic:name=value,... (the heuristic with evaluation weights set), "
                      "search or search:redeals=16,candidates=4,margin=0.0 (the heuristic's turns valued by play-outs), "

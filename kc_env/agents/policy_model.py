@@ -18,17 +18,18 @@ and refuses, with a message that says which, a folder without its files, a corru
 array that would need unpickling, a layout version this package cannot feed, or shapes that do
 not fit together. An observation layout starts with the one before it
 (``observation.LAYOUT_SIZES``), so a network trained on an older layout reads the first values
-of today's vector, the ones it was trained on (``PolicyNetwork.obs_size``). It reads only the arrays the card's network needs, checks each ``.npy`` header
-(format, dtype, shape) before reading its data, and caps the card (``MAX_CARD_BYTES``) and the
-weights (``MAX_WEIGHTS_BYTES``, the arrays' total from the card's shapes, before any is read): an
-extra or oversized member costs nothing. Weights must be finite once cast to float32.
+of today's vector, the ones it was trained on (``PolicyNetwork.obs_size``). The card and the
+arrays are read by ``model_folder`` (the one reader of model folders: only the arrays the card's
+network needs, each ``.npy`` header checked before its data, nothing unpickled, finite float32),
+with the card capped at ``model_folder.MAX_CARD_BYTES`` and the weights at ``MAX_WEIGHTS_BYTES``
+(the file, and the arrays' total from the card's shapes, before any is read): an extra or
+oversized member costs nothing.
 """
 
 from __future__ import annotations
 
 import io
 import json
-import zipfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,19 +40,26 @@ import numpy as np
 from ..actions import ACTION_LAYOUT_VERSION, NUM_ACTIONS
 from ..files import write_atomic
 from ..observation import LAYOUT_SIZES, OBS_LAYOUT_VERSION
+from . import model_folder as folders
 from .base import COMPILED, Agent, legal_actions
+from .model_folder import (  # noqa: F401
+    CARD_FILE,
+    MAX_CARD_BYTES,
+    WEIGHTS_FILE,
+    ModelError,
+    card_json,
+    check_table,
+    is_model_folder,
+    model_folder,
+    shipped_models,
+)
 
-FORMAT = "kc_env.policy"
-FORMAT_VERSION = 1
-CARD_FILE = "model.json"
-WEIGHTS_FILE = "weights.npz"
+FORMAT, FORMAT_VERSION = folders.POLICY.card_format, folders.POLICY.version
 ACTIVATIONS = {
     "tanh": np.tanh,
     "relu": lambda x: np.maximum(x, 0.0),
 }
 MASKED_LOGIT = -1e8  # what sb3-contrib's MaskableCategorical puts on illegal actions
-MAX_CARD_BYTES = 1 << 20
-"""The largest ``model.json`` read (a card is a few kilobytes)."""
 MAX_WEIGHTS_BYTES = 1 << 30
 """The largest ``weights.npz``, and the most the network's arrays may hold as float32, all
 together: the shapes the card declares are summed before any array is read (the shipped models
@@ -64,10 +72,6 @@ layers, up to 16 each (``network.shared`` and ``network.hidden`` of a training c
 shipped models have two."""
 PRIORS = COMPILED
 """The rule-based agents a network may take as its prior (those with a compiled policy)."""
-
-
-class ModelError(ValueError):
-    """An exported model that cannot be used; the message says what is wrong and where."""
 
 
 @dataclass(frozen=True)
@@ -146,67 +150,12 @@ def save(folder: str | Path, network: PolicyNetwork, card: Mapping[str, Any]) ->
     return folder
 
 
-def check_table(card: Mapping[str, Any], path: Path) -> None:
-    """Refuses (``ModelError``) a card whose table, the players and rules it was made for
-    (``num_players``, ``rules``; each may be absent), is not valid."""
-    players = card.get("num_players")
-    if players is not None and (isinstance(players, bool) or players not in range(2, 7)):
-        raise ModelError(f"{path}: num_players, the players it was trained for, must be 2 to 6, not {players!r}")
-    if card.get("rules") is not None:
-        from ..rules import Rules, RulesError
-
-        try:
-            Rules.from_dict(card["rules"])
-        except RulesError as exc:
-            raise ModelError(f"{path}: the rules it was trained for are not valid: {exc}") from None
-
-
-def versioned_card(folder: Path, fmt: str, version: int, kind: str, holds: str) -> tuple[Path, dict[str, Any]]:
-    """The path and JSON of ``folder``'s ``model.json``, checked to be a ``kind`` card of format
-    ``fmt`` and ``version`` (``holds``: what such a folder holds, for the message when it has no
-    card); ``ModelError`` names the fault in one line."""
-    path = folder / CARD_FILE
-    if not path.is_file():
-        raise ModelError(f"{folder}: no {CARD_FILE} ({holds})")
-    card = card_json(path)
-    if not isinstance(card, dict) or card.get("format") != fmt:
-        raise ModelError(f"{path}: not a {kind} card (format should be {fmt!r})")
-    if card.get("format_version") != version:
-        raise ModelError(f"{path}: {kind} format version {card.get('format_version')!r}; this kc_env reads version {version}")
-    return path, card
-
-
-def card_format(folder: str | Path, max_bytes: int = MAX_CARD_BYTES) -> str | None:
-    """The ``format`` that ``folder``'s ``model.json`` names, or None (no card, larger than
-    ``max_bytes``, not JSON, no format): how a loader tells its folders from others', never raising."""
-    path = Path(folder) / CARD_FILE
-    try:
-        if not path.is_file() or path.stat().st_size > max_bytes:
-            return None
-        card = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
-        return None
-    return card.get("format") if isinstance(card, dict) else None
-
-
-def card_json(path: Path) -> Any:
-    """The JSON of the model card ``path`` (an existing file), unchecked; ``ModelError`` when it is
-    larger than ``MAX_CARD_BYTES`` (refused unread) or not JSON."""
-    if path.stat().st_size > MAX_CARD_BYTES:
-        raise ModelError(f"{path}: {path.stat().st_size:,} bytes, more than a model card holds ({MAX_CARD_BYTES:,})")
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (ValueError, UnicodeDecodeError, RecursionError) as exc:  # ValueError: JSON, or a 5,000-digit number
-        raise ModelError(f"{path}: corrupt model card, not valid JSON ({str(exc)[:200]})") from None
-
-
 def read_card(folder: str | Path) -> dict[str, Any]:
     """The ``model.json`` of an exported model, checked for format and layout versions."""
     folder = Path(folder)
     if not folder.is_dir():
         raise ModelError(f"{folder}: not an exported model folder (it should hold {CARD_FILE} and {WEIGHTS_FILE})")
-    path, card = versioned_card(folder, FORMAT, FORMAT_VERSION, "kc_env policy",
-                                f"an exported model holds {CARD_FILE} and {WEIGHTS_FILE}")
+    path, card = folders.versioned_card(folder, folders.POLICY, f"an exported model holds {CARD_FILE} and {WEIGHTS_FILE}")
     for key, what, ours, readable in (
             ("obs_layout_version", "observation layout", OBS_LAYOUT_VERSION, tuple(LAYOUT_SIZES)),
             ("action_layout_version", "action layout", ACTION_LAYOUT_VERSION, (ACTION_LAYOUT_VERSION,))):
@@ -248,14 +197,10 @@ def load_network(folder: str | Path) -> tuple[PolicyNetwork, dict[str, Any]]:
     path = folder / WEIGHTS_FILE
     if not path.is_file():
         raise ModelError(f"{folder}: no {WEIGHTS_FILE}")
-    if path.stat().st_size > MAX_WEIGHTS_BYTES:
-        raise ModelError(f"{path}: {path.stat().st_size:,} bytes, more than the {MAX_WEIGHTS_BYTES:,} a model may hold")
+    folders.check_size(path, MAX_WEIGHTS_BYTES)
     shapes = _expected_shapes(card)
-    total = 4 * sum(int(np.prod(shape)) for shape in shapes.values())
-    if total > MAX_WEIGHTS_BYTES:
-        raise ModelError(f"{folder / CARD_FILE}: the network's arrays would hold {total:,} bytes as float32, "
-                         f"more than the {MAX_WEIGHTS_BYTES:,} a model may hold")
-    arrays = _read_arrays(path, shapes)
+    folders.check_total(folder / CARD_FILE, shapes, MAX_WEIGHTS_BYTES)
+    arrays = folders.read_arrays(path, shapes, MAX_WEIGHTS_BYTES)
     return _network_from(arrays, card, path), card
 
 
@@ -269,67 +214,11 @@ def _expected_shapes(card: dict[str, Any]) -> dict[str, tuple[int, ...]]:
     return shapes
 
 
-def _read_arrays(path: Path, shapes: dict[str, tuple[int, ...]]) -> dict[str, np.ndarray]:
-    """Only the arrays in ``shapes``, each header (format, dtype, shape) checked before its data is
-    read; nothing else in the archive is decompressed, and nothing is unpickled."""
-    out = {}
-    try:
-        with zipfile.ZipFile(path) as archive:
-            members = {info.filename: info for info in archive.infolist()}
-            missing = [name for name in shapes if f"{name}.npy" not in members]
-            if missing:
-                raise ModelError(f"{path}: missing arrays {', '.join(missing)}")
-            for name, shape in shapes.items():
-                info = members[f"{name}.npy"]
-                if info.file_size > MAX_WEIGHTS_BYTES:
-                    raise ModelError(f"{path}: array {name} is {info.file_size:,} bytes decompressed, too large")
-                with archive.open(info) as f:
-                    out[name] = _read_array(f, name, shape, path)
-    except ModelError:
-        raise
-    except zipfile.BadZipFile:
-        raise ModelError(f"{path}: corrupt weights file (not an .npz archive of arrays)") from None
-    except (OSError, EOFError, ValueError, zipfile.LargeZipFile, NotImplementedError) as exc:
-        raise ModelError(f"{path}: corrupt weights file ({type(exc).__name__}: {str(exc)[:200]})") from None
-    return out
-
-
-def _read_array(f, name: str, shape: tuple[int, ...], path: Path) -> np.ndarray:
-    fmt = np.lib.format
-    try:
-        version = fmt.read_magic(f)
-        read_header = fmt.read_array_header_1_0 if version == (1, 0) else fmt.read_array_header_2_0
-        got_shape, fortran, dtype = read_header(f)
-    except ValueError:
-        raise ModelError(f"{path}: array {name} is not stored in the .npy format") from None
-    if dtype.hasobject:
-        raise ModelError(f"{path}: array {name} holds pickled objects; refusing to unpickle "
-                         "(weights must be plain arrays)")
-    if dtype.kind != "f" or dtype.itemsize > 8:
-        raise ModelError(f"{path}: array {name} is {dtype}, not float32 or float64")
-    if tuple(got_shape) != shape:
-        raise ModelError(f"{path}: array {name} has shape {tuple(got_shape)}, expected {shape}")
-    count = int(np.prod(shape))
-    data = f.read(count * dtype.itemsize)
-    if len(data) != count * dtype.itemsize:
-        raise ModelError(f"{path}: array {name} is cut short")
-    array = np.frombuffer(data, dtype=dtype, count=count)
-    return array.reshape(shape, order="F" if fortran else "C")
-
-
 def _network_from(arrays: dict[str, np.ndarray], card: dict[str, Any], path: Path) -> PolicyNetwork:
+    """The network of ``arrays`` (finite float32, of the shapes the card declares)."""
     depth = len(card["network"].get("hidden", []))
-    names = [f"pi.{i}.{part}" for i in range(depth) for part in ("weight", "bias")] + ["action.weight", "action.bias"]
-    cast = {}
-    for name in names:
-        a = arrays[name]
-        if a.dtype.kind == "f":
-            with np.errstate(over="ignore"):  # 1e300 as float64 is inf as float32: refused below
-                cast[name] = a.astype(np.float32)
-        if name not in cast or not np.all(np.isfinite(cast[name])):
-            raise ModelError(f"{path}: array {name} is not finite floating point data")
-    hidden = tuple((cast[f"pi.{i}.weight"], cast[f"pi.{i}.bias"]) for i in range(depth))
-    action = (cast["action.weight"], cast["action.bias"])
+    hidden = tuple((arrays[f"pi.{i}.weight"], arrays[f"pi.{i}.bias"]) for i in range(depth))
+    action = (arrays["action.weight"], arrays["action.bias"])
     width = LAYOUT_SIZES[card["obs_layout_version"]]
     for name, (w, b) in [(f"pi.{i}", layer) for i, layer in enumerate(hidden)] + [("action", action)]:
         if w.ndim != 2 or w.shape[1] != width or b.shape != (w.shape[0],):
@@ -371,6 +260,11 @@ class PolicyAgent(Agent):
         return np.array([self._rng.choice(len(row), p=row / row.sum()) for row in p])
 
 
+def load_agent(folder: str | Path, seed: int | None = None, spec: str | None = None) -> PolicyAgent:
+    """The agent of an exported policy folder (``model_folder.Format.load``)."""
+    return PolicyAgent(folder, seed=seed, spec=spec)
+
+
 def table_differences(card: Mapping[str, Any], rules, num_players: int) -> list[str]:
     """How a table of ``rules`` (a ``Rules``) and ``num_players`` differs from the one the model
     whose card is ``card`` was trained for: the player count, then each rule variant that
@@ -399,25 +293,3 @@ def other_table(agent: Any, rules, num_players: int) -> str | None:
     if not differences:
         return None
     return f"{agent.spec} was trained for another table ({'; '.join(differences)}); it plays here all the same"
-
-
-def is_model_folder(spec: str) -> bool:
-    """Whether ``spec`` names a folder that looks like an exported model (has ``model.json``)."""
-    return (Path(spec) / CARD_FILE).is_file() or Path(spec).is_dir()
-
-
-def shipped_models() -> dict[str, Path]:
-    """The exported models that ship in the package (``kc_env.models``: the repository's
-    ``models/``, installed as package data), name -> folder."""
-    from importlib.resources import files
-
-    root = Path(str(files("kc_env.models")))
-    return {p.name: p for p in sorted(root.iterdir()) if (p / CARD_FILE).is_file()}
-
-
-def model_folder(spec: str) -> Path | None:
-    """The exported model ``spec`` names: the folder ``spec`` when it is one (a path wins), else
-    the shipped model of that name (``ppo-standard-2p``), else ``None``."""
-    if is_model_folder(spec):
-        return Path(spec)
-    return shipped_models().get(spec)

@@ -6,7 +6,8 @@ The card holds ``format`` ``kc_env-search``, its ``format_version``, the ``spec`
 was set for (``num_players``, ``rules``), and whatever else its writer adds (``kc export SPEC
 FOLDER`` adds its evaluation). ``read_card`` checks it (format and version, a search spec, the
 table) and ``load`` the spec's options as it makes the agent; either refuses a bad card in one
-line naming the file. Nothing in it is executed, and nothing is unpickled.
+line naming the file (``model_folder.ModelError``). Nothing in it is executed, and nothing is
+unpickled.
 """
 
 from __future__ import annotations
@@ -16,23 +17,24 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .policy_model import ModelError, card_format, check_table, versioned_card
+from . import model_folder as folders
+from .model_folder import CARD_FILE, ModelError, check_table
 from .search_agent import PREFIX, SEARCH, SearchAgent
 
-FORMAT, FORMAT_VERSION, CARD_FILE = "kc_env-search", 1, "model.json"
-"""A search model folder's card: its format, the version this package reads, its file name."""
+FORMAT, FORMAT_VERSION = folders.SEARCH.card_format, folders.SEARCH.version
+"""A search model folder's card: its format and the version this package reads (``model_folder.SEARCH``)."""
 
 
 def is_search_folder(folder: str | Path) -> bool:
     """Whether ``folder`` holds a search model (its card names the format)."""
-    return card_format(folder) == FORMAT
+    return folders.format_of(folder) is folders.SEARCH
 
 
 def read_card(folder: str | Path) -> dict[str, Any]:
     """The checked card of a search model folder: its format and version, a ``spec`` that is a
     search spec, and its table; ``ModelError`` names what is wrong. The spec's options are checked
     where the agent is made from them (``load``), once."""
-    path, card = versioned_card(Path(folder), FORMAT, FORMAT_VERSION, "search model", "a search model folder holds it")
+    path, card = folders.versioned_card(Path(folder), folders.SEARCH, "a search model folder holds it")
     spec = card.get("spec")
     if not isinstance(spec, str) or not (spec == SEARCH or spec.startswith(PREFIX)):
         raise ModelError(f"{path}: 'spec' must be a search spec (search or search:name=value,...), not {spec!r}"[:300])
@@ -68,4 +70,9 @@ def load(folder: str | Path, seed: int | None = None, spec: str | None = None) -
     return agent
 
 
-__all__ = ["FORMAT", "FORMAT_VERSION", "CARD_FILE", "is_search_folder", "read_card", "save", "load"]
+load_agent = load
+"""What ``model_folder.Format.load`` calls."""
+
+
+__all__ = ["FORMAT", "FORMAT_VERSION", "CARD_FILE", "ModelError", "is_search_folder", "read_card", "save", "load",
+           "load_agent"]

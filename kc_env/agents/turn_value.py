@@ -22,7 +22,8 @@ are many games), so it always plays the first network.
 
 A model is a folder: ``model.json`` (``format: kc_env-turn-value``, the layer sizes, the
 candidates, what it was trained on) and ``weights.npz`` (plain float32 arrays ``w0, b0, w1, b1,
-...``, read with ``allow_pickle=False``). numpy and the compiled search only: no torch.
+...``), both read by ``model_folder`` (no pickles, capped sizes). numpy and the compiled search
+only: no torch.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from ..actions import END_TURN_ACTION, MOVE_OFFSET
 from ..compiled import njit
 from ..observation import LAYOUT_SIZES, SLICES
 from ..vector import kernel as K
+from . import model_folder as folders
 from . import turns, view
 from .base import Agent, legal_actions
 from .greedy import mask as mask_of
@@ -45,11 +47,10 @@ from .greedy import vector
 from .heuristic.evaluation import C_PEN, C_SIZE, WIN_VALUE, evaluate, fitting_unseen, read_context
 from .heuristic.search import NO_CANDIDATE, turn_candidates
 from .heuristic.weights import HEURISTIC_WEIGHTS
+from .model_folder import CARD_FILE, WEIGHTS_FILE, ModelError  # noqa: F401 - ModelError: turn_value.ModelError still works
 
-FORMAT = "kc_env-turn-value"
-FORMAT_VERSION = 1
+FORMAT, FORMAT_VERSION = folders.TURN_VALUE.card_format, folders.TURN_VALUE.version
 FEATURES_VERSION = 1
-CARD_FILE, WEIGHTS_FILE = "model.json", "weights.npz"
 PILE_FEATURES = 20
 _OTHERS_AT = 54 + 2 + 8 * PILE_FEATURES
 RULES_END = LAYOUT_SIZES[1]
@@ -58,6 +59,7 @@ they were), so that models of ``FEATURES_VERSION`` 1 keep their width."""
 FEATURES = _OTHERS_AT + 5 + 3 + 2 + 5 + (RULES_END - K.RULES_START)
 """Numbers describing one end-of-turn position (layout ``FEATURES_VERSION``)."""
 MAX_FILE_BYTES = 16 * 2**20
+"""The largest ``weights.npz`` of a turn-value model (its card: ``model_folder.MAX_CARD_BYTES``)."""
 MAX_WEIGHTS_BYTES = MAX_FILE_BYTES
 """The most both networks' arrays may hold together (float32), summed from the card's layer sizes
 before any array is read: what a ``weights.npz`` under ``MAX_FILE_BYTES`` holds uncompressed."""
@@ -259,9 +261,7 @@ def first_move_of_best(lines: np.ndarray, lengths: np.ndarray, vals: np.ndarray,
 
 def is_turn_value_folder(folder: str | Path) -> bool:
     """Whether ``folder`` holds a turn-value model (its card names the format)."""
-    from .policy_model import card_format
-
-    return card_format(folder, MAX_FILE_BYTES - 1) == FORMAT
+    return folders.format_of(folder) is folders.TURN_VALUE
 
 
 def save(folder: str | Path, layers: list[tuple[np.ndarray, np.ndarray]], card: Mapping[str, Any],
@@ -296,57 +296,59 @@ def network_arrays(layers, careless_layers=None) -> dict[str, np.ndarray]:
     return arrays
 
 
-class ModelError(ValueError):
-    """A turn-value model folder that cannot be used, saying why."""
-
-
-def load(folder: str | Path) -> tuple[dict[str, Any], list[tuple[np.ndarray, np.ndarray]]]:
-    """The card and layers of a turn-value model, checked: format, feature layout, every array's
-    shape and dtype (before its data is read), no pickles, files under ``MAX_FILE_BYTES``, all
-    arrays together under ``MAX_WEIGHTS_BYTES`` (from the card, before any is read), finite weights."""
-    folder = Path(folder)
-    card_path, weights_path = folder / CARD_FILE, folder / WEIGHTS_FILE
-    for path in (card_path, weights_path):
-        if not path.is_file():
-            raise ModelError(f"{folder}: no {path.name} (a turn-value model holds {CARD_FILE} and {WEIGHTS_FILE})")
-        if path.stat().st_size > MAX_FILE_BYTES:
-            raise ModelError(f"{path}: larger than {MAX_FILE_BYTES // 2**20} MB, not a kc_env model")
-    try:
-        card = json.loads(card_path.read_text())
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise ModelError(f"{card_path}: not valid JSON ({exc})") from None
-    if not isinstance(card, dict) or card.get("format") != FORMAT:
-        raise ModelError(f"{card_path}: not a turn-value model card (format should be {FORMAT!r})")
-    if card.get("format_version") != FORMAT_VERSION or card.get("features_version") != FEATURES_VERSION:
-        raise ModelError(f"{card_path}: format {card.get('format_version')!r} / features "
-                         f"{card.get('features_version')!r}; this kc_env reads {FORMAT_VERSION} / {FEATURES_VERSION}")
-    sizes = card.get("layers")
-    k = card.get("candidates")
+def read_card(folder: str | Path) -> dict[str, Any]:
+    """The checked card of a turn-value model (its weights unread): format, feature layout, layer
+    sizes, candidates, the gate's patience, the table, and the arrays' total under
+    ``MAX_WEIGHTS_BYTES`` (summed from the layer sizes)."""
+    card_path, card = folders.versioned_card(Path(folder), folders.TURN_VALUE,
+                                             f"a turn-value model holds {CARD_FILE} and {WEIGHTS_FILE}")
+    if card.get("features_version") != FEATURES_VERSION:
+        raise ModelError(f"{card_path}: features version {card.get('features_version')!r}; "
+                         f"this kc_env reads {FEATURES_VERSION}")
+    sizes, k = card.get("layers"), card.get("candidates")
     _check_layer_sizes(card_path, "layers", sizes)
     if isinstance(k, bool) or not isinstance(k, int) or not 2 <= k <= 64:
         raise ModelError(f"{card_path}: 'candidates' must be an integer from 2 to 64, not {k!r}")
-    careless_sizes = card.get("careless_layers")
-    shapes = _layer_shapes(sizes, "")
-    if careless_sizes is not None:
-        _check_layer_sizes(card_path, "careless_layers", careless_sizes)
+    if card.get("careless_layers") is not None:
+        _check_layer_sizes(card_path, "careless_layers", card["careless_layers"])
         patience = card.get("patience", 0)
         if isinstance(patience, bool) or not isinstance(patience, int) or not 0 <= patience <= 100:
             raise ModelError(f"{card_path}: 'patience' must be an integer from 0 to 100, not {patience!r}")
-    careless_shapes = _layer_shapes(careless_sizes or [], CARELESS)
-    total = 4 * sum(int(np.prod(shape)) for shape in (shapes | careless_shapes).values())
-    if total > MAX_WEIGHTS_BYTES:
-        raise ModelError(f"{card_path}: the networks' arrays would hold {total:,} bytes, "
-                         f"more than the {MAX_WEIGHTS_BYTES:,} a turn-value model may hold")
-    _read_arrays(weights_path, careless_shapes)  # checked now, read by load_careless
-    arrays = _read_arrays(weights_path, shapes)
-    return card, [(arrays[f"w{i}"], arrays[f"b{i}"]) for i in range(len(sizes))]
+    folders.check_table(card, card_path)
+    folders.check_total(card_path, _shapes(card), MAX_WEIGHTS_BYTES)
+    return card
+
+
+def load(folder: str | Path) -> tuple[dict[str, Any], list[tuple[np.ndarray, np.ndarray]]]:
+    """The card and first network's layers of a turn-value model, checked (``read_card``, then
+    the weights file under ``MAX_FILE_BYTES`` and every array of both networks:
+    ``model_folder.read_arrays``)."""
+    folder = Path(folder)
+    card = read_card(folder)
+    weights_path = folder / WEIGHTS_FILE
+    if not weights_path.is_file():
+        raise ModelError(f"{folder}: no {WEIGHTS_FILE} (a turn-value model holds {CARD_FILE} and {WEIGHTS_FILE})")
+    folders.check_size(weights_path, MAX_FILE_BYTES)
+    arrays = folders.read_arrays(weights_path, _shapes(card), MAX_FILE_BYTES, dtypes=("float32",))
+    return card, [(arrays[f"w{i}"], arrays[f"b{i}"]) for i in range(len(card["layers"]))]
 
 
 def load_careless(folder: str | Path, card: Mapping[str, Any]) -> list[tuple[np.ndarray, np.ndarray]]:
     """The second network of a model whose (checked) card lists ``careless_layers``."""
     sizes = card["careless_layers"]
-    arrays = _read_arrays(Path(folder) / WEIGHTS_FILE, _layer_shapes(sizes, CARELESS))
+    arrays = folders.read_arrays(Path(folder) / WEIGHTS_FILE, _layer_shapes(sizes, CARELESS), MAX_FILE_BYTES,
+                                 dtypes=("float32",))
     return [(arrays[f"{CARELESS}w{i}"], arrays[f"{CARELESS}b{i}"]) for i in range(len(sizes))]
+
+
+def load_agent(folder: str | Path, seed: int | None = None, spec: str | None = None) -> TurnValueAgent:
+    """The agent of a turn-value model folder (``model_folder.Format.load``)."""
+    return TurnValueAgent(folder, seed=seed, spec=spec)
+
+
+def _shapes(card: Mapping[str, Any]) -> dict[str, tuple[int, ...]]:
+    """Every array of both networks of a checked card, by name."""
+    return _layer_shapes(card["layers"], "") | _layer_shapes(card.get("careless_layers") or [], CARELESS)
 
 
 def _check_layer_sizes(card_path: Path, key: str, sizes: Any) -> None:
@@ -365,36 +367,3 @@ def _layer_shapes(sizes: list[int], prefix: str) -> dict[str, tuple[int, ...]]:
         shapes[f"{prefix}w{i}"], shapes[f"{prefix}b{i}"] = (size, fan_in), (size,)
         fan_in = size
     return shapes
-
-
-def _read_arrays(path: Path, shapes: Mapping[str, tuple[int, ...]]) -> dict[str, np.ndarray]:
-    """The float32 arrays ``shapes`` names from an ``.npz``, each header checked before reading."""
-    import zipfile
-
-    from numpy.lib import format as npy
-
-    out = {}
-    try:
-        with zipfile.ZipFile(path) as archive:
-            for name, shape in shapes.items():
-                try:
-                    member = archive.open(f"{name}.npy")
-                except KeyError:
-                    raise ModelError(f"{path}: no array {name!r}") from None
-                with member:
-                    version = npy.read_magic(member)
-                    if version not in ((1, 0), (2, 0)):
-                        raise ModelError(f"{path}: array {name} has .npy format {version}, not 1.0 or 2.0")
-                    read_header = npy.read_array_header_1_0 if version == (1, 0) else npy.read_array_header_2_0
-                    got_shape, fortran, dtype = read_header(member)
-                    if got_shape != shape or dtype != np.dtype("<f4") or fortran:
-                        raise ModelError(f"{path}: array {name} is {dtype} {got_shape}, expected float32 {shape}")
-                    data = member.read(int(np.prod(shape)) * 4)
-                    out[name] = np.frombuffer(data, dtype="<f4").reshape(shape).copy()
-                    if not np.all(np.isfinite(out[name])):
-                        raise ModelError(f"{path}: array {name} is not finite floating point data")
-    except (zipfile.BadZipFile, OSError, ValueError) as exc:
-        if isinstance(exc, ModelError):
-            raise
-        raise ModelError(f"{path}: corrupt weights file ({exc})") from None
-    return out

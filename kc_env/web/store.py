@@ -23,14 +23,10 @@ from typing import Any
 
 from .. import agents
 from ..agents import RULE_BASED, WEIGHTED, Agent, PolicyAgent
-from ..agents.policy_model import ModelError, read_card, shipped_models, versioned_card
+from ..agents import model_folder as folders
+from ..agents.model_folder import ModelError, shipped_models
 from ..agents.search_agent import PREFIX as SEARCH_OPTIONS
 from ..agents.search_agent import SEARCH, SearchAgent, spec_options
-from ..agents.search_folder import is_search_folder
-from ..agents.search_folder import read_card as read_search_card
-from ..agents.turn_value import FORMAT as TURN_VALUE
-from ..agents.turn_value import FORMAT_VERSION as TURN_VALUE_VERSION
-from ..agents.turn_value import is_turn_value_folder
 from .games import Game, GameError
 
 CAPACITY = 256
@@ -130,7 +126,7 @@ class Store:
         blueprint = options["blueprint"]
         if blueprint and not self.is_offered(blueprint):
             models = ", ".join(name for name, folder in {**shipped_models(), **self.models}.items()
-                               if is_turn_value_folder(folder))
+                               if folders.format_of(folder) is folders.TURN_VALUE)
             raise GameError(f"agent spec {spec[:80]!r}: blueprint= names a turn-value model this server offers "
                             f"({models}); a folder is a kc serve --model choice")
 
@@ -178,23 +174,15 @@ _ABOUT: Mapping[str, str] = {
 
 
 def _model_about(folder: Path) -> str:
-    """What the table says of a model: its kind and, where its card is sound and says, its players."""
-    kind, read = _kind_and_card_reader(folder)
+    """What the table says of a model: its kind (``model_folder.Format.about``) and, where its card
+    is sound and says, its players (the card alone is read: the offered list is read on every
+    request)."""
+    fmt = folders.format_of(folder)
     try:
-        players = read(folder).get("num_players")
+        players = fmt.read_card(folder).get("num_players") if fmt else None
     except (ModelError, OSError):
         players = None
-    return kind + (f", for {players} players" if players else "")
-
-
-def _kind_and_card_reader(folder: Path):
-    """A model folder's kind as the table names it, and the reader of its card."""
-    if is_search_folder(folder):
-        return "a search saved as a model (slower)", read_search_card
-    if is_turn_value_folder(folder):  # its card alone: the offered list is read on every request
-        return "an exported model", lambda f: versioned_card(f, TURN_VALUE, TURN_VALUE_VERSION, "turn-value model",
-                                                             "a turn-value model holds it")[1]
-    return "an exported model", read_card
+    return (fmt.about if fmt else folders.POLICY.about) + (f", for {players} players" if players else "")
 
 
 __all__ = ["CAPACITY", "MAX_SPEC", "SEARCH_BUDGET", "Store"]

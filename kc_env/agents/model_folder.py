@@ -1,0 +1,291 @@
+"""Model folders: the one reader of ``model.json`` cards and ``weights.npz`` arrays, the one
+``ModelError``, and the registry of the formats a model folder may hold (DESIGN.md, Agents).
+
+A model folder holds its card, ``model.json`` (JSON: ``format``, ``format_version``, what the
+model needs, the table it was made for, its evaluation), and for a network ``weights.npz``
+(plain float arrays). The card's ``format`` names its entry in ``FORMATS``:
+
+=============  =======================  ==================================  ====================
+name           card ``format``          reader (``read_card``, ``load``)     files
+=============  =======================  ==================================  ====================
+``policy``     ``kc_env.policy``        ``policy_model``                     card, weights
+``turn_value`` ``kc_env-turn-value``    ``turn_value``                       card, weights
+``search``     ``kc_env-search``        ``search_folder``                    card
+=============  =======================  ==================================  ====================
+
+``agents.load``, the web table (``kc serve``) and ``kc export`` ask the registry
+(``format_of``, ``identify``, ``read_card``, ``load``) instead of comparing format names; a new
+format is one ``Format`` here and a module with ``read_card(folder)`` and
+``load_agent(folder, seed=None, spec=None)``. The format modules are imported only when a folder
+of theirs is read.
+
+What is read is capped before it is read: a card at ``MAX_CARD_BYTES``; each format caps its
+weights file and its arrays' total (from the shapes its card declares, summed before any array is
+read; ``check_size``, ``check_total``). ``read_arrays`` reads only the arrays asked for, checks
+each ``.npy`` header (format, dtype, shape) before its data, never unpickles (an object array is
+refused, as ``numpy.load(allow_pickle=False)`` would), and returns finite float32 arrays. Every
+fault is a ``ModelError``: one line naming the file and what is wrong.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import zipfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from .base import Agent
+
+CARD_FILE = "model.json"
+WEIGHTS_FILE = "weights.npz"
+MAX_CARD_BYTES = 1 << 20
+"""The largest ``model.json`` read, of any format (a card is a few kilobytes)."""
+
+
+class ModelError(ValueError):
+    """A model folder that cannot be used; the message says what is wrong and where. The one
+    class of it in kc_env (``kc_env.agents.ModelError``)."""
+
+
+@dataclass(frozen=True)
+class Format:
+    """One format of model folder: its ``name``, the ``format`` and ``format_version`` its card
+    names, the module that reads it (``read_card(folder)``: the checked card, weights unread;
+    ``load_agent(folder, seed=None, spec=None)``: the agent, everything checked), the files a
+    folder of it holds, and what the web table calls it (``about``)."""
+
+    name: str
+    card_format: str
+    version: int
+    module: str
+    files: tuple[str, ...]
+    about: str
+
+    def reader(self):
+        """The module that reads this format (imported now)."""
+        return importlib.import_module(self.module)
+
+    def read_card(self, folder: str | Path) -> dict[str, Any]:
+        """The checked card of a folder of this format (its weights unread)."""
+        return self.reader().read_card(folder)
+
+    def load(self, folder: str | Path, seed: int | None = None, spec: str | None = None) -> Agent:
+        """The agent of a folder of this format, named ``spec`` (default the folder)."""
+        return self.reader().load_agent(folder, seed=seed, spec=spec)
+
+
+POLICY = Format("policy", "kc_env.policy", 1, "kc_env.agents.policy_model", (CARD_FILE, WEIGHTS_FILE),
+                "an exported model")
+TURN_VALUE = Format("turn_value", "kc_env-turn-value", 1, "kc_env.agents.turn_value", (CARD_FILE, WEIGHTS_FILE),
+                    "an exported model")
+SEARCH = Format("search", "kc_env-search", 1, "kc_env.agents.search_folder", (CARD_FILE,),
+                "a search saved as a model (slower)")
+FORMATS: dict[str, Format] = {f.name: f for f in (POLICY, TURN_VALUE, SEARCH)}
+"""Every format a model folder may hold, by name."""
+MODEL_FILES = frozenset(name for f in FORMATS.values() for name in f.files)
+"""What a model folder of any format may hold."""
+
+
+# -- which format ---------------------------------------------------------------------------------
+def card_format(folder: str | Path) -> str | None:
+    """The ``format`` that ``folder``'s card names, or None (no card, larger than
+    ``MAX_CARD_BYTES``, not JSON, no format): never raising."""
+    path = Path(folder) / CARD_FILE
+    try:
+        if not path.is_file() or path.stat().st_size > MAX_CARD_BYTES:
+            return None
+        card = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return None
+    return card.get("format") if isinstance(card, dict) else None
+
+
+def format_of(folder: str | Path) -> Format | None:
+    """The registered format of ``folder``'s card, or None when it has no readable card of one
+    (never raising: how a caller tells model folders from other folders)."""
+    name = card_format(folder)
+    return next((f for f in FORMATS.values() if f.card_format == name), None)
+
+
+def identify(folder: str | Path) -> Format:
+    """The format of the model folder ``folder``; ``ModelError`` naming the fault when it is not
+    one (not a folder, no card, a card too large or not JSON, a format kc_env does not know)."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise ModelError(f"{folder}: not an exported model folder (it should hold {CARD_FILE}, and {WEIGHTS_FILE} "
+                         "for a network)")
+    path = folder / CARD_FILE
+    if not path.is_file():
+        raise ModelError(f"{folder}: no {CARD_FILE} (an exported model holds its card, {CARD_FILE}, and "
+                         f"{WEIGHTS_FILE} for a network)")
+    card = card_json(path)
+    name = card.get("format") if isinstance(card, dict) else None
+    for fmt in FORMATS.values():
+        if fmt.card_format == name:
+            return fmt
+    known = ", ".join(f.card_format for f in FORMATS.values())
+    raise ModelError(f"{path}: not a kc_env model card (its format is {str(name)[:60]!r}; known formats: {known})")
+
+
+def read_card(folder: str | Path) -> dict[str, Any]:
+    """The checked card of the model folder ``folder``, of whichever format (weights unread)."""
+    return identify(folder).read_card(folder)
+
+
+def load(folder: str | Path, seed: int | None = None, spec: str | None = None) -> Agent:
+    """The agent of the model folder ``folder``, of whichever format, named ``spec`` (default the
+    folder); ``ModelError`` naming the fault of a bad one."""
+    return identify(folder).load(folder, seed=seed, spec=spec)
+
+
+# -- where models are -----------------------------------------------------------------------------
+def shipped_models() -> dict[str, Path]:
+    """The exported models that ship in the package (``kc_env.models``: the repository's
+    ``models/``, installed as package data), name -> folder."""
+    from importlib.resources import files
+
+    root = Path(str(files("kc_env.models")))
+    return {p.name: p for p in sorted(root.iterdir()) if (p / CARD_FILE).is_file()}
+
+
+def is_model_folder(spec: str) -> bool:
+    """Whether ``spec`` names a folder (that may be a model: ``identify`` says)."""
+    return (Path(spec) / CARD_FILE).is_file() or Path(spec).is_dir()
+
+
+def model_folder(spec: str) -> Path | None:
+    """The model folder ``spec`` names: the folder ``spec`` when it is one (a path wins), else the
+    shipped model of that name (``ppo-standard-2p``), else ``None``."""
+    if is_model_folder(spec):
+        return Path(spec)
+    return shipped_models().get(spec)
+
+
+# -- the card -------------------------------------------------------------------------------------
+def card_json(path: Path) -> Any:
+    """The JSON of the card ``path`` (an existing file), unchecked; ``ModelError`` when it is
+    larger than ``MAX_CARD_BYTES`` (refused unread) or not JSON."""
+    size = path.stat().st_size
+    if size > MAX_CARD_BYTES:
+        raise ModelError(f"{path}: {size:,} bytes, more than a model card holds ({MAX_CARD_BYTES:,})")
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:  # ValueError: JSON, or a 5,000-digit number
+        raise ModelError(f"{path}: corrupt model card, not valid JSON ({str(exc)[:200]})") from None
+
+
+def versioned_card(folder: Path, fmt: Format, holds: str) -> tuple[Path, dict[str, Any]]:
+    """The path and JSON of ``folder``'s card, checked to be a card of ``fmt`` at its version
+    (``holds``: what such a folder holds, for the message when it has no card)."""
+    path = Path(folder) / CARD_FILE
+    kind = fmt.name.replace("_", "-") + " model"
+    if not path.is_file():
+        raise ModelError(f"{folder}: no {CARD_FILE} ({holds})")
+    card = card_json(path)
+    if not isinstance(card, dict) or card.get("format") != fmt.card_format:
+        raise ModelError(f"{path}: not a {kind} card (format should be {fmt.card_format!r})")
+    if card.get("format_version") != fmt.version:
+        raise ModelError(f"{path}: {kind} format version {card.get('format_version')!r}; "
+                         f"this kc_env reads version {fmt.version}")
+    return path, card
+
+
+def check_table(card: Mapping[str, Any], path: Path) -> None:
+    """Refuses a card whose table, the players and rules it was made for (``num_players``,
+    ``rules``; each may be absent), is not valid."""
+    players = card.get("num_players")
+    if players is not None and (isinstance(players, bool) or players not in range(2, 7)):
+        raise ModelError(f"{path}: num_players, the players it was trained for, must be 2 to 6, not {players!r}")
+    if card.get("rules") is not None:
+        from ..rules import Rules, RulesError
+
+        try:
+            Rules.from_dict(card["rules"])
+        except RulesError as exc:
+            raise ModelError(f"{path}: the rules it was trained for are not valid: {exc}") from None
+
+
+# -- the weights ----------------------------------------------------------------------------------
+def check_size(path: Path, max_bytes: int) -> None:
+    """Refuses ``path`` (an existing file) larger than ``max_bytes``, unread."""
+    size = path.stat().st_size
+    if size > max_bytes:
+        raise ModelError(f"{path}: {size:,} bytes, more than the {max_bytes:,} a model may hold")
+
+
+def check_total(card_path: Path, shapes: Mapping[str, tuple[int, ...]], max_bytes: int) -> None:
+    """Refuses a card whose arrays (``shapes``) would hold more than ``max_bytes`` as float32,
+    before any is read."""
+    total = 4 * sum(int(np.prod(shape)) for shape in shapes.values())
+    if total > max_bytes:
+        raise ModelError(f"{card_path}: the network's arrays would hold {total:,} bytes as float32, "
+                         f"more than the {max_bytes:,} a model may hold")
+
+
+def read_arrays(path: Path, shapes: Mapping[str, tuple[int, ...]], max_bytes: int,
+                dtypes: tuple[str, ...] = ("float32", "float64")) -> dict[str, np.ndarray]:
+    """The arrays ``shapes`` names from the ``.npz`` ``path``, as finite float32: each member's
+    size (at most ``max_bytes`` decompressed) and ``.npy`` header (a dtype among ``dtypes``, the
+    shape asked) checked before its data is read; nothing else in the archive is decompressed,
+    nothing is unpickled."""
+    out = {}
+    try:
+        with zipfile.ZipFile(path) as archive:
+            members = {info.filename: info for info in archive.infolist()}
+            missing = [name for name in shapes if f"{name}.npy" not in members]
+            if missing:
+                raise ModelError(f"{path}: missing arrays {', '.join(missing)}")
+            for name, shape in shapes.items():
+                info = members[f"{name}.npy"]
+                if info.file_size > max_bytes:
+                    raise ModelError(f"{path}: array {name} is {info.file_size:,} bytes decompressed, too large")
+                with archive.open(info) as f:
+                    out[name] = _read_array(f, name, tuple(shape), path, dtypes)
+    except ModelError:
+        raise
+    except zipfile.BadZipFile:
+        raise ModelError(f"{path}: corrupt weights file (not an .npz archive of arrays)") from None
+    except (OSError, EOFError, ValueError, zipfile.LargeZipFile, NotImplementedError) as exc:
+        raise ModelError(f"{path}: corrupt weights file ({type(exc).__name__}: {str(exc)[:200]})") from None
+    return out
+
+
+def _read_array(f, name: str, shape: tuple[int, ...], path: Path, dtypes: tuple[str, ...]) -> np.ndarray:
+    fmt = np.lib.format
+    try:
+        version = fmt.read_magic(f)
+        if version not in ((1, 0), (2, 0)):
+            raise ValueError(version)
+        read_header = fmt.read_array_header_1_0 if version == (1, 0) else fmt.read_array_header_2_0
+        got_shape, fortran, dtype = read_header(f)
+    except ValueError:
+        raise ModelError(f"{path}: array {name} is not stored in the .npy format (1.0 or 2.0)") from None
+    if dtype.hasobject:
+        raise ModelError(f"{path}: array {name} holds pickled objects; refusing to unpickle "
+                         "(weights must be plain arrays)")
+    if dtype.kind != "f" or dtype.name not in dtypes:
+        raise ModelError(f"{path}: array {name} is {dtype}, not {' or '.join(dtypes)}")
+    if tuple(got_shape) != shape:
+        raise ModelError(f"{path}: array {name} has shape {tuple(got_shape)}, expected {shape}")
+    count = int(np.prod(shape))
+    data = f.read(count * dtype.itemsize)
+    if len(data) != count * dtype.itemsize:
+        raise ModelError(f"{path}: array {name} is cut short")
+    array = np.frombuffer(data, dtype=dtype, count=count).reshape(shape, order="F" if fortran else "C")
+    with np.errstate(over="ignore"):  # 1e300 as float64 is inf as float32: refused below
+        array = np.ascontiguousarray(array, dtype=np.float32)
+    if not np.all(np.isfinite(array)):
+        raise ModelError(f"{path}: array {name} is not finite floating point data")
+    return array
+
+
+__all__ = ["CARD_FILE", "WEIGHTS_FILE", "MAX_CARD_BYTES", "MODEL_FILES", "ModelError", "Format", "FORMATS",
+           "POLICY", "TURN_VALUE", "SEARCH", "card_format", "format_of", "identify", "read_card", "load",
+           "shipped_models", "is_model_folder", "model_folder", "card_json", "versioned_card", "check_table",
+           "check_size", "check_total", "read_arrays"]
