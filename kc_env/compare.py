@@ -28,12 +28,12 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import actions, engine, observation
+from . import actions, engine
 from .agents import Agent
 from .agents import load as load_agent
-from .match import DEFAULT_MAX_MOVES, truncate
+from .match import DEFAULT_MAX_MOVES, deal_winners, win_share
+from .play import play_deal
 from .rules import Rules
-from .tournament import win_share
 
 
 def target_of(state: engine.GameState, move: engine.Move) -> str:
@@ -103,37 +103,46 @@ def compare(player: str | Agent, reference: str | Agent, rules: Rules | str = "s
     shadow = load_agent(reference, seed=seed + 1)
     others = [load_agent(against if against is not None else reference, seed=seed + 2 + s) for s in range(num_players)]
     rng = random.Random(seed)
-    kinds: dict[str, Kind] = defaultdict(Kind)
+    asked = _Shadow(shadow, examples)
     deal_shares: dict[int, float] = {}
-    decisions = agreed = 0
     for d in range(deals):
         seat = d % num_players
         state = engine.new_deal(rules, num_players, seed=rng.randrange(2**63))
         for agent in [me, shadow, *others]:
             agent.reset(seed=rng.randrange(2**31))
-        while not state.is_over and state.move_count < max_moves:
-            p = state.current_player
-            obs = {"observation": observation.encode(state, p), "action_mask": actions.legal_mask(state)}
-            if p != seat:
-                engine.apply(state, actions.decode(others[p].act(obs)))
-                continue
-            mine, theirs = me.act(obs), shadow.act(obs)
-            decisions += 1
-            if mine == theirs:
-                agreed += 1
-            else:
-                move, other = actions.decode(mine), actions.decode(theirs)
-                kind = kinds[kind_of(state, move, other)]
-                kind.count += 1
-                kind.deals.add(d)
-                if len(kind.examples) < examples:
-                    kind.examples.append({"position": engine.to_text(state), "player": actions.name(mine),
-                                          "reference": actions.name(theirs)})
-            engine.apply(state, actions.decode(mine))
-        truncate(state)
-        deal_shares[d] = win_share(seat, () if state.winner is None else (state.winner,), num_players)
-    return Comparison(str(player), str(reference), num_players, deals, decisions, agreed,
-                      sum(deal_shares.values()) / deals, dict(kinds), deal_shares)
+        asked.deal, asked.seat = d, seat
+        play_deal(state, [me if s == seat else others[s] for s in range(num_players)], max_moves, on_move=asked.on_move)
+        deal_shares[d] = win_share(seat, deal_winners(state), num_players)
+    return Comparison(str(player), str(reference), num_players, deals, asked.decisions, asked.agreed,
+                      sum(deal_shares.values()) / deals, dict(asked.kinds), deal_shares)
+
+
+@dataclass
+class _Shadow:
+    """The reference, asked at each of the player's decisions (``play_deal``'s ``on_move``)."""
+
+    agent: Agent
+    examples: int
+    deal: int = 0
+    seat: int = 0
+    decisions: int = 0
+    agreed: int = 0
+    kinds: dict[str, Kind] = field(default_factory=lambda: defaultdict(Kind))
+
+    def on_move(self, state: engine.GameState, seat: int, obs: dict, mine: int) -> None:
+        if seat != self.seat:
+            return
+        theirs = self.agent.act(obs)
+        self.decisions += 1
+        if mine == theirs:
+            self.agreed += 1
+            return
+        kind = self.kinds[kind_of(state, actions.decode(mine), actions.decode(theirs))]
+        kind.count += 1
+        kind.deals.add(self.deal)
+        if len(kind.examples) < self.examples:
+            kind.examples.append({"position": engine.to_text(state), "player": actions.name(mine),
+                                  "reference": actions.name(theirs)})
 
 
 def report(c: Comparison, show_examples: bool = True) -> str:

@@ -293,6 +293,25 @@ def truncate(state: GameState) -> GameState:
     return state
 
 
+# -- a seat's share of a deal --------------------------------------------------------------------
+
+def deal_winners(state: GameState) -> tuple[int, ...]:
+    """The winners of a finished deal: its winner, or none (a deal that ended blocked or cut off
+    with no winner)."""
+    return () if state.winner is None else (state.winner,)
+
+
+def win_share(seat: int, winners: Sequence[int], seats: int) -> float:
+    """What one deal (or match) adds to ``seat``'s win share: 1 for a lone winner, 1/k for one of
+    k winners, 1/``seats`` to every seat when nobody won (a blocked deal), else 0. A fair share
+    is 1/``seats``. The one definition: the tournament, ``kc compare``, the benchmark and the
+    training evaluation use it; the compiled play-outs' ``playouts.seat_share`` is its twin on
+    the kernel's state, held equal to it by tests/test_play_loop.py."""
+    if not winners:
+        return 1.0 / seats
+    return 1.0 / len(winners) if seat in winners else 0.0
+
+
 # -- the match -----------------------------------------------------------------------------------
 
 @dataclass
@@ -429,5 +448,6 @@ __all__ = [
     "Match", "MatchError", "DealRecord", "Scored", "Chooser", "SCORERS", "DEFAULT_MAX_MOVES",
     "deal_seed", "best_seats", "target_outcome", "starting_totals", "score_deal", "score_penalties",
     "score_winner_collects", "score_wins", "score_single", "score_chips", "truncate", "play_deal",
+    "deal_winners", "win_share",
     "play_match",
 ]

@@ -311,6 +311,13 @@ def deal_count(record: Record) -> int:
     return len(record.deals) if isinstance(record, MatchRecord) else 1
 
 
+def deal_moves(record: Record, deal: int = 1) -> DealMoves:
+    """Deal ``deal`` (1-based) of the record: its moves and whether it was cut off."""
+    if isinstance(record, MatchRecord):
+        return record.deals[deal - 1]
+    return DealMoves(record.moves, record.truncated)
+
+
 def iter_deal(record: Record, deal: int = 1, upto: int | None = None) -> Iterator[Step]:
     """Deal ``deal`` (1-based) of the record step by step, from the deal as dealt to its last
     move, or to move ``upto``. Deal ``k`` of a match is dealt as the match deals it (its seed and
@@ -320,11 +327,12 @@ def iter_deal(record: Record, deal: int = 1, upto: int | None = None) -> Iterato
         raise RecordError(f"deal {deal}: the record holds {deal_count(record)} deal(s)")
     if upto is not None and upto < 0:
         raise RecordError(f"deal {deal}: move {upto} does not exist (moves are counted from 0, as dealt)")
+    played = deal_moves(record, deal)
+    moves, truncated = played.moves, played.truncated
     if isinstance(record, MatchRecord):
-        moves, truncated = record.deals[deal - 1].moves, record.deals[deal - 1].truncated
         seed, dealer, where = deal_seed(record.seed, deal - 1), (record.dealer + deal - 1) % record.num_players, f"deal {deal}, "
     else:
-        moves, truncated, seed, dealer, where = record.moves, record.truncated, record.seed, record.dealer, ""
+        seed, dealer, where = record.seed, record.dealer, ""
     stop = len(moves) if upto is None else min(upto, len(moves))
     state = engine.new_deal(record.rules, record.num_players, seed=seed, dealer=dealer)
     if stop == len(moves) == 0:
@@ -407,5 +415,5 @@ _MISSING = object()
 __all__ = [
     "VERSION", "GAME_FORMAT", "MATCH_FORMAT", "RecordError", "GameRecord", "MatchRecord", "DealMoves",
     "Record", "Step", "dumps", "loads", "save", "load", "from_dict", "replay", "iter_replay", "iter_deal",
-    "deal_count",
+    "deal_count", "deal_moves",
 ]

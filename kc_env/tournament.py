@@ -54,18 +54,15 @@ from typing import Any
 
 import numpy as np
 
-from . import actions, engine, observation
+from . import engine
 from .agents import Agent, load
-from .match import DEFAULT_MAX_MOVES, Match, deal_seed, truncate
+from .match import DEFAULT_MAX_MOVES, Match, deal_seed, deal_winners, win_share
+from .play import IllegalAgentAction, observe, play_deal, play_match
 from .rules import Rules
 
 CHUNK = 16
 """Deals handed to a worker at a time."""
 Z95 = 1.959963984540054
-
-
-class IllegalAgentAction(RuntimeError):
-    """An agent chose an action whose mask entry is 0."""
 
 
 # -- the schedule ----------------------------------------------------------------------------------
@@ -172,47 +169,22 @@ def _episode(job: _Job, index: int) -> EpisodeResult:
     if job.match:
         return _play_match(job, index, lineup, round_seed, agents)
     state = engine.new_deal(job.rules, job.num_players, seed=round_seed, dealer=0)
-    truncated = play_out(state, agents, job.max_moves)
+    truncated = play_deal(state, agents, job.max_moves)
     penalties = engine.deal_penalties(state)
-    winners = () if state.winner is None else (state.winner,)
+    winners = deal_winners(state)
     outcome = tuple(0.0 if s in winners else 1.0 + p for s, p in enumerate(penalties))
     return EpisodeResult(index, lineup, winners, tuple(map(float, penalties)), outcome,
                          int(state.blocked or truncated), 1, state.move_count, os.getpid())
 
 
-def play_out(state: engine.GameState, agents: Sequence[Agent], max_moves: int = DEFAULT_MAX_MOVES,
-             totals: Sequence[float] | None = None) -> bool:
-    """Play ``state`` to its end, each seat's agent choosing from its own observation only.
-
-    Returns whether the deal was cut off after ``max_moves`` moves (then ended as blocked).
-    Raises ``IllegalAgentAction`` when an agent picks an action its mask forbids.
-    """
-    while not state.is_over:
-        if state.move_count >= max_moves:
-            truncate(state)
-            return True
-        seat = state.current_player
-        mask = actions.legal_mask(state)
-        obs = {"observation": observation.encode(state, seat, totals), "action_mask": mask}
-        action = agents[seat].act(obs)
-        if not 0 <= action < actions.NUM_ACTIONS or mask[action] != 1:
-            raise IllegalAgentAction(
-                f"{agents[seat]!r} at seat {seat} chose action {action} "
-                f"({actions.name(action) if 0 <= action < actions.NUM_ACTIONS else 'out of range'}), "
-                f"which is not legal:\n{engine.to_text(state)}")
-        engine.apply(state, actions.decode(action))
-    return False
+play_out = play_deal
+"""``play.play_deal`` under the name this module gave it first (tests and research scripts use it)."""
 
 
 def _play_match(job: _Job, index: int, lineup: tuple[int, ...], seed: int, agents: list[Agent]) -> EpisodeResult:
     match = Match(job.rules, job.num_players, seed=seed)
-    blocked = moves = 0
-    while not match.is_over and match.deal_number < job.max_deals:
-        state = match.new_deal()
-        truncated = play_out(state, agents, job.max_moves, totals=match.totals)
-        match.record_deal(state, truncated=truncated)
-        blocked += int(state.blocked or truncated)
-        moves += state.move_count
+    moves = play_match(match, agents, job.max_moves, job.max_deals)
+    blocked = sum(int(d.blocked or d.truncated) for d in match.history)
     winners = tuple(match.winners)
     lowest = job.rules.lowest_wins
     totals = tuple(float(t) for t in match.totals)
@@ -235,14 +207,6 @@ def wilson(wins: float, n: int, z: float = Z95) -> tuple[float, float]:
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
     return max(0.0, centre - half), min(1.0, centre + half)
-
-
-def win_share(seat: int, winners, seats: int) -> float:
-    """What one seat's episode adds to its win share: 1 for a lone winner, 1/k for one of k
-    winners, 1/seats to every seat when nobody won (a blocked deal), else 0."""
-    if not winners:
-        return 1.0 / seats
-    return 1.0 / len(winners) if seat in winners else 0.0
 
 
 @dataclass
@@ -359,8 +323,7 @@ def _rating_model():
 
 def _warm_up(entries: Sequence[str | Agent], rules: Rules, num_players: int) -> None:
     """Compile compiled agents once here, so that forked workers inherit them."""
-    state = engine.new_deal(rules, num_players, seed=0)
-    obs = {"observation": observation.encode(state, state.current_player), "action_mask": actions.legal_mask(state)}
+    obs = observe(engine.new_deal(rules, num_players, seed=0))
     for entry in entries:
         _make_agent(entry, 0).act(obs)
 
@@ -452,4 +415,4 @@ def one_against_the_table(player: str | Agent, opponent: str | Agent, rules: Rul
 
 
 __all__ = ["run_tournament", "one_against_the_table", "TournamentResult", "AgentStats", "EpisodeResult", "IllegalAgentAction",
-           "lineups", "labels_for", "wilson", "play_out"]
+           "lineups", "labels_for", "wilson", "win_share", "play_out"]

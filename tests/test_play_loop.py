@@ -147,3 +147,30 @@ def test_totals_before_a_deal_are_what_the_previous_deal_left():
     assert match.totals_before(0) == (0, 0)
     assert match.totals_before(match.deal_number) == match.totals
     assert match.totals_before(1) == match.history[0].scored.totals
+
+
+@pytest.mark.parametrize("blocked", ["no_winner", "fewest_cards"])
+def test_the_compiled_seat_share_is_the_win_share_on_the_kernels_state(blocked):
+    """``playouts.seat_share`` stays compiled (numba play-outs call it); it must give what
+    ``match.win_share`` gives for the same deal: won, blocked, and cut off then ended as blocked
+    (``end_cut_off``, the kernel's ``match.truncate``: under fewest_cards that seat wins)."""
+    pytest.importorskip("numba")
+    from kc_env.agents.playouts import seat_share
+    from kc_env.match import deal_winners, win_share
+    from kc_env.rules import Rules
+    from kc_env.vector import VecGame
+
+    rules, n, size = Rules.preset("standard").replace(blocked=blocked), 3, 96
+    game = VecGame(size)
+    idx = list(range(size))
+    game.deal(idx, rules, n, [1000 + b for b in idx], [b % n for b in idx], max_moves=90)
+    game.play_random(idx, seed=7)
+    game.end_cut_off(idx)
+    kinds = set()
+    for b in idx:
+        state = game.to_state(b)
+        kinds.add(("cut off, won" if state.winner is not None else "cut off") if game.truncated(b)
+                  else "blocked" if state.blocked else "won")
+        for seat in range(n):
+            assert seat_share(game.state, b, seat) == win_share(seat, deal_winners(state), n), (b, seat)
+    assert {"won", "cut off, won" if blocked == "fewest_cards" else "cut off"} <= kinds, kinds

@@ -13,7 +13,8 @@ from typing import Any
 import numpy as np
 
 from kc_env.agents.policy_model import PolicyNetwork
-from kc_env.tournament import wilson, win_share
+from kc_env.match import win_share
+from kc_env.tournament import wilson
 
 from .vec import vector_env
 

@@ -80,7 +80,8 @@ def other_action(code, ob, mask, w, g, b, rng, scratch):
 @njit
 def play_to_end(g, b, w, rules_vec, others, rng):
     """Seat 0 plays the heuristic (weights ``w``) in row ``b``, the other seats ``OTHERS[others]``,
-    until the deal ends or is cut off."""
+    until the deal ends or is cut off; a deal cut off is ended as blocked, as ``match.truncate``
+    ends one (under ``blocked: fewest_cards`` the seat with the fewest cards wins it)."""
     ob = np.zeros(K.OBS_SIZE, dtype=np.float32)
     mask = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
     scratch = np.zeros(K.NUM_ACTIONS, dtype=np.int64)
@@ -92,14 +93,20 @@ def play_to_end(g, b, w, rules_vec, others, rng):
         code = 0 if seat == 0 else others
         a = other_action(code, ob, mask, w, g, b, rng, scratch)
         K.apply_action(g, b, a, scratch)
+    if not S[b, K.OVER]:
+        K.finish_blocked(g, b)
 
 
 @K.borrowing
 def seat_share(g, b, seat):
     """What the deal in row ``b`` was worth to ``seat``: 1 for a win, 1 / players for a deal
-    nobody won (blocked or cut off), else 0."""
+    nobody won (blocked, or cut off and not ended), else 0.
+
+    ``match.win_share`` on the kernel's state. It stays compiled because the compiled play-outs
+    (``line_share``, the turn-value trainer's labelling) call it inside numba, which cannot call
+    the Python one; tests/test_play_loop.py holds the two equal on every kind of deal end."""
     S = g.S
-    if S[b, K.TRUNC] or S[b, K.WINNER] < 0:
+    if S[b, K.WINNER] < 0:
         return 1.0 / S[b, K.NP]
     return 1.0 if S[b, K.WINNER] == seat else 0.0
 

@@ -22,7 +22,8 @@ import numpy as np
 
 from .. import __version__
 from ..agents import Agent
-from ..tournament import EpisodeResult, run_tournament, win_share
+from ..match import win_share
+from ..tournament import EpisodeResult, run_tournament
 from . import intervals, shuffles, submission
 from .submission import label
 from .tasks import DEFAULT_SUITE, TRACKS, Task, find, suite

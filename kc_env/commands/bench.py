@@ -30,6 +30,7 @@ import random
 import statistics
 import sys
 import time
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
@@ -161,61 +162,59 @@ def vector_loop(rules, n: int, seconds: float, seed: int = 0, batch: int = 256) 
 
 def heuristic_loop(rules, n: int, seconds: float, seed: int = 0) -> tuple[int, float]:
     """The ``heuristic`` agent choosing every move of deals it plays in every seat
-    (``tournament.play_out`` on the reference engine), deal after deal until its ``act`` calls
-    have taken ``seconds``. Only those calls are timed: returns the decisions and their seconds."""
+    (``play.play_deal`` on the reference engine), deal after deal until its ``act`` calls have
+    taken ``seconds``. Only those calls are timed: returns the decisions and their seconds."""
     from .. import agents, engine
-    from ..tournament import play_out
+    from ..play import play_deal
 
-    heuristic = agents.load("heuristic")
-    clock = {"decisions": 0, "spent": 0.0}
-
-    class Timed:
-        def act(self, obs):
-            start = time.perf_counter()
-            action = heuristic.act(obs)
-            clock["spent"] += time.perf_counter() - start
-            clock["decisions"] += 1
-            return action
-
-    deal = 0
-    while clock["spent"] < seconds:
-        play_out(engine.new_deal(rules, n, seed=seed + deal, dealer=deal % n), [Timed()] * n)
+    timed = _Timed(agents.load("heuristic"))
+    decisions, spent, deal = 0, 0.0, 0
+    while spent < seconds:
+        play_deal(engine.new_deal(rules, n, seed=seed + deal, dealer=deal % n), [timed] * n)
         deal += 1
-    return clock["decisions"], clock["spent"]
+        decisions, spent = decisions + len(timed.times), spent + sum(timed.times)
+        timed.times.clear()
+    return decisions, spent
+
+
+class _Timed:
+    """An agent whose ``act`` calls are timed: their seconds are appended to ``times``."""
+
+    def __init__(self, agent) -> None:
+        self.agent = agent
+        self.times: deque[float] = deque()
+
+    def act(self, obs):
+        start = time.perf_counter()
+        action = self.agent.act(obs)
+        self.times.append(time.perf_counter() - start)
+        return action
 
 
 def search_loop(rules, n: int, seed: int = 0, spec: str = "search") -> Callable[[float], tuple[float, int]]:
-    """The ``search`` agent in seat 0 of deals against the heuristic (the reference engine), one
-    deal after another across runs. Only its ``act`` calls are timed; a run stops at the first of
-    its decisions after ``seconds``. Returns (milliseconds, decisions), so that ``measure``'s rate
-    is milliseconds per decision (one search costs about a deal's play-out per candidate and
-    re-deal, so a few decisions are a run)."""
-    from .. import actions, agents, engine, observation
-    from ..match import DEFAULT_MAX_MOVES
+    """The ``search`` agent in seat 0 of deals against the heuristic (``play.play_deal`` on the
+    reference engine), one deal after another across runs. Only its ``act`` calls are timed; a
+    run stops at the first of its decisions after ``seconds``. Returns (milliseconds, decisions),
+    so that ``measure``'s rate is milliseconds per decision (one search costs about a deal's
+    play-out per candidate and re-deal, so a few decisions are a run)."""
+    from .. import agents, engine
+    from ..play import play_deal
 
     search, heuristic = agents.load(spec, seed=seed), agents.load("heuristic")
-
-    def decisions():
-        deal = 0
-        while True:
-            state = engine.new_deal(rules, n, seed=seed + deal, dealer=deal % n)
-            search.reset(seed=seed + deal)
-            deal += 1
-            while not state.is_over and state.move_count < DEFAULT_MAX_MOVES:
-                seat = state.current_player
-                obs = {"observation": observation.encode(state, seat), "action_mask": actions.legal_mask(state)}
-                start = time.perf_counter()
-                action = (search if seat == 0 else heuristic).act(obs)
-                if seat == 0:
-                    yield time.perf_counter() - start
-                engine.apply(state, actions.decode(action))
-
-    timings = decisions()
+    timed = _Timed(search)
+    timings = timed.times  # the search's decisions of deals played, not yet counted
+    seats = [timed] + [heuristic] * (n - 1)
+    deals = [0]
 
     def loop(seconds: float) -> tuple[float, int]:
         spent, count = 0.0, 0
         while spent < seconds:
-            spent += next(timings)
+            while not timings:
+                deal = deals[0]
+                search.reset(seed=seed + deal)
+                play_deal(engine.new_deal(rules, n, seed=seed + deal, dealer=deal % n), seats)
+                deals[0] += 1
+            spent += timings.popleft()
             count += 1
         return spent * 1000.0, count
 

@@ -34,11 +34,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Play the match (or one deal) with the person at ``--seat``."""
-    from .. import actions, engine, observation, record
+    from .. import actions, engine, record
     from ..agents import load
     from ..agents.human import HELP as HUMAN_HELP
     from ..agents.human import HumanAgent, QuitGame
-    from ..match import Match, truncate
+    from ..match import Match
+    from ..play import play_deal
     from ..render import render
 
     n = 1 + len(args.opponents)
@@ -85,23 +86,16 @@ def run(args: argparse.Namespace) -> int:
                 return engine.why_illegal(state, actions.decode(action))
 
             agents[args.seat] = HumanAgent(read=input, write=say, show=show, explain=explain)
-            truncated = False
-            while not state.is_over:
-                if state.move_count >= args.max_moves:
-                    truncate(state)
-                    truncated = True
-                    break
-                seat = state.current_player
-                obs = {"observation": observation.encode(state, seat, match.totals),
-                       "action_mask": actions.legal_mask(state)}
-                move = actions.decode(agents[seat].act(obs))
-                engine.apply(state, move)
-                deal_moves.append(move)
-                who = "you" if seat == args.seat else names[seat]
-                line = f"{who}: {engine.move_name(move)}"
+
+            def on_move(state, seat, obs, action, moves=deal_moves, last=last):
+                move = actions.decode(action)
+                moves.append(move)
+                line = f"{'you' if seat == args.seat else names[seat]}: {engine.move_name(move)}"
                 last.append(line)
                 if seat != args.seat:
                     say("  " + line)
+
+            truncated = play_deal(state, agents, args.max_moves, totals=match.totals, on_move=on_move)
             deal = match.record_deal(state, truncated=truncated, moves=deal_moves)
             _deal_over(say, state, deal.scored, names, truncated, render, color, match)
             if args.one_deal:

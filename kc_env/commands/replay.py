@@ -26,7 +26,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Replay the record in ``args.file``, printing it as it goes."""
     from .. import record
-    from ..match import Match, truncate
 
     try:
         rec = record.load(args.file)
@@ -35,80 +34,59 @@ def run(args: argparse.Namespace) -> int:
     except record.RecordError as exc:
         raise UserError(str(exc)) from None
     try:
-        record.replay(rec)  # the whole record is checked (moves, the end it claims) before anything is shown
+        played = record.replay(rec)  # the whole record is checked (moves, the end it claims) before anything is shown
     except record.RecordError as exc:
         raise UserError(f"{args.file}: {exc}") from None
     if args.viewer is not None and not 0 <= args.viewer < rec.num_players:
         raise UserError(f"--viewer must be a seat 0 to {rec.num_players - 1}")
-    show = _Shower(args, color=sys.stdout.isatty() and not args.no_color)
-    kind = "match" if isinstance(rec, record.MatchRecord) else "deal"
-    print(f"kc replay {args.file}: a {kind} of {rec.num_players} players, seed {rec.seed}, "
+    match = played if isinstance(rec, record.MatchRecord) else None
+    cut_off = [record.deal_moves(rec, k).truncated for k in range(1, record.deal_count(rec) + 1)]
+    show = _Shower(args, sys.stdout.isatty() and not args.no_color, cut_off)
+    print(f"kc replay {args.file}: a {'match' if match else 'deal'} of {rec.num_players} players, seed {rec.seed}, "
           f"{_rules_label(rec.rules)}", flush=True)
-    try:
-        if isinstance(rec, record.GameRecord):
-            from .. import engine
-
-            state = engine.new_deal(rec.rules, rec.num_players, seed=rec.seed, dealer=rec.dealer)
-            if not show.deal(state, rec.moves, "", None):
-                return 0
-            if rec.truncated:
-                truncate(state)
-            show.result(state, rec.truncated, None)
+    for step in record.iter_replay(rec):
+        if not show.step(step, match):
             return 0
-        match = Match(rec.rules, rec.num_players, rec.seed, rec.dealer)
-        for k, deal in enumerate(rec.deals, start=1):
-            state = match.new_deal()
-            print(f"\n=== deal {k}: player_{state.dealer} deals ===", flush=True)
-            if not show.deal(state, deal.moves, f"deal {k}, ", match.totals):
-                return 0
-            if deal.truncated:
-                truncate(state)
-            if not state.is_over:
-                raise UserError(f"deal {k}: the moves stop before the deal ends")
-            match.record_deal(state, truncated=deal.truncated, moves=deal.moves)
-            show.result(state, deal.truncated, match)
-        if match.is_over:
-            print(f"\n=== the match is over: {', '.join(f'player_{s}' for s in match.winners)} "
-                  f"{'wins' if len(match.winners) == 1 else 'share the win'}; totals {list(match.totals)} ===")
-        else:
-            print(f"\n=== the record ends after {match.deal_number} deals; totals {list(match.totals)} ===")
-    except record.RecordError as exc:
-        raise UserError(str(exc)) from None
+    if match is not None and match.is_over:
+        print(f"\n=== the match is over: {', '.join(f'player_{s}' for s in match.winners)} "
+              f"{'wins' if len(match.winners) == 1 else 'share the win'}; totals {list(match.totals)} ===")
+    elif match is not None:
+        print(f"\n=== the record ends after {match.deal_number} deals; totals {list(match.totals)} ===")
     return 0
 
 
 class _Shower:
-    def __init__(self, args: argparse.Namespace, color: bool) -> None:
+    def __init__(self, args: argparse.Namespace, color: bool, cut_off: list[bool]) -> None:
         self.args = args
         self.color = color
+        self.cut_off = cut_off  # by deal: whether the record says it was cut off
 
-    def table(self, state, totals, last) -> None:
+    def table(self, state, totals) -> None:
         from ..render import render
 
         print("\n" + render(state, viewer=self.args.viewer, totals=totals, color=self.color).rstrip(),
               flush=True)
 
-    def deal(self, state, moves, where: str, totals) -> bool:
-        """Print the deal move by move; False if the person stopped it (``--step``, ``q``)."""
+    def step(self, step, match) -> bool:
+        """Print one step of the replay (``record.Step``): the table as dealt, a move (and the
+        table after each turn, or every move with ``--full``), the deal's result after its last
+        move. False if the person stopped it (``--step``, ``q``)."""
         from .. import engine
-        from ..record import RecordError
 
-        self.table(state, totals, [])
-        last: list[str] = []
-        for i, move in enumerate(moves, start=1):
-            seat = state.current_player
-            try:
-                engine.apply(state, move)
-            except engine.IllegalMove as exc:
-                raise RecordError(f"{where}move {i} ({engine.move_name(move)!r}): {exc}") from None
-            line = f"player_{seat}: {engine.move_name(move)}"
-            last.append(line)
-            print(f"{i:4}. {line}", flush=True)
-            turn_over = state.is_over or state.current_player != seat or i == len(moves)
-            if self.args.full or turn_over:
-                self.table(state, totals, last)
+        state = step.state
+        totals = None if match is None else match.totals_before(step.deal - 1)
+        if step.number == 0:
+            if match is not None:
+                print(f"\n=== deal {step.deal}: player_{state.dealer} deals ===", flush=True)
+            self.table(state, totals)
+        else:
+            print(f"{step.number:4}. player_{step.seat}: {engine.move_name(step.move)}", flush=True)
+            if self.args.full or step.last or state.current_player != step.seat:
+                self.table(state, totals)
                 if self.args.step and not self._pause():
                     return False
+        if step.last:
+            self.result(step, match)
         return True
 
     def _pause(self) -> bool:
@@ -117,17 +95,18 @@ class _Shower:
         except EOFError:
             return False
 
-    def result(self, state, truncated: bool, match) -> None:
+    def result(self, step, match) -> None:
         from .. import engine
 
+        state = step.state
+        truncated = state.is_over and self.cut_off[step.deal - 1]
         how = "cut off by the move limit" if truncated else "blocked" if state.blocked else "over"
         winner = "no winner" if state.winner is None else f"player_{state.winner} won"
-        penalties = engine.deal_penalties(state) if state.is_over else None
         text = f"--- the deal is {how}: {winner}"
-        if penalties is not None:
-            text += f"; penalties {penalties}"
+        if state.is_over:
+            text += f"; penalties {engine.deal_penalties(state)}"
         if match is not None:
-            text += f"; totals {list(match.totals)}"
+            text += f"; totals {list(match.totals_before(step.deal))}"
         print(text + " ---", flush=True)
 
 
