@@ -119,9 +119,18 @@ what no seat may see: training-only information, never a playing policy's input.
 id is PettingZoo's ``namespace/name-vN`` (``kc_env/kings_corner-v0``; ``kc_env/KingsCorner-v0``
 is the same env under the Gymnasium id's name).
 
-After the episode, ``infos[agent]`` holds ``"deal"``: the last deal's ``winner`` (seat or
-None), ``blocked``, ``truncated`` and ``penalties`` (by seat), and in a match ``"match"``:
-``winners`` and ``totals``.
+``infos[agent]`` is ``{}`` while the deal goes on. Once a deal ends it holds ``"deal"`` (in a
+match, from the end of the first deal on), and at the end of a match ``"match"`` too, each with
+one type and shape in every episode, so that stacks which store infos in arrays (Tianshou's
+replay buffer, Gymnasium's vector envs) can:
+
+| key | type | meaning |
+|---|---|---|
+| ``deal["winner"]`` | int | the last deal's winner, ``-1`` (``NO_WINNER``) if nobody won (blocked or cut off) |
+| ``deal["blocked"]``, ``deal["truncated"]`` | bool | it ended blocked; it was cut off at ``max_moves`` |
+| ``deal["penalties"]`` | n ints | what each seat adds for it (0 for every seat in a one-deal episode cut off) |
+| ``match["winners"]`` | n ints | the match winners' seats, then ``-1`` up to one entry a seat |
+| ``match["totals"]`` | n ints | the match totals by seat |
 
 ### Version history
 * v0: first release (action layout 1, observation layout 1: 1584 values).
@@ -130,6 +139,9 @@ None), ``blocked``, ``truncated`` and ``penalties`` (by seat), and in a match ``
   ``observation.MORE_CHOICES``) and ``first_turn`` (1); a new value also sets the slot of its
   nearest layout-1 value (``observation.LEGACY``), so a model trained on layout 1 reads the first
   1584 values and still plays. Action layout 1 unchanged.
+* v0, infos of one shape (issue 36): a deal nobody won has ``winner`` -1 (was None), a one-deal
+  episode cut off has ``penalties`` of 0 (was None), and ``match["winners"]`` is padded with -1
+  to one entry a seat.
 """
 
 from __future__ import annotations
@@ -158,6 +170,9 @@ DEFAULT_MAX_MOVES = match_mod.DEFAULT_MAX_MOVES
 DEFAULT_MAX_DEALS = 100
 ILLEGAL_REWARD = -1
 SEED_BOUND = 2**63
+NO_WINNER = -1
+"""``info["deal"]["winner"]`` of a deal nobody won, and the padding of ``info["match"]["winners"]``:
+an int like a seat, so that infos stack into arrays (Tianshou's buffer, Gymnasium's vector envs)."""
 
 
 def env(**kwargs: Any) -> ClassicWrapper:
@@ -409,13 +424,21 @@ class raw_env(AECEnv, EzPickle):
             self.rewards[agent] += value
 
     def _set_deal_info(self, state: GameState, truncated: bool, penalties: list[int] | None) -> None:
+        """``infos[agent]["deal"]``, one type and shape for every deal (``NO_WINNER``; no
+        penalties, as for a one-deal episode cut off, are 0 for every seat)."""
+        winner = NO_WINNER if state.winner is None else int(state.winner)
+        paid = [0] * self.num_players if penalties is None else [int(p) for p in penalties]
         for agent in self.agents:
-            self.infos[agent] = {"deal": {"winner": state.winner, "blocked": state.blocked and not truncated,
-                                          "truncated": truncated, "penalties": penalties}}
+            self.infos[agent] = {"deal": {"winner": winner, "blocked": bool(state.blocked and not truncated),
+                                          "truncated": bool(truncated), "penalties": list(paid)}}
 
     def _set_match_info(self) -> None:
+        """``infos[agent]["match"]``: the winners' seats padded with ``NO_WINNER`` to one entry a
+        seat, and the totals (one shape whoever and however many won)."""
+        winners = [int(w) for w in self.match.winners]
+        winners += [NO_WINNER] * (self.num_players - len(winners))
         for agent in self.agents:
-            self.infos[agent]["match"] = {"winners": list(self.match.winners), "totals": list(self.match.totals)}
+            self.infos[agent]["match"] = {"winners": list(winners), "totals": [int(t) for t in self.match.totals]}
 
     # -- rendering -------------------------------------------------------------------------
 
@@ -452,4 +475,4 @@ class raw_env(AECEnv, EzPickle):
         pass
 
 
-__all__ = ["env", "raw_env", "EPISODES", "REWARDS", "DEFAULT_MAX_MOVES", "DEFAULT_MAX_DEALS"]
+__all__ = ["env", "raw_env", "EPISODES", "REWARDS", "DEFAULT_MAX_MOVES", "DEFAULT_MAX_DEALS", "NO_WINNER"]

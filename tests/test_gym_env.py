@@ -66,7 +66,7 @@ def test_everything_returned_is_the_learners_own(num_players):
         assert reward == pytest.approx(_expected_final_reward(state, seat))
         np.testing.assert_array_equal(obs, obs_mod.encode(state, seat))
         assert not info["action_mask"].any() and not env.action_masks().any()
-        assert info["deal"]["winner"] == state.winner
+        assert info["deal"]["winner"] == (-1 if state.winner is None else state.winner)  # -1: nobody won
 
 
 def test_learner_seat_random_covers_every_seat_and_fixed_seat_holds():

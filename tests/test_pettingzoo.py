@@ -132,7 +132,8 @@ def test_match_episode_plays_deals_until_the_match_is_over():
     assert match.is_over and max(match.totals) >= 5 and len(match.history) >= 5
     winners = match.winners
     for seat, agent in enumerate(aec2.agents):
-        assert aec2.infos[agent]["match"] == {"winners": winners, "totals": list(match.totals)}
+        padded = list(winners) + [kc.NO_WINNER] * (2 - len(winners))  # one entry a seat (issue 36)
+        assert aec2.infos[agent]["match"] == {"winners": padded, "totals": list(match.totals)}
         assert aec2._cumulative_rewards[agent] == pytest.approx(1.0 if seat in winners else -1.0)
         assert obs_mod.decode(aec2.observe(agent)["observation"]).scores[0] == pytest.approx(match.totals[seat] / 5)
 

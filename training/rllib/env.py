@@ -36,7 +36,7 @@ class KingsCornerRLlibEnv(PettingZooEnv):
         if self.blocked_reward is not None:
             for agent in rewards:
                 deal = infos.get(agent, {}).get("deal")
-                if terminated.get(agent) and deal and deal["blocked"] and deal["winner"] is None:
+                if terminated.get(agent) and deal and deal["blocked"] and deal["winner"] < 0:  # -1: nobody won
                     rewards[agent] = float(self.blocked_reward)
         return obs, rewards, terminated, truncated, infos
 

@@ -216,7 +216,7 @@ class DealChecks(RLlibCallback):
 def deal_reward(seat: int, deal: dict[str, Any], players: int, blocked_reward: float | None) -> float:
     """The ``win_loss`` reward of ``seat`` for a finished deal (``kc_env.rewards.win_loss``), or
     ``blocked_reward`` (when set) for a blocked deal nobody won."""
-    if deal["winner"] is None:
+    if deal["winner"] < 0:  # -1 (kings_corner_v0.NO_WINNER): nobody won
         return float(blocked_reward) if blocked_reward is not None and deal["blocked"] else 0.0
     return rewards.win_loss([deal["winner"]], players)[seat]
 
