@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import torch
 
-from kc_env.agents import batch, policy_model
+from kc_env.agents import batch, model_folder, policy_model
 from kc_env.agents.policy_model import PolicyNetwork
 from kc_env.files import write_atomic
 
@@ -110,7 +110,7 @@ def save_checked(network: PolicyNetwork, folder: str | Path, card: dict[str, Any
     gap = float(np.max(np.abs(loaded.probabilities(obs, masks) - torch_probs(obs, masks))))
     if gap > TOLERANCE:
         raise ValueError(f"export of {folder}: numpy and torch probabilities differ by {gap:.2e} (> {TOLERANCE})")
-    full = json.loads((folder / policy_model.CARD_FILE).read_text())
+    full = model_folder.card_json(folder / model_folder.CARD_FILE)
     full["export_check"] = {"max_probability_gap": gap, "observations": int(len(obs))}
-    write_atomic(folder / policy_model.CARD_FILE, json.dumps(full, indent=2) + "\n")
+    write_atomic(folder / model_folder.CARD_FILE, json.dumps(full, indent=2) + "\n")
     return folder

@@ -21,10 +21,11 @@ import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
+from kc_env.agents.model_folder import MODEL_FILES
 from kc_env.files import replace_folder
 
-MODEL_FILES = frozenset({"model.json", "weights.npz"})
-"""What a model folder of any kind (policy, turn-value, search) holds."""
+__all__ = ["MODEL_FILES", "check_target", "staged"]
+"""``MODEL_FILES``: what a model folder of any registered format holds (``model_folder.FORMATS``)."""
 
 
 def check_target(target: Path, overwrite: bool) -> None:
@@ -38,7 +39,7 @@ def check_target(target: Path, overwrite: bool) -> None:
     others = sorted(names - MODEL_FILES)
     if others:
         raise ValueError(f"{target} holds more than a model ({', '.join(others[:3])}); --overwrite replaces only a "
-                         "model folder (model.json, weights.npz): choose another folder")
+                         f"model folder ({', '.join(sorted(MODEL_FILES))}): choose another folder")
 
 
 @contextlib.contextmanager

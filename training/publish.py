@@ -5,6 +5,10 @@ failure leaves the old model, or none, never a torn one. It is then evaluated wh
 and the evaluation goes into its card atomically (``kc_env.files.write_atomic``), so a kill
 during the evaluation leaves a whole model without one.
 
+A folder that is already a model, of any format ``kc_env.agents.model_folder.FORMATS`` knows
+(a turn-value run's ``RUN/model``, or an exported model given in place of a run), is checked as
+its format reads it, copied and evaluated (``publish_model``).
+
 The evaluation is ``kc eval``'s tournament (``kc_env.tournament``): seats rotated, duplicate
 deals, Wilson 95% intervals. For each opponent spec the model plays against that agent in every
 other seat; for comparison, ``heuristic`` is put in the model's place against the same
@@ -18,7 +22,7 @@ import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kc_env.agents import policy_model
+from kc_env.agents import model_folder as folders
 from kc_env.files import write_atomic
 from kc_env.tournament import one_against_the_table
 
@@ -98,19 +102,39 @@ def publish(run: Path, folder: Path, against: list[str], deals: int = 2000, seed
 
 def publish_turn_value(run: Path, folder: Path, against: list[str], deals: int = 2000, seed: int = 0,
                        progress: bool = True) -> tuple[Path, str]:
-    """Copy a turn-value run's model (``RUN/model``, checked as ``kc_env.agents.turn_value.load``
-    checks it) to ``folder``, evaluate it, and write the results into its ``model.json``."""
-    from kc_env.agents import turn_value
-
-    cfg = config_mod.load(run / "config.yaml")
-    if not turn_value.is_turn_value_folder(run / "model"):
+    """Copy a turn-value run's model (``RUN/model``) to ``folder``, checked, evaluate it, and write
+    the results into its ``model.json`` (``publish_model``)."""
+    if folders.format_of(run / "model") is not folders.TURN_VALUE:
         raise ValueError(f"{run}: no turn-value model in {run / 'model'} (kc train writes it after each iteration)")
-    turn_value.load(run / "model")  # a ModelError (a ValueError) names what is wrong
+    cfg = config_mod.load(run / "config.yaml")
+    return publish_model(run / "model", folder, against, deals, seed, progress, rules=cfg.rules_object(),
+                         num_players=cfg.num_players, source=run)
+
+
+def publish_model(model: Path, folder: Path, against: list[str], deals: int = 2000, seed: int = 0,
+                  progress: bool = True, rules=None, num_players: int | None = None,
+                  source: Path | None = None) -> tuple[Path, str]:
+    """Copy the model folder ``model``, of any registered format (``model_folder.FORMATS``), to
+    ``folder`` and evaluate it there, at the table its card names (or ``rules`` and ``num_players``).
+    The folder is loaded as its format loads it before it is copied and after (``ModelError``, a
+    ValueError, names what is wrong); its files are copied card last; the evaluation's command
+    names ``source`` (default ``model``)."""
+    from kc_env.rules import Rules
+
+    fmt = folders.identify(model)
+    card = fmt.read_card(model)
+    if rules is None or num_players is None:
+        if not isinstance(card.get("rules"), dict) or card.get("num_players") is None:
+            raise folders.ModelError(f"{model / folders.CARD_FILE}: the card names no table (rules, num_players) "
+                                     "to evaluate it at")
+        rules, num_players = Rules.from_dict(card["rules"]), card["num_players"]
+    fmt.load(model)  # everything checked: the arrays too
+    files = sorted(fmt.files, key=lambda name: name == folders.CARD_FILE)  # the card last
     with staged(folder) as stage:
-        for name in (turn_value.WEIGHTS_FILE, turn_value.CARD_FILE):  # the card last
-            write_atomic(stage / name, (run / "model" / name).read_bytes())
-        turn_value.load(stage)  # what was copied is what was checked
-    return folder, record_evaluation(run, folder, cfg.rules_object(), cfg.num_players, against, deals, seed, progress)
+        for name in files:
+            write_atomic(stage / name, (model / name).read_bytes())
+        fmt.load(stage)  # what was copied is what was checked
+    return folder, record_evaluation(source or model, folder, rules, num_players, against, deals, seed, progress)
 
 
 def publish_search(spec: str, folder: Path, against: list[str], deals: int = 2000, seed: int = 0,
@@ -135,11 +159,11 @@ def record_evaluation(run: Path | str, folder: Path, rules, num_players: int, ag
     reproduces them (``kc export`` of ``run``, with the options ``also``) into its ``model.json``,
     and return them as a table."""
     rows = evaluate_model(folder, rules, num_players, against, deals, seed, progress)
-    full = json.loads((folder / policy_model.CARD_FILE).read_text())
+    full = folders.card_json(folder / folders.CARD_FILE)
     full["evaluation"] = {"command": f"kc export {shlex.quote(str(run))} {folder}{also} --deals {deals} "
                                      f"--against {','.join(against)} --seed {seed}",
                           "method": "kc_env.tournament: seats rotated, duplicate deals, Wilson 95% intervals; "
                                     "win share = wins plus an equal share of every deal nobody won",
                           "results": rows}
-    write_atomic(folder / policy_model.CARD_FILE, json.dumps(full, indent=2) + "\n")
+    write_atomic(folder / folders.CARD_FILE, json.dumps(full, indent=2) + "\n")
     return table(rows)

@@ -1,11 +1,16 @@
 """``kc export RUN FOLDER``: export a trained run as a numpy-loadable model, evaluated (an RLlib run
-through ``training/rllib/export.py``, a turn-value run by copying its model folder)."""
+through ``training/rllib/export.py``, a turn-value run by copying its model folder). In place of
+RUN, a search spec is written as a search model folder, and a model folder of any format
+(``kc_env.agents.model_folder.FORMATS``) is checked, copied and evaluated. Progress bars go to
+stderr only when it is a terminal (as in ``kc eval``): a log gets no bars."""
 
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
+from kc_env.agents import model_folder
 from kc_env.agents.search_agent import PREFIX as SEARCH_OPTIONS
 from kc_env.agents.search_agent import SEARCH
 from kc_env.commands.common import UserError, add_rules_argument, missing_extra
@@ -19,7 +24,8 @@ DESCRIPTION = (HELP + ". An SB3 run is read from its config.yaml and its tensors
                "(trainer: turn_value) is already a model folder, RUN/model (JSON and plain arrays): it is checked "
                "and copied. In place of RUN, a search spec (search:name=value,...) is written as a search model "
                "folder (model.json alone: the spec and the table it is set for, -n and --rules), which loads by "
-               "name like any model.")
+               "name like any model; an exported model's folder is checked, copied and evaluated at the table "
+               "its model.json names.")
 
 
 def check() -> str | None:
@@ -28,7 +34,8 @@ def check() -> str | None:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("run", help="the run folder made by kc train, or a search spec (search:name=value,...)")
+    parser.add_argument("run", help="the run folder made by kc train, a search spec (search:name=value,...), or an "
+                                    "exported model's folder (to copy and evaluate it)")
     parser.add_argument("folder", help="where to write the model, e.g. models/my-agent")
     parser.add_argument("--deals", type=int, default=2000, help="deals per evaluation opponent (default 2000)")
     parser.add_argument("--against", default="random,heuristic", help="comma-separated agent specs to evaluate against")
@@ -36,7 +43,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-n", "--players", type=int, default=None,
                         help="for a search spec: the players it is set for (default 2; a run's config says its own)")
     add_rules_argument(parser, default=None)
-    parser.add_argument("--no-progress", action="store_true")
+    parser.add_argument("--no-progress", action="store_true",
+                        help="no progress bars (they show only when stderr is a terminal)")
     parser.add_argument("--overwrite", action="store_true",
                         help="replace the model in FOLDER (a folder of model.json and weights.npz only), once the "
                              "new one is written whole")
@@ -49,10 +57,13 @@ def run(args: argparse.Namespace) -> int:
         check_target(Path(args.folder), args.overwrite)
     except ValueError as exc:
         raise UserError(str(exc)) from None
+    args.progress = show_progress(args)
     if args.run == SEARCH or args.run.startswith(SEARCH_OPTIONS):
         return _export_search(args)
     if args.players is not None or args.rules is not None:
         raise UserError("-n and --rules are for a search spec; a run's config.yaml sets its players and rules")
+    if model_folder.format_of(args.run) is not None:
+        return _export_model(args)
     from .. import trainers
 
     try:
@@ -61,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(str(exc)) from None
     try:
         folder, table = publish(Path(args.run), Path(args.folder), against=args.against.split(","),
-                                deals=args.deals, seed=args.seed, progress=not args.no_progress)
+                                deals=args.deals, seed=args.seed, progress=args.progress)
     except (OSError, ValueError) as exc:
         raise UserError(_one_line(exc)) from None
     print(table)
@@ -74,13 +85,32 @@ def _export_search(args: argparse.Namespace) -> int:
 
     try:
         folder, table = publish_search(args.run, Path(args.folder), against=args.against.split(","), deals=args.deals,
-                                       seed=args.seed, progress=not args.no_progress, num_players=2 if args.players is None else args.players,
+                                       seed=args.seed, progress=args.progress, num_players=2 if args.players is None else args.players,
                                        rules=args.rules, rules_name=getattr(args, "rules_name", None) or "standard")
     except (OSError, ValueError) as exc:
         raise UserError(_one_line(exc)) from None
     print(table)
     print(f"\nexported to {folder} (model.json); use it as an agent spec: {folder}")
     return 0
+
+
+def _export_model(args: argparse.Namespace) -> int:
+    from ..publish import publish_model
+
+    try:
+        folder, table = publish_model(Path(args.run), Path(args.folder), against=args.against.split(","),
+                                      deals=args.deals, seed=args.seed, progress=args.progress)
+    except (OSError, ValueError) as exc:
+        raise UserError(_one_line(exc)) from None
+    print(table)
+    print(f"\nexported to {folder} ({', '.join(model_folder.identify(folder).files)}); use it as an agent spec: {folder}")
+    return 0
+
+
+def show_progress(args: argparse.Namespace) -> bool:
+    """Whether to draw progress bars: not asked away (``--no-progress``) and stderr a terminal,
+    the rule of ``kc eval``."""
+    return not args.no_progress and sys.stderr.isatty()
 
 
 def _one_line(exc: Exception) -> str:
