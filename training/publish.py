@@ -134,7 +134,9 @@ def publish_model(model: Path, folder: Path, against: list[str], deals: int = 20
         for name in files:
             write_atomic(stage / name, (model / name).read_bytes())
         fmt.load(stage)  # what was copied is what was checked
-    return folder, record_evaluation(source or model, folder, rules, num_players, against, deals, seed, progress)
+    again = Path(folder).resolve() == Path(model).resolve()  # evaluated in place: the command needs --overwrite
+    return folder, record_evaluation(source or model, folder, rules, num_players, against, deals, seed, progress,
+                                     also=" --overwrite" if again else "")
 
 
 def publish_search(spec: str, folder: Path, against: list[str], deals: int = 2000, seed: int = 0,

@@ -167,6 +167,43 @@ def model_folder(spec: str) -> Path | None:
     return shipped_models().get(spec)
 
 
+def models_table(models: Mapping[str, Path] | None = None) -> str:
+    """The README's table of the shipped models (``models``: name -> folder, default
+    ``shipped_models()``), made from their cards alone: each model's win share against the
+    heuristic and against random, the heuristic's against random at the same table, the deals
+    and the seed of its card's evaluation (whose ``command`` made them); a card without an
+    evaluation says so. tests/test_model_cards.py holds the README equal to it."""
+    lines = ["| model | kind | players | vs heuristic | vs random | the heuristic vs random | deals | seed |",
+             "|---|---|---|---|---|---|---|---|"]
+    for name, folder in (shipped_models() if models is None else models).items():
+        card, fmt = read_card(folder), identify(folder)
+        players = card.get("num_players")
+        head = f"| `models/{name}` | {fmt.name.replace('_', '-')} | {players} |"
+        evaluation = card.get("evaluation")
+        if not evaluation:
+            lines.append(head + " no evaluation in its card | | | | |")
+            continue
+        rows = {(r["player"], r["opponent"]): r for r in evaluation["results"]}
+        fair = f" (fair {1 / players:.2f})" if players and players != 2 else ""
+        against_heuristic = _share(rows.get(("model", "heuristic")), fair)
+        deals = {r["deals"] for r in evaluation["results"]}
+        words = evaluation["command"].split()
+        seed = words[words.index("--seed") + 1] if "--seed" in words[:-1] else "?"
+        lines.append(f"{head} {against_heuristic} | {_share(rows.get(('model', 'random')))} | "
+                     f"{_share(rows.get(('heuristic', 'random')))} | {', '.join(f'{d:,}' for d in sorted(deals))} | "
+                     f"{seed} |")
+    return "\n".join(lines)
+
+
+def _share(row: Mapping[str, Any] | None, fair: str | None = None) -> str:
+    """A card's evaluation row as the table shows it: the win share, with its interval and the
+    fair share (``fair``, when not None)."""
+    if row is None:
+        return "not evaluated"
+    low, high = row["share_interval"]
+    return f"{row['win_share']:.3f}" + (f" [{low:.3f}, {high:.3f}]{fair}" if fair is not None else "")
+
+
 # -- the card -------------------------------------------------------------------------------------
 def card_json(path: Path) -> Any:
     """The JSON of the card ``path`` (an existing file), unchecked; ``ModelError`` when it is
@@ -287,5 +324,5 @@ def _read_array(f, name: str, shape: tuple[int, ...], path: Path, dtypes: tuple[
 
 __all__ = ["CARD_FILE", "WEIGHTS_FILE", "MAX_CARD_BYTES", "MODEL_FILES", "ModelError", "Format", "FORMATS",
            "POLICY", "TURN_VALUE", "SEARCH", "card_format", "format_of", "identify", "read_card", "load",
-           "shipped_models", "is_model_folder", "model_folder", "card_json", "versioned_card", "check_table",
+           "shipped_models", "is_model_folder", "model_folder", "models_table", "card_json", "versioned_card", "check_table",
            "check_size", "check_total", "read_arrays"]
