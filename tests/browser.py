@@ -63,12 +63,21 @@ def start_table(page, base: str, seats: list[str], one_deal: bool = True, seed: 
     page.select_option("#preset", preset)
     page.select_option("#players", str(len(seats)))
     for seat, spec in enumerate(seats):
-        page.fill(f"#seat-fields input[data-seat='{seat}']", spec)
+        choose_agent(page, f"#seat-fields .agent-pick[data-seat='{seat}']", spec)
     page.check(f"input[name=length][value={'deal' if one_deal else 'match'}]")
     if seed is not None:
         page.fill("#seed", str(seed))
     page.click("#start")
     page.wait_for_selector("#game:not([hidden])")
+
+
+def choose_agent(page, picker: str, spec: str) -> None:
+    """Choose ``spec`` in an agent picker (a seat's, or the adviser's): from its select when the
+    server offers it, else typed after choosing "another, typed"."""
+    offered = page.eval_on_selector(f"{picker} select", "(s, v) => [...s.options].some(o => o.value === v)", spec)
+    page.select_option(f"{picker} select", spec if offered and spec != "typed" else "typed")
+    if not offered:
+        page.fill(f"{picker} input.typed", spec)
 
 
 def wait_turn(page, timeout: float = FIRST_MOVE_MS) -> str:

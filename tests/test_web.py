@@ -17,6 +17,7 @@ from starlette.testclient import TestClient  # noqa: E402
 from kc_env import actions, engine, observation, record  # noqa: E402
 from kc_env.agents import HeuristicAgent  # noqa: E402
 from kc_env.match import play_match  # noqa: E402
+from kc_env.web import views  # noqa: E402
 from kc_env.web.app import STATIC, create_app  # noqa: E402
 from kc_env.web.store import Store  # noqa: E402
 
@@ -65,7 +66,7 @@ def saved(client, view):
 def test_a_deal_against_the_heuristic_is_the_record_the_engine_replays(client):
     view = play_out(client, new(client, seats=("you", "heuristic"), seed=8), random.Random(0))
     rec = saved(client, view)
-    assert isinstance(rec, record.GameRecord) and rec.seed == view["deal"]["seed"]
+    assert isinstance(rec, record.GameRecord) and str(rec.seed) == view["deal"]["seed"]
     assert [e["name"] for e in view["log"]] == [engine.move_name(m) for m in rec.moves]
     final = record.replay(rec)
     assert [h["count"] for h in view["table"]["hands"]] == [len(h) for h in final.hands]
@@ -74,12 +75,12 @@ def test_a_deal_against_the_heuristic_is_the_record_the_engine_replays(client):
 
 def test_the_legal_moves_are_the_action_mask_and_the_hand_is_only_yours(client):
     view = new(client, seats=("random", "you"), seed=5)  # seat 1 acts first
-    state = engine.new_deal("standard", 2, seed=view["deal"]["seed"])
+    state = engine.new_deal("standard", 2, seed=int(view["deal"]["seed"]))
     assert view["waiting"] == "person"
     assert sorted(m["action"] for m in view["legal"]) == [int(a) for a in actions.legal_mask(state).nonzero()[0]]
     hands = view["table"]["hands"]
     assert hands[0]["cards"] is None and hands[0]["count"] == len(state.hands[0])
-    assert [c["id"] for c in hands[1]["cards"]] == state.hands[1]
+    assert [c["id"] for c in hands[1]["cards"]] == sorted(state.hands[1])
 
 
 def test_a_match_is_scored_by_the_match_and_saved_as_a_match_record(client):
@@ -109,13 +110,14 @@ def test_a_move_may_be_sent_by_name(client):
 
 def test_an_illegal_move_is_refused_with_the_engines_reason(client):
     view = new(client, seats=("random", "you"), seed=5)
-    state = engine.new_deal("standard", 2, seed=view["deal"]["seed"])
+    state = engine.new_deal("standard", 2, seed=int(view["deal"]["seed"]))
     legal = {m["action"] for m in view["legal"]}
     card = state.hands[1][0]
     action = next(actions.encode(engine.PlayCard(card, p)) for p in range(8)
                   if actions.encode(engine.PlayCard(card, p)) not in legal)
     error = post(client, view, "move", status=422, action=action)["error"]
-    assert error == f"{actions.name(action)}: {engine.why_illegal(state, actions.decode(action))}"
+    move = actions.decode(action)
+    assert error == f"{views.move_text(move)}: {views.with_symbols(engine.why_illegal(state, move))}"
     other = next(c for c in state.hands[0])  # a card the person does not hold
     error = post(client, view, "move", status=422, move=f"play {engine.card_name(other)}->N")["error"]
     assert "is not in player 1's hand" in error
@@ -237,7 +239,7 @@ def test_a_saved_game_replays_at_every_move(client, tmp_path, capsys):
         for move in rec.moves[:k]:
             engine.apply(there, move)
         assert [[c["id"] for c in p["cards"]] for p in at["table"]["piles"]] == there.piles
-        assert [[c["id"] for c in h["cards"]] for h in at["table"]["hands"]] == there.hands
+        assert [[c["id"] for c in h["cards"]] for h in at["table"]["hands"]] == [sorted(h) for h in there.hands]
         assert len(at["log"]) == k
     assert client.get(f"/api/games/{replay['id']}/record").text == text
     assert "replay takes no moves" in client.post(f"/api/games/{replay['id']}/move", json={"action": 1}).json()["error"]
@@ -283,10 +285,12 @@ def test_a_models_advice_is_its_probabilities_over_the_legal_moves(client):
 
 def test_the_heuristics_advice_is_the_move_it_would_make(client):
     view = new(client, seats=("random", "you"), seed=5)
-    state = engine.new_deal("standard", 2, seed=view["deal"]["seed"])
+    state = engine.new_deal("standard", 2, seed=int(view["deal"]["seed"]))
     obs = {"observation": observation.encode(state, 1, (0, 0)), "action_mask": actions.legal_mask(state)}
     advice = client.get(f"/api/games/{view['id']}/advice?spec=heuristic").json()
-    assert advice == {"seat": 1, "spec": "heuristic", "choice": actions.name(HeuristicAgent().act(obs))}
+    action = HeuristicAgent().act(obs)
+    assert advice == {"seat": 1, "spec": "heuristic", "choice": actions.name(action),
+                      "choice_text": views.move_text(actions.decode(action))}
 
 
 def test_advice_at_a_persons_table_is_only_for_the_persons_turn(client):

@@ -9,6 +9,7 @@ are in the default suite; the pictures are marked slow.
 from __future__ import annotations
 
 import random
+import re
 import urllib.request
 
 import browser
@@ -103,7 +104,7 @@ def test_a_full_deal_against_the_heuristic_by_clicking(base, page):
     assert reloaded and mine
 
     rec = _record_of(base, page)
-    assert isinstance(rec, record.GameRecord) and rec.seed == browser.api_view(base, page)["deal"]["seed"]
+    assert isinstance(rec, record.GameRecord) and str(rec.seed) == browser.api_view(base, page)["deal"]["seed"]
     shown = browser.log_names(page)
     assert shown == [engine.move_name(m) for m in rec.moves]  # every move shown is the engine's record
     seats = page.eval_on_selector_all("#log-list li", "items => items.map(li => Number(li.dataset.seat))")
@@ -188,9 +189,63 @@ def test_a_saved_game_loads_and_replays_with_the_slider(base, page, tmp_path):
     page.wait_for_selector("body[data-mode=replay]", state="attached")
     assert page.inner_text("#slider-text") == f"move {k + 1} of {len(moves)}"
 
-    page.fill("#adviser", "heuristic")
+    browser.choose_agent(page, "#adviser-pick", "greedy")
     page.click("#ask")
     page.wait_for_selector("#advice-body .choice")
+
+
+BIG_SEED = 7753467294573964965
+"""A seed past 2**53: a JavaScript number would show it as 7753467294573965000."""
+SUIT = re.compile("[♣♦♥♠]")
+CODE = re.compile(r"\b(10|[2-9AJQK])[CDHS]\b")
+
+
+def test_what_a_card_player_reads_at_the_table_and_in_its_replay(base, page, tmp_path):
+    """Issue 36 item 10: the seats are chosen from the agents offered, the seed keeps every digit,
+    the hand is sorted, the log and a refusal write cards as the table draws them, and the
+    replay of the saved game names the seats as the game did and shows the same seed."""
+    page.goto(base)
+    page.wait_for_selector("#setup:not([hidden])")
+    offered = page.eval_on_selector_all("#seat-fields .agent-pick[data-seat='1'] option", "os => os.map(o => o.value)")
+    assert offered[0] == "you" and {"heuristic", "greedy", "random", "search", "ppo-standard-2p"} <= set(offered)
+    assert page.eval_on_selector("#seat-fields .agent-pick[data-seat='1'] select", "s => s.value") == "heuristic"
+    assert not page.is_visible("#seat-fields .agent-pick[data-seat='1'] input.typed")
+
+    browser.start_table(page, base, ["you", "greedy"], one_deal=True, seed=str(BIG_SEED))
+    view = browser.api_view(base, page)
+    assert f"seed {BIG_SEED}" in page.inner_text("#info") and f"deal seed {view['deal']['seed']}" in page.inner_text("#info")
+    assert browser.wait_turn(page) == "person"
+    ids = page.eval_on_selector_all("#hand .card", "els => els.map(e => Number(e.dataset.card))")
+    assert ids == sorted(ids) and len(ids) > 1
+    refused = _refused_click(page)
+    assert SUIT.search(refused) and not CODE.search(refused), refused
+    while browser.wait_turn(page) == "person" and not any(n.startswith("play ") for n in browser.log_names(page)):
+        browser.click_a_move(page)
+    lines = page.eval_on_selector_all("#log-list li", "items => items.map(li => li.textContent)")
+    assert lines and all("->" not in line and not CODE.search(line) for line in lines), lines
+    assert any(SUIT.search(line) for line in lines), lines
+
+    page.click("#ask")
+    page.wait_for_selector("#advice-body .choice")
+    assert not CODE.search(page.inner_text("#advice-body"))
+    path = tmp_path / "saved.json"
+    with urllib.request.urlopen(f"{base}api/games/{view['id']}/record", timeout=30) as response:
+        path.write_bytes(response.read())
+    page.set_input_files("#load-file", str(path))
+    page.wait_for_selector("body[data-mode=replay]", state="attached")
+    assert f"deal seed {record.load(path).seed}" in page.inner_text("#info")
+    assert page.eval_on_selector_all("#seats .who", "els => els.map(e => e.textContent.split(' · ')[0])") == \
+        ["p0 (you)", "p1 greedy"]
+    assert page.inner_text("#advice-body") == ""  # the last game's advice is not this one's
+
+
+def test_a_seat_may_hold_a_typed_agent_with_options(base, page):
+    browser.start_table(page, base, ["heuristic:corner=0", "random"], one_deal=True, seed=4)
+    assert browser.api_view(base, page)["setup"]["seats"][0]["spec"] == "heuristic:corner=0"
+    page.click("#new-table")
+    picker = "#seat-fields .agent-pick[data-seat='0']"
+    assert page.eval_on_selector(f"{picker} select", "s => s.value") == "typed"
+    assert page.input_value(f"{picker} input.typed") == "heuristic:corner=0"  # kept for the next table
 
 
 @pytest.mark.slow

@@ -19,6 +19,7 @@ pytest.importorskip("starlette")
 from web_server import served  # noqa: E402
 
 from kc_env import engine, record  # noqa: E402
+from kc_env.web.views import move_text  # noqa: E402
 
 GAMES = 50
 SECONDS = 4.0
@@ -62,7 +63,7 @@ class Client:
         if status == 200 and legal:
             self.mine.append(move)
             return answer
-        if status == 422 and not legal and answer["error"].startswith(move):
+        if status == 422 and not legal and answer["error"].startswith(move_text(engine.parse_move(move))):
             return view
         self.problems.append(f"{move!r} ({'legal' if legal else 'illegal'}) got {status}: {answer}")
         return view
@@ -76,7 +77,7 @@ class Client:
         for _ in range(MAX_REQUESTS):
             if time.monotonic() > deadline or view["waiting"] == "over":
                 break
-            if view["setup"]["seed"] != self.seed or view["id"] != self.game:
+            if view["setup"]["seed"] != str(self.seed) or view["id"] != self.game:
                 self.problems.append(f"a view of another game: {view['id']} seed {view['setup']['seed']}")
                 return
             if view["waiting"] == "person":

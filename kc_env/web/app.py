@@ -3,7 +3,7 @@
     GET  /                          the page (static/index.html)
     GET  /api/config                presets, rule choices, the agents offered, the pace
     POST /api/games                 a new table: {"rules": {"preset": ..., name: value},
-                                    "seats": ["you", "heuristic", ...], "one_deal": false, "seed": 7}
+                                    "seats": ["you", "heuristic", ...], "one_deal": false, "seed": "7"}
     POST /api/replays               a saved record (its JSON as the body): a replay
     GET  /api/games/ID              the view (a replay: ?deal=D&at=K)
     POST /api/games/ID/move         the person's move: {"move": "play 9H->N", "at": VERSION}
@@ -11,6 +11,9 @@
     POST /api/games/ID/advance      the next agent move or deal: {"at": VERSION}
     GET  /api/games/ID/advice?spec= what an agent would do at this decision (a replay: &deal=&at=)
     GET  /api/games/ID/record       the game as the JSON record kc replay reads (a download)
+
+A seed travels as text (``"7753467294573964965"``): a JavaScript number keeps only 53 bits, and
+a seed has 63. A new table also takes a seed as a JSON number, as older pages send it.
 
 Every answer is JSON; an error is ``{"error": "<one line>"}`` with status 400 (malformed), 403
 (another host or site), 404 (no such game), 409 (not now: a stale version, not your turn), 413
@@ -46,6 +49,8 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from .. import record
+from ..agents import RULE_BASED
+from ..agents.search_agent import SEARCH
 from ..engine import check_seed
 from ..rules import CHOICES, DESCRIPTIONS, MAX_PLAYERS, MIN_PLAYERS, PRESETS, RANK_KEYS, Rules, RulesError
 from .games import MAX_DEALS, PERSON, GameError, Replay, Table
@@ -296,8 +301,15 @@ def _config(store: Store, pace: float) -> dict[str, Any]:
         "choices": {name: list(values) for name, values in CHOICES.items()},
         "numbers": ["hand_size", "target", "chips"], "descriptions": DESCRIPTIONS,
         "targetless": _targetless(),
-        "players": [MIN_PLAYERS, MAX_PLAYERS], "agents": store.offered(), "person": PERSON, "pace": pace,
+        "players": [MIN_PLAYERS, MAX_PLAYERS], "agents": _agents(store), "person": PERSON, "pace": pace,
     }
+
+
+def _agents(store: Store) -> list[dict[str, str]]:
+    """The agents a seat may hold (``Store.offered``), each in its ``group``: ``rule-based`` (the
+    rule-based agents and the search) or ``model`` (the shipped models and ``--model`` folders)."""
+    rule_based = (*RULE_BASED, SEARCH)
+    return [{**a, "group": "rule-based" if a["spec"] in rule_based else "model"} for a in store.offered()]
 
 
 def _targetless() -> list[str]:
@@ -305,6 +317,24 @@ def _targetless() -> list[str]:
     table = dict.fromkeys(RANK_KEYS, 1)  # any: ``custom`` needs one, and a table does not decide it
     return [s for s in CHOICES["scoring"]
             if not Rules(scoring=s, custom_table=table if s == "custom" else None).has_target]
+
+
+def _seed(value: Any) -> int | None:
+    """A table's seed from the request: text of plain digits (as the page sends it) or a whole
+    number (as older pages did), below 2**63; None for none."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        if not (value.isascii() and value.isdigit() and len(value) <= 20):
+            raise GameError(f"a seed is written in plain digits, like \"7\", not {value[:40]!r}")
+        value = int(value)
+    try:
+        seed = check_seed(value)
+    except ValueError as exc:
+        raise GameError(str(exc)[:200]) from None
+    if seed >= 2**63:
+        raise GameError(f"a seed is below 2**63, not {seed}")
+    return seed
 
 
 def _table(store: Store, data: Mapping[str, Any]) -> Table:
@@ -330,13 +360,7 @@ def _table(store: Store, data: Mapping[str, Any]) -> Table:
     one_deal = data.get("one_deal", False)
     if type(one_deal) is not bool:
         raise GameError(f"'one_deal' must be true or false, not {one_deal!r}")
-    seed = data.get("seed")
-    try:
-        seed = None if seed is None else check_seed(seed)
-    except ValueError as exc:
-        raise GameError(str(exc)) from None
-    if seed is not None and seed >= 2**63:
-        raise GameError(f"a seed is below 2**63, not {seed}")
+    seed = _seed(data.get("seed"))
     if seed is None:
         import random
 

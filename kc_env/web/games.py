@@ -59,7 +59,13 @@ class Game:
 
 
 def _seat_names(specs: Sequence[str]) -> list[str]:
+    """What the page calls each seat: ``p0 (you)``, ``p1 heuristic``."""
     return [f"p{seat} {'(you)' if spec == PERSON else spec}" for seat, spec in enumerate(specs)]
+
+
+def _seats(specs: Sequence[str], names: Sequence[str], person: bool) -> list[dict[str, Any]]:
+    return [{"seat": s, "spec": spec, "name": names[s], "person": person and spec == PERSON}
+            for s, spec in enumerate(specs)]
 
 
 def check_version(at: Any, version: int) -> None:
@@ -130,7 +136,7 @@ class Table(Game):
             if actions.legal_mask(self.state)[action] != 1:
                 move = actions.decode(action)
                 reason = engine.why_illegal(self.state, move) or "not legal now"
-                raise GameError(f"{engine.move_name(move)}: {reason}", 422)
+                raise GameError(f"{views.move_text(move)}: {views.with_symbols(reason)}", 422)
             self._apply(self.person, action, None)
 
     def _action(self, move: Any) -> int:
@@ -212,7 +218,7 @@ class Table(Game):
         out = {
             "id": self.id, "kind": self.kind, "mode": self.mode, "version": self.version, "waiting": waiting,
             "setup": self._setup(), "deal": {"number": self.match.deal_number + (0 if self.state.is_over else 1),
-                                             "seed": self.state.seed},
+                                             "seed": str(self.state.seed)},
             "table": views.table(self.state, self.names, self.mode == "watch", self.person),
             "log": list(self.log), "match": views.match_books(self.match, self.names),
             "legal": views.legal(self.state) if waiting == "person" else [],
@@ -225,9 +231,8 @@ class Table(Game):
     def _setup(self) -> dict[str, Any]:
         return {"rules": self.rules.to_dict(), "rules_label": views.rules_label(self.rules, self.rules_name),
                 "scoring": views.scoring_text(self.rules), "target": self.rules.target,
-                "num_players": len(self.specs), "one_deal": self.one_deal, "seed": self.match.seed,
-                "seats": [{"seat": s, "spec": spec, "name": self.names[s], "person": spec == PERSON}
-                          for s, spec in enumerate(self.specs)]}
+                "num_players": len(self.specs), "one_deal": self.one_deal, "seed": str(self.match.seed),
+                "seats": _seats(self.specs, self.names, person=True)}
 
     def advice(self, agent: Agent) -> dict[str, Any]:
         """What ``agent`` would do at the current decision. At a person's table only the person's
@@ -247,8 +252,8 @@ class Table(Game):
         a match as a match record of its finished deals."""
         with self.lock:
             if self.one_deal:
-                return record.GameRecord.from_state(self.state, self.moves, self.truncated)
-            return record.MatchRecord.from_match(self.match)
+                return record.GameRecord.from_state(self.state, self.moves, self.truncated, players=self.specs)
+            return record.MatchRecord.from_match(self.match, players=self.specs)
 
 
 @dataclass(frozen=True)
@@ -273,7 +278,8 @@ class Replay(Game):
         self.rec = rec
         self.version = 0
         n = rec.num_players
-        self.names = [f"p{seat}" for seat in range(n)]
+        self.specs = list(rec.players) if rec.players is not None else [""] * n
+        self.names = _seat_names(rec.players) if rec.players is not None else [f"p{seat}" for seat in range(n)]
         if isinstance(rec, record.GameRecord):
             self.deals = [_Deal(rec.seed, rec.dealer, rec.moves, rec.truncated)]
             self.match = None
@@ -324,9 +330,9 @@ class Replay(Game):
             "waiting": "replay",
             "setup": {"rules": rules.to_dict(), "rules_label": views.rules_label(rules, None),
                       "scoring": views.scoring_text(rules), "target": rules.target,
-                      "num_players": self.rec.num_players, "one_deal": self.match is None, "seed": self.rec.seed,
-                      "seats": [{"seat": s, "spec": "", "name": name, "person": False} for s, name in enumerate(self.names)]},
-            "deal": {"number": d, "seed": state.seed}, "replay": {"deal": d, "deals": len(self.deals), "at": k,
+                      "num_players": self.rec.num_players, "one_deal": self.match is None, "seed": str(self.rec.seed),
+                      "seats": _seats(self.specs, self.names, person=False)},
+            "deal": {"number": d, "seed": str(state.seed)}, "replay": {"deal": d, "deals": len(self.deals), "at": k,
                                                                   "length": len(self.deals[d - 1].moves)},
             "table": views.table(state, self.names, True, None), "log": log, "legal": [],
         }

@@ -6,16 +6,20 @@ is refused from ``engine.why_illegal``.
 
 A card is ``{"id": 22, "name": "10D", "rank": 10, "suit": "D", "red": true, "label": "10♦"}``;
 a joker is ``{"id": 52, "name": "JK", "joker": true, "label": "JK"}``, and on a pile it also
-carries the card it stands for (``"stands_for": "9 red"``).
+carries the card it stands for (``"stands_for": "9 red"``). ``name`` is what the API reads and
+writes (``play 10D->N``); what a person reads writes cards as the table draws them, with suit
+symbols (``play 10♦ on N``: ``move_text``, ``with_symbols``). A hand is shown sorted by suit, then
+rank (as ``kc play`` shows it).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
 from .. import actions, engine
-from ..cards import COLOUR, RANK, RANK_NAMES, RED, SUIT, SUITS, card_name
+from ..cards import COLOUR, RANK, RANK_NAMES, RED, SUIT, SUITS, card_name, parse_card
 from ..engine import PILE_NAMES, GameState
 from ..match import Match, starting_totals
 from ..rules import Rules
@@ -51,20 +55,42 @@ def legal(state: GameState) -> list[dict[str, Any]]:
 
 
 def log_entry(n: int, seat: int, move: engine.Move) -> dict[str, Any]:
-    """One line of the move log: its number in the deal, who moved, the move's name and the piles
-    it changed (so the page can mark them)."""
+    """One line of the move log: its number in the deal, who moved, the move's name (``play
+    9H->N``) and its text (``play 9♥ on N``), and the piles it changed (so the page can mark them)."""
     piles = [move.pile] if move.kind == "play" else [move.src, move.dst] if move.kind == "move" else []
-    return {"n": n, "seat": seat, "name": engine.move_name(move), "piles": piles}
+    return {"n": n, "seat": seat, "name": engine.move_name(move), "text": move_text(move), "piles": piles}
+
+
+def move_text(move: engine.Move) -> str:
+    """A move as a person reads it, its card as the table draws it: ``play 9♥ on N``, ``move W
+    onto N``, ``end turn`` (a joker is ``JK``, as its face says)."""
+    if move.kind == "play":
+        return f"play {card_name(move.card, symbols=True)} on {PILE_NAMES[move.pile]}"
+    if move.kind == "move":
+        return f"move {PILE_NAMES[move.src]} onto {PILE_NAMES[move.dst]}"
+    return "end turn"
+
+
+_PILE = "|".join(sorted(PILE_NAMES, key=len, reverse=True))
+_MOVE_NAME = re.compile(rf"\b(?:play (?:JK2?|(?:10|[2-9AJQK])[CDHS])|move (?:{_PILE}))->(?:{_PILE})\b")
+_CARD_CODE = re.compile(r"\b(?:10|[2-9AJQK])[CDHS]\b")
+
+
+def with_symbols(text: str) -> str:
+    """``text`` (an engine's reason, say) with each move name written as ``move_text`` writes it
+    and each card code with its suit symbol: ``9H may not go on N`` reads ``9♥ may not go on N``."""
+    text = _MOVE_NAME.sub(lambda m: move_text(engine.parse_move(m.group(0))), text)
+    return _CARD_CODE.sub(lambda m: card_name(parse_card(m.group(0)), symbols=True), text)
 
 
 def table(state: GameState, names: Sequence[str], open_hands: bool, viewer: int | None) -> dict[str, Any]:
-    """The piles, the stock, every hand (its cards when ``open_hands`` or it is ``viewer``'s,
-    else only its size) and whose turn it is."""
+    """The piles, the stock, every hand (its cards, sorted by suit then rank, when ``open_hands``
+    or it is ``viewer``'s, else only its size) and whose turn it is."""
     hands = []
     for seat, hand in enumerate(state.hands):
         shown = open_hands or seat == viewer or state.is_over
         hands.append({"seat": seat, "name": names[seat], "count": len(hand),
-                      "cards": [card(state, c) for c in hand] if shown else None})
+                      "cards": [card(state, c) for c in sorted(hand)] if shown else None})
     return {
         "piles": [{"name": PILE_NAMES[p], "cards": [card(state, c) for c in pile]} for p, pile in enumerate(state.piles)],
         "stock": len(state.stock), "hands": hands, "to_act": None if state.is_over else state.current_player,
@@ -129,4 +155,4 @@ def rules_label(rules: Rules, name: str | None) -> str:
     return base + (f" ({', '.join(changed)})" if changed else "")
 
 
-__all__ = ["card", "legal", "log_entry", "table", "deal_result", "match_books", "scoring_text", "rules_label"]
+__all__ = ["card", "legal", "log_entry", "move_text", "with_symbols", "table", "deal_result", "match_books", "scoring_text", "rules_label"]

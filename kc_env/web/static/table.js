@@ -74,8 +74,7 @@ function buildSetup() {
   }
   $("players").innerHTML = [...Array(c.players[1] - c.players[0] + 1).keys()]
     .map((i) => `<option>${i + c.players[0]}</option>`).join("");
-  $("agent-specs").innerHTML = [{spec: c.person, about: "you play this seat"}, ...c.agents]
-    .map((a) => `<option value="${esc(a.spec)}">${esc(a.about)}</option>`).join("");
+  agentPicker($("adviser-pick"), "heuristic", false);
   preset.addEventListener("change", fillPreset);
   $("players").addEventListener("change", fillSeats);
   fields.addEventListener("change", describeRules);
@@ -113,15 +112,50 @@ function describeRules() {
     (changed.length ? ` · changed: ${changed.map((k) => `${k}=${r[k]}`).join(", ")}` : "");
 }
 
+// -- choosing an agent: a select of you, the rule-based agents and the models the server offers,
+// and "another, typed" for a spec with options (search:redeals=8, heuristic:name=value) --------
+
+const TYPED = "typed";
+
+function agentOptions(withPerson) {
+  const c = app.config;
+  const group = (label, agents) => agents.length ? `<optgroup label="${esc(label)}">` +
+    agents.map((a) => `<option value="${esc(a.spec)}">${esc(a.spec)}: ${esc(a.about)}</option>`).join("") + `</optgroup>` : "";
+  return (withPerson ? `<option value="${esc(c.person)}">you (you play this seat)</option>` : "") +
+    group("Rule-based agents", c.agents.filter((a) => a.group === "rule-based")) +
+    group("Models", c.agents.filter((a) => a.group === "model")) +
+    `<option value="${TYPED}">another, typed (an agent with options)…</option>`;
+}
+
+// Fill `box` with a select of agents and a text box for a typed spec, showing `value`.
+function agentPicker(box, value, withPerson) {
+  box.innerHTML = `<select aria-label="${esc(box.dataset.label || "agent")}">${agentOptions(withPerson)}</select>` +
+    `<input class="typed" aria-label="${esc(box.dataset.label || "agent")} spec" placeholder="search:redeals=8,candidates=3" hidden>`;
+  const select = box.querySelector("select");
+  const typed = box.querySelector("input");
+  const offered = [...select.options].some((o) => o.value === value && o.value !== TYPED);
+  select.value = offered ? value : TYPED;
+  typed.value = offered ? "" : value;
+  typed.hidden = offered;
+  select.addEventListener("change", () => { typed.hidden = select.value !== TYPED; if (!typed.hidden) typed.focus(); });
+}
+
+function pickedAgent(box) {
+  const select = box.querySelector("select");
+  if (!select) return "heuristic";  // the page has not its config yet: the picker is still empty
+  return select.value === TYPED ? box.querySelector("input").value.trim() : select.value;
+}
+
 function fillSeats() {
   const n = Number($("players").value);
   const list = $("seat-fields");
-  const old = [...list.querySelectorAll("input")].map((el) => el.value);
+  const old = [...list.querySelectorAll(".agent-pick")].map(pickedAgent);
   list.innerHTML = "";
   for (let seat = 0; seat < n; seat++) {
     const value = old[seat] || (seat === 0 ? app.config.person : "heuristic");
     list.insertAdjacentHTML("beforeend",
-      `<li><label>Seat ${seat} <input list="agent-specs" data-seat="${seat}" value="${esc(value)}"></label></li>`);
+      `<li><span class="seat-label">Seat ${seat}</span> <span class="agent-pick" data-seat="${seat}" data-label="seat ${seat}"></span></li>`);
+    agentPicker(list.querySelector(`[data-seat="${seat}"]`), value, true);
   }
 }
 
@@ -131,9 +165,9 @@ async function startTable(event) {
   const seedText = $("seed").value.trim();
   const body = {
     rules: chosenRules(),
-    seats: [...$("seat-fields").querySelectorAll("input")].map((el) => el.value.trim()),
+    seats: [...$("seat-fields").querySelectorAll(".agent-pick")].map(pickedAgent),
     one_deal: document.querySelector("input[name=length]:checked").value === "deal",
-    seed: seedText === "" ? null : Number(seedText),
+    seed: seedText === "" ? null : seedText,  // as text: a seed has 63 bits, a JavaScript number keeps 53
   };
   $("start").disabled = true;
   try {
@@ -182,6 +216,7 @@ async function loadRecord(file) {
 }
 
 function show(view) {
+  if (!app.view || app.view.id !== view.id) $("advice-body").innerHTML = "";  // another game: not its advice
   app.view = view;
   app.selected = null;
   $("setup").hidden = true;
@@ -211,10 +246,16 @@ function show(view) {
 
 function seatName(view, seat) { return view.setup.seats[seat].name; }
 
+// The seeds are text, every digit as the server sent it. A one-deal table also shows its deal's
+// seed: the saved game keeps that one, so its replay shows the same digits.
 function drawInfo(view) {
   const s = view.setup;
-  const parts = [s.rules_label, `${s.num_players} players`, s.scoring, `seed ${s.seed}`];
-  if (!s.one_deal || view.mode === "replay") parts.push(`deal ${view.deal.number}`);
+  const oneDeal = s.one_deal && view.mode !== "replay";
+  const parts = [s.rules_label, `${s.num_players} players`, s.scoring];
+  if (s.one_deal && view.mode === "replay") parts.push(`deal seed ${s.seed}`);
+  else parts.push(`seed ${s.seed}`);
+  if (oneDeal) parts.push(`deal seed ${view.deal.seed}`);
+  else if (!s.one_deal) parts.push(`deal ${view.deal.number}`);
   $("info").textContent = parts.join(" · ");
 }
 
@@ -227,7 +268,7 @@ function drawSeats(view) {
     const li = document.createElement("li");
     li.className = "seat" + (view.table.to_act === hand.seat ? " to-act" : "");
     li.dataset.seat = hand.seat;
-    li.innerHTML = `<span class="who">${esc(seat.name)}${view.table.dealer === hand.seat ? " · deals" : ""}</span>` +
+    li.innerHTML = `<span class="who">${esc(seat.name)}${view.table.dealer === hand.seat ? " · dealer" : ""}</span>` +
       `<span class="count" data-count="${hand.count}">${hand.count} card${hand.count === 1 ? "" : "s"}</span>`;
     const row = document.createElement("div");
     row.className = "mini" + (hand.cards ? " open" : "");
@@ -326,7 +367,7 @@ function drawLog(view) {
     li.dataset.seat = entry.seat;
     li.dataset.name = entry.name;
     const chosen = entry.advice && entry.advice.probabilities ? entry.advice.probabilities.find((m) => m.name === entry.name) : null;
-    li.textContent = `${seatName(view, entry.seat)}: ${entry.name}` + (chosen ? ` (p ${chosen.p.toFixed(2)})` : "");
+    li.textContent = `${seatName(view, entry.seat)}: ${entry.text}` + (chosen ? ` (p ${chosen.p.toFixed(2)})` : "");
     list.appendChild(li);
   }
   list.scrollTop = list.scrollHeight;
@@ -519,7 +560,7 @@ async function replayTo(deal, at) {
 async function ask() {
   const view = app.view;
   if (!view) return;
-  let q = `?spec=${encodeURIComponent($("adviser").value.trim())}`;
+  let q = `?spec=${encodeURIComponent(pickedAgent($("adviser-pick")))}`;
   if (view.mode === "replay") q += `&deal=${view.replay.deal}&at=${view.replay.at}`;
   try {
     showAdvice(await api("GET", `/api/games/${encodeURIComponent(view.id)}/advice${q}`), "now");
@@ -530,11 +571,11 @@ async function ask() {
 
 function showAdvice(a, when) {
   const who = app.view ? seatName(app.view, a.seat) : `seat ${a.seat}`;
-  let html = `<p><b>${esc(a.spec)}</b> for ${esc(who)} (${esc(when)}): <span class="choice">${esc(a.choice)}</span></p>`;
+  let html = `<p><b>${esc(a.spec)}</b> for ${esc(who)} (${esc(when)}): <span class="choice" data-name="${esc(a.choice)}">${esc(a.choice_text)}</span></p>`;
   if (a.probabilities) {
     html += `<ul class="bars">` + a.probabilities.map((m) =>
       `<li data-name="${esc(m.name)}"><span class="bar" style="width:${Math.max(1, Math.round(m.p * 100))}%"></span>` +
-      `<span class="bar-text">${esc(m.name)} ${(m.p * 100).toFixed(1)}%</span></li>`).join("") + `</ul>`;
+      `<span class="bar-text">${esc(m.text)} ${(m.p * 100).toFixed(1)}%</span></li>`).join("") + `</ul>`;
     if (a.hidden) html += `<p class="about">and ${a.hidden} less likely moves</p>`;
   }
   $("advice-body").innerHTML = html;
