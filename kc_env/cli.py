@@ -18,10 +18,9 @@ import importlib
 import sys
 
 from . import __version__
-from .commands.common import UserError, add_rules_argument, note_other_tables, parse_rules
+from .commands.common import UserError, add_rules_argument, note_other_tables
 
-__all__ = ["COMMANDS", "UserError", "add_rules_argument", "build_parser", "commands", "main", "note_other_tables",
-           "parse_rules"]
+__all__ = ["COMMANDS", "UserError", "add_rules_argument", "build_parser", "commands", "main", "note_other_tables"]
 
 COMMANDS: dict[str, str] = {
     "rules": "kc_env.commands.rules",
@@ -71,12 +70,12 @@ def main(argv: list[str] | None = None) -> int:
     from .agents.policy_model import ModelError
     from .engine import IllegalMove, PositionError
     from .record import RecordError
-    from .rules import RulesError
+    from .rules import Rules, RulesError
 
     try:
         if isinstance(getattr(args, "rules", None), str):
             args.rules_name = args.rules
-            args.rules = parse_rules(args.rules)
+            args.rules = Rules.parse(args.rules)
         return importlib.import_module(commands()[args.command]).run(args)
     except (RulesError, IllegalMove, PositionError, RecordError, ModelError, UserError) as exc:
         print(f"kc {args.command}: {_one_line(exc)}", file=sys.stderr)

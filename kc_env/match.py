@@ -74,7 +74,7 @@ from dataclasses import dataclass, field
 
 from . import engine
 from .engine import GameState, Move
-from .rules import CHIP_SYSTEMS, PENALTY_TABLES, Rules
+from .rules import PENALTY_TABLES, Rules
 
 Chooser = Callable[[GameState, list[Move]], Move]
 """A move chooser for ``play_match``: ``choose(state, legal_moves) -> move`` (one of the moves)."""
@@ -275,7 +275,7 @@ SCORERS: dict[str, Scorer] = {name: score_penalties for name in (*PENALTY_TABLES
 
 def starting_totals(rules: Rules, num_players: int) -> tuple[int, ...]:
     """Totals before the first deal: ``rules.chips`` each under chips, else 0."""
-    return (rules.chips if rules.scoring in CHIP_SYSTEMS else 0,) * num_players
+    return (rules.chips if rules.plays_for_chips else 0,) * num_players
 
 
 def score_deal(totals: Sequence[int], state: GameState, rules: Rules, pot: int = 0) -> Scored:
@@ -362,9 +362,9 @@ class Match:
     @property
     def leaders(self) -> list[int]:
         """The seats that would win if the match stopped now (best total by the scoring)."""
-        if self.rules.scoring == "single":
+        if self.rules.single_deal:
             return list(self.winners)
-        return list(best_seats(self.totals, lowest=SCORERS[self.rules.scoring] is score_penalties))
+        return list(best_seats(self.totals, lowest=self.rules.lowest_wins))
 
     def totals_before(self, deal: int) -> tuple[int, ...]:
         """The totals before deal ``deal`` (0-based, at most ``deal_number``): the starting

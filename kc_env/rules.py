@@ -8,7 +8,7 @@ or a bad value raises ``RulesError`` naming the key and listing what is allowed.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -151,6 +151,16 @@ class Rules:
             raise RulesError(f"{path}: {exc}") from None
 
     @classmethod
+    def parse(cls, text: str) -> Rules:
+        """Rules written as ``kc --rules`` takes them: a preset name, a YAML file (``.yaml``,
+        ``.yml`` or an existing file), or ``preset,key=value,...`` with each value read as YAML
+        (``read_overrides``)."""
+        if text.endswith((".yaml", ".yml")) or _is_file(text):
+            return cls.from_yaml(text)
+        name, *pairs = text.split(",")
+        return cls.preset(name.strip(), **read_overrides(pairs, "rule"))
+
+    @classmethod
     def coerce(cls, value: Rules | str | Mapping[str, Any] | None) -> Rules:
         """A ``Rules`` from a ``Rules``, a preset name, a mapping, or ``None`` (the default)."""
         if value is None:
@@ -228,6 +238,35 @@ class Rules:
                 f"cannot deal {self.hand_size} cards to each of {num_players} players: that needs "
                 f"{num_players} x {self.hand_size} + 4 = {need} cards and the deck holds {self.deck_size}"
             )
+
+
+def read_overrides(pairs: Iterable[str], what: str = "setting") -> dict[str, Any]:
+    """``key=value`` texts as a mapping, each value read as YAML (``5``, ``true``, ``null``,
+    ``[a, b]``): ``kc --rules preset,key=value`` and ``kc train --set key=value`` read them so.
+    A text without ``=``, or a value YAML cannot read, is a ``RulesError`` of one line naming
+    the ``what`` and its key."""
+    import yaml
+
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep:
+            raise RulesError(f"expected {what} key=value, got {pair[:40]!r}")
+        key = key.strip()
+        try:
+            out[key] = yaml.safe_load(raw)
+        except (yaml.YAMLError, ValueError, RecursionError) as exc:  # ValueError: 5,000 digits, 2026-13-45
+            reason = " ".join(str(exc).split(";")[0].split())[:120]
+            raise RulesError(f"{what} {key[:40]!r}: not a value: {reason}") from None
+    return out
+
+
+def _is_file(text: str) -> bool:
+    """Whether ``text`` names a file (false for a name too long to be a file's)."""
+    try:
+        return Path(text).is_file()
+    except (OSError, ValueError):
+        return False
 
 
 USUAL_TARGETS = {"pip": 100, "kleplek": 50}

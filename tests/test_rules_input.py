@@ -118,6 +118,4 @@ def test_the_observation_holds_the_costliest_penalty_allowed_exactly():
 def test_a_rules_argument_with_a_bad_value_is_one_line(text, message):
     """``kc --rules preset,key=value``: the value is read as YAML, which raised a raw ValueError
     (a traceback), and a 5,000-digit argument was taken for a file name that is too long."""
-    from kc_env.commands.common import parse_rules
-
-    refused(lambda: parse_rules(text), message)
+    refused(lambda: Rules.parse(text), message)

@@ -72,5 +72,5 @@ def test_an_integer_of_thousands_of_digits_is_one_line(tmp_path, capsys):
         config_mod.load(config)
     code = main(["train", str(CONFIG), "--run", str(tmp_path / "run"), "--set", "n_envs=" + "9" * 5000])
     err = capsys.readouterr().err
-    assert code == 2 and "--set n_envs: not a YAML value (Exceeds the limit" in err and len(err.splitlines()) == 1
+    assert code == 2 and "--set 'n_envs': not a value: Exceeds the limit" in err and len(err.splitlines()) == 1
     assert not (tmp_path / "run").exists()

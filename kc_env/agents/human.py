@@ -18,6 +18,8 @@ from collections.abc import Callable, Mapping
 import numpy as np
 
 from .. import actions
+from ..cards import JOKERS
+from ..observation import SLICES
 from .base import Agent, legal_actions
 
 HELP = ("Type a number from the list, or a move: '9H N' (play the 9 of hearts onto N), "
@@ -81,9 +83,10 @@ class HumanAgent(Agent):
             action = actions.parse(text)
         except ValueError as exc:
             return -1, str(exc)
-        hand = obs["observation"]
-        if action < actions.MOVE_OFFSET and action // 8 == 52 and hand[52] == 0 and hand[53] == 1:
-            action += 8  # "JK" names the joker the player holds
+        hand = obs["observation"][SLICES["hand"]]  # one value per card id
+        first, second = JOKERS
+        if actions.is_play(action) and actions.play_card_of(action) == first and hand[first] == 0 and hand[second] == 1:
+            action = actions.play_action(second, actions.play_pile_of(action))  # "JK" names the joker the player holds
         if action in legal:
             return action, None
         reason = self.explain(action) if self.explain else None

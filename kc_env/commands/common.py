@@ -1,5 +1,5 @@
 """What the ``kc`` subcommands share with each other and with ``kc_env.cli``: the rules
-argument, the note about models at another table, ``UserError`` and the missing-extra check.
+argument (read by ``Rules.parse``), the note about models at another table, ``UserError`` and the missing-extra check.
 
 Both ``kc_env.cli`` and every command import this module, never each other, so the CLI has no
 import circle; commands outside ``kc_env`` (``kc_env.training.commands``) use it too.
@@ -15,40 +15,9 @@ class UserError(Exception):
     """A problem with what the user asked for; printed as one line, exit code 2."""
 
 
-def parse_rules(text: str):
-    """A rules argument: a preset name, a YAML file, or ``preset,key=value,...``."""
-    from pathlib import Path
-
-    import yaml
-
-    from ..rules import Rules, RulesError
-
-    if text.endswith((".yaml", ".yml")) or _is_file(Path(text)):
-        return Rules.from_yaml(text)
-    name, *pairs = text.split(",")
-    overrides = {}
-    for pair in pairs:
-        key, sep, raw = pair.partition("=")
-        if not sep:
-            raise RulesError(f"expected key=value after the preset, got {pair[:40]!r}")
-        try:
-            overrides[key.strip()] = yaml.safe_load(raw)
-        except (yaml.YAMLError, ValueError) as exc:  # ValueError: 5,000 digits (not its advice), 2026-13-45
-            raise RulesError(f"rule {key.strip()[:40]!r}: not a value: {' '.join(str(exc).split(';')[0].split())[:120]}") from None
-    return Rules.preset(name.strip(), **overrides)
-
-
-def _is_file(path) -> bool:
-    """``path.is_file()``, false for a name too long to be a file's."""
-    try:
-        return path.is_file()
-    except OSError:
-        return False
-
-
 def add_rules_argument(parser: argparse.ArgumentParser, default: str = "standard") -> None:
     """The ``--rules`` option shared by every subcommand; ``kc_env.cli.main`` parses it into
-    ``Rules`` (``args.rules``) and keeps the text as ``args.rules_name``."""
+    ``Rules`` (``args.rules``, by ``Rules.parse``) and keeps the text as ``args.rules_name``."""
     parser.add_argument("--rules", default=default,
                         help=f"preset name, YAML file, or preset,key=value,... (default {default})")
 

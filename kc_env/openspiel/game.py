@@ -41,13 +41,11 @@ def read_rules(text: str) -> Rules:
     """The ``rules`` parameter: a preset and overrides, as ``kc --rules`` reads them, written
     ``pagat;must_play:all`` (``;`` for ``,`` and ``:`` for ``=``: a game string splits its
     parameters at those)."""
-    from ..commands.common import parse_rules
-
     if "," in text or "=" in text:
         raise ValueError(f"rules {text!r}: a game parameter cannot hold ',' or '='; write "
                          f"{text.replace(',', ';').replace('=', ':')!r}")
     preset, *overrides = text.split(";")
-    return parse_rules(",".join([preset, *(pair.replace(":", "=", 1) for pair in overrides)]))
+    return Rules.parse(",".join([preset, *(pair.replace(":", "=", 1) for pair in overrides)]))
 
 
 class KingsCornerGame(pyspiel.Game):

@@ -88,19 +88,14 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _overrides(items: list[str]) -> dict:
-    """``--set KEY=VALUE`` values, each read as YAML."""
-    import yaml
+    """``--set KEY=VALUE`` values, each read as YAML (``rules.read_overrides``, as ``--rules``
+    reads its overrides)."""
+    from kc_env.rules import RulesError, read_overrides
 
-    overrides = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep:
-            raise UserError(f"--set takes KEY=VALUE, got {item!r}")
-        try:
-            overrides[key.strip()] = yaml.safe_load(value)
-        except (yaml.YAMLError, ValueError) as exc:  # ValueError: an integer of over 4,300 digits
-            raise UserError(f"--set {key.strip()}: not a YAML value ({str(exc).splitlines()[0][:200]})") from None
-    return overrides
+    try:
+        return read_overrides(items, "--set")
+    except RulesError as exc:
+        raise UserError(str(exc)) from None
 
 
 def _train_one(args: argparse.Namespace, overrides: dict, folder: Path, resume: bool | None = None):
