@@ -9,9 +9,9 @@ A checkpoint is taken at the start of a rollout, after the PPO update of the one
   minibatch order), Python's, the league's (who is drawn next; building the env anew draws from
   it) and each snapshot opponent's (its sampled moves);
 - the games in play: every array of the vector env's games and buffers (cards, piles, hands,
-  stock, each game's own generator, move logs, the observation and mask the learner sees: every
-  array attribute with a row per game, so a buffer the env gains later is kept too), and who sits
-  in each game (a spec, or a snapshot folder of the league, relative to the run folder);
+  stock, each game's own generator, move logs, the observation and mask the learner sees: the
+  env's ``state_arrays()``), and who sits in each game (its ``seated()``: a spec, or a snapshot
+  folder of the league, relative to the run folder);
 - the learner's last observation and episode starts, where SB3 takes up the next rollout.
 
 ``capture`` takes all of it as tensors and JSON strings (``torch.load(weights_only=True)``
@@ -31,13 +31,10 @@ import numpy as np
 import torch
 
 from kc_env.agents.policy_model import PolicyAgent
-from kc_env.vector import KingsCornerVecEnv
+from kc_env.vector.learner_games import LearnerGames
 
 from .league import League
 from .rollouts import RolloutReward
-
-SEATING = ("_opp_kind", "_game_kinds")
-"""The env's arrays of who sits where, by the env's own numbering of the opponents (``_seat``)."""
 
 
 class ResumeStateError(ValueError):
@@ -48,14 +45,15 @@ def capture(model: Any, league: League, root: Path) -> dict[str, Any]:
     """Where the run of ``model`` (a MaskablePPO on a ``KingsCornerVecEnv``, maybe wrapped) and its
     ``league`` stands now, as tensors and JSON strings."""
     env = vector_env(model)
-    seated = _seated(env)
+    seated = env.seated()
+    arrays = env.state_arrays()
     return {
         "rng": {"torch": torch.get_rng_state(), **_numpy_rng(), "python": json.dumps(random.getstate()),
                 "league": json.dumps(league.rng.getstate())},
         "last_obs": torch.from_numpy(np.array(model._last_obs)),
         "episode_starts": torch.from_numpy(np.array(model._last_episode_starts)),
-        "games": {name: _tensor(array) for name, array in game_arrays(env).items()},
-        "env": {name: _tensor(array) for name, array in env_arrays(env).items()},
+        "games": {name: _tensor(array) for name, array in arrays["games"].items()},
+        "env": {name: _tensor(array) for name, array in arrays["env"].items()},
         "opponents": json.dumps([[league.name_in_checkpoint(o, root) for o in row] for row in seated]),
         "opponent_rngs": json.dumps(_opponent_rngs(league, seated, root)),
     }
@@ -70,66 +68,34 @@ def restore(model: Any, league: League, root: Path, state: dict[str, Any]) -> No
         raise ResumeStateError(f"the saved games and generators do not fit the run ({exc})") from None
 
 
-def vector_env(model: Any) -> KingsCornerVecEnv:
+def vector_env(model: Any) -> LearnerGames:
     env = model.get_env().unwrapped
-    if not isinstance(env, KingsCornerVecEnv):
+    if not isinstance(env, LearnerGames):
         raise TypeError(f"expected the run's KingsCornerVecEnv, got {type(env).__name__}")
     return env
 
 
-def game_arrays(env: KingsCornerVecEnv) -> dict[str, np.ndarray]:
-    """Every array of the games (``kc_env.vector.kernel.Games``, and the ``VecGame``'s own)."""
-    state = env.game.state
-    return {**{f"state.{name}": getattr(state, name) for name in state._fields},
-            **{name: a for name, a in vars(env.game).items() if isinstance(a, np.ndarray)}}
-
-
-def env_arrays(env: KingsCornerVecEnv) -> dict[str, np.ndarray]:
-    """Every per-game array of the env beside its games (``kc_env.vector.kernel.EnvBuffers`` and
-    the rest): each array attribute with a row per game, whatever the env names it."""
-    return {name: a for name, a in vars(env).items() if isinstance(a, np.ndarray) and a.shape[:1] == (env.num_envs,)}
-
-
 def _restore(model: Any, league: League, root: Path, state: dict[str, Any]) -> None:
     env = vector_env(model)
-    for kind, arrays in (("games", game_arrays(env)), ("env", env_arrays(env))):
-        missing = sorted(set(arrays) - set(state[kind]))  # more saved is a step's passing input (_raw_actions)
-        if missing:
-            raise ValueError(f"the saved {kind} lack {', '.join(missing)}: another version of the vector env")
-        for name, array in arrays.items():
-            if name not in SEATING:
-                _copy_into(array, state[kind][name], name)
-    saved = state["env"]
+    targets = env.state_arrays()
+    env.load_state_arrays({kind: {name: _array(saved, targets[kind].get(name)) for name, saved in state[kind].items()}
+                           for kind in targets})
     agents: dict[str, Any] = {}  # one agent per name, seated or not
-    _seat(env, league, root, json.loads(state["opponents"]), saved, agents)
+    _seat(env, league, root, json.loads(state["opponents"]), agents)
     _restore_rngs(state["rng"], league, root, json.loads(state["opponent_rngs"]), agents)
     model._last_obs = state["last_obs"].numpy().copy()
     model._last_episode_starts = state["episode_starts"].numpy().copy()
-    env._started = True
     if isinstance(model.get_env(), RolloutReward):
         model.get_env().remember(model._last_obs)
 
 
-def _seated(env: KingsCornerVecEnv) -> list[list[Any]]:
-    """Who sits at each game, by position left of the learner: a spec string or an agent."""
-    specs = ["random", *env._policy_specs]
-    return [[specs[kind] for kind in row] for row in env._game_kinds.tolist()]
-
-
-def _seat(env: KingsCornerVecEnv, league: League, root: Path, names: list[list[str]],
-          saved: dict[str, torch.Tensor], agents: dict[str, Any]) -> None:
-    """Seat the saved opponents in every game (the env numbers them anew), then carry the saved
-    per-seat kinds of the deals in play over to the new numbers."""
+def _seat(env: LearnerGames, league: League, root: Path, names: list[list[str]], agents: dict[str, Any]) -> None:
+    """Seat the saved opponents in every game (the env numbers them anew; each seat's opponent in
+    the deals in play follows from the learner's seat, which the saved games hold)."""
     if len(names) != env.num_envs:
         raise ValueError(f"{len(names)} games saved, {env.num_envs} in the env")
     for b, row in enumerate(names):
         env.set_opponents([b], [league.opponent_named(name, root, agents) for name in row])
-    old_kinds = saved["_game_kinds"].numpy()
-    if old_kinds.shape != env._game_kinds.shape:
-        raise ValueError(f"opponent table of shape {tuple(old_kinds.shape)}, expected {env._game_kinds.shape}")
-    renumber = dict(zip(old_kinds.ravel().tolist(), env._game_kinds.ravel().tolist(), strict=True))
-    renumber[0] = 0  # the learner's own seat, and a random opponent
-    env._opp_kind[...] = np.vectorize(renumber.__getitem__, otypes=[np.int64])(saved["_opp_kind"].numpy())
 
 
 def _opponent_rngs(league: League, seated: list[list[Any]], root: Path) -> dict[str, Any]:
@@ -167,9 +133,8 @@ def _tensor(array: np.ndarray) -> torch.Tensor:
     return torch.from_numpy((array.view(np.int64) if array.dtype == np.uint64 else array).copy())
 
 
-def _copy_into(target: np.ndarray, saved: torch.Tensor, name: str) -> None:
+def _array(saved: torch.Tensor, target: np.ndarray | None) -> np.ndarray:
+    """A saved tensor as the env's array (``uint64`` from the ``int64`` bits ``_tensor`` kept)."""
     values = saved.numpy()
-    if values.shape != target.shape:
-        raise ValueError(f"{name} has shape {values.shape}, the env {target.shape}")
-    target[...] = values.view(target.dtype) if target.dtype == np.uint64 else values
+    return values.view(np.uint64) if target is not None and target.dtype == np.uint64 else values
 

@@ -43,6 +43,7 @@ from stable_baselines3.common.vec_env import VecEnv
 
 from kc_env.agents import policy_model
 from kc_env.files import write_atomic
+from kc_env.vector.vec_env import KingsCornerVecEnv
 
 from . import bench, improve, resume_state, run_lock
 from . import checkpoint as checkpoint_mod
@@ -57,7 +58,6 @@ from .pretrain import collect, fit
 from .rollouts import RolloutReward
 from .run import CHECKPOINTS, Run, plot_learning_curve, start_run
 from .tune import TUNE_FILE, start_weights, tune
-from .vec import vector_env
 from .wrappers import BlockedReward, PriorAction, privileged_size
 
 BENCHMARK_SUFFIX = ".benchmark.json"
@@ -69,7 +69,7 @@ def make_env(cfg: TrainConfig, league: League, prior_weights: dict[str, float] |
     appended to the observations when the network has a prior; a heuristic prior plays with
     ``prior_weights`` when the run tuned them)."""
     n_opp = cfg.num_players - 1
-    env = vector_env(cfg.n_envs, rules=cfg.rules_object(), num_players=cfg.num_players,
+    env = KingsCornerVecEnv(cfg.n_envs, rules=cfg.rules_object(), num_players=cfg.num_players,
                             opponents=["random"] * n_opp, reward=cfg.reward, max_moves=cfg.max_moves,
                             seed=cfg.seed, illegal_action="raise")
     for i in range(cfg.n_envs):

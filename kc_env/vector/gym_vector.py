@@ -1,6 +1,6 @@
-"""``KingsCornerVectorEnv``: the fast vector env (``KingsCornerVecEnv``) as a Gymnasium 1.x
+"""``KingsCornerVectorEnv``: the fast vector env (``LearnerGames``) as a Gymnasium 1.x
 ``gymnasium.vector.VectorEnv``, for CleanRL-style scripts and libraries that speak Gymnasium's
-vector API rather than SB3's.
+vector API rather than SB3's (``KingsCornerVecEnv`` is the same games for SB3).
 
 ```python
 import gymnasium
@@ -13,7 +13,7 @@ masks = info["action_mask"]                        # int8 [256, 497], the learne
 obs, rewards, terminations, truncations, info = envs.step(actions)
 ```
 
-- The games, rules, opponents, rewards and seeds are ``KingsCornerVecEnv``'s (every keyword but
+- The games, rules, opponents, rewards and seeds are ``LearnerGames``' (every keyword but
   ``num_envs`` goes to it: ``rules``, ``num_players``, ``opponents``, ``learner_seat``, ``reward``,
   ``max_moves``, ``dealer``, ``illegal_action``, ``record``); ``reset(seed=s)`` seeds game ``i``
   with ``s + i``. One episode is one deal (``episode="deal"``; a match is refused).
@@ -30,10 +30,10 @@ obs, rewards, terminations, truncations, info = envs.step(actions)
   ``deal``: ``seed``, ``winner`` (-1: nobody), ...; ``illegal_action``), each with its ``_``-prefixed mask of the
   games that ended. ``terminations`` are deals played out (or ended by an illegal action),
   ``truncations`` deals cut off after ``max_moves`` moves.
-- The learner's illegal actions: as ``KingsCornerVecEnv`` (``illegal_action="terminate"``: the
+- The learner's illegal actions: as ``LearnerGames`` (``illegal_action="terminate"``: the
   episode ends with -1; ``"raise"``: ``IllegalMove`` before any game moves).
 
-Needs numba and stable-baselines3 (the ``train`` extra): it drives a ``KingsCornerVecEnv``.
+Needs only the base install (numba, Gymnasium): no RL library.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from .vec_env import KingsCornerVecEnv
+from .learner_games import LearnerGames
 
 INFO_KEYS = ("episode", "deal", "illegal_action", "opponent_illegal_action")
 
@@ -63,7 +63,7 @@ class KingsCornerVectorEnv(VectorEnv):
             raise ValueError(f"the vector env does not render: render_mode must be None, not {render_mode!r} "
                              "(make KingsCorner-v0 with render_mode='rgb_array' to watch a game)")
         kwargs.pop("max_deals", None)  # a match option: meaningless for one deal
-        self.env = KingsCornerVecEnv(num_envs, **kwargs)
+        self.env = LearnerGames(num_envs, **kwargs)
         self.num_envs = num_envs
         self.single_observation_space = self.env.observation_space
         self.single_action_space = self.env.action_space
@@ -77,9 +77,7 @@ class KingsCornerVectorEnv(VectorEnv):
         if options:
             raise ValueError(f"the vector env takes no reset options, got {options!r}")
         super().reset(seed=seed)
-        if seed is not None:
-            self.env.seed(seed)
-        obs = self.env.reset()
+        obs = self.env.reset(seed)
         return obs, self._mask_info()
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:

@@ -1,0 +1,497 @@
+"""``LearnerGames``: ``num_envs`` single-agent games in one process, a plain class (no RL
+library): what ``KingsCornerVecEnv`` (stable-baselines3's ``VecEnv``, ``vec_env.py``) and
+``KingsCornerVectorEnv`` (Gymnasium's ``VectorEnv``, ``gym_vector.py``) adapt.
+
+```python
+from kc_env.vector import LearnerGames
+from kc_env.vector.kernel import sample_masks
+games = LearnerGames(256, rules="pagat", num_players=3, opponents=["random", "greedy"], seed=0)
+obs = games.reset()                                       # float32 [256, 1599]
+obs, rewards, dones, infos = games.step(actions)          # one action per game
+masks = games.action_masks()                              # bool [256, 497]
+```
+
+Each of the ``num_envs`` games is what ``KingsCorner-v0`` (``kc_env.gym_env``) is: the learner
+holds one seat, the opponents play their turns inside ``step``, and every observation, mask and
+reward is the learner's. The same rules, action layout (``Discrete(497)``) and observation
+(``Box(1599,)``, layout 2) as the reference engine; ``tests/test_vector_diff.py`` proves it.
+
+- ``step(actions)`` returns ``obs`` float32 ``[num_envs, 1599]``, ``rewards`` float32, ``dones``
+  bool and one info dict per game. A game whose episode ended is dealt again at once (the SB3
+  convention, and Gymnasium's same-step autoreset): its info holds ``terminal_observation``,
+  ``TimeLimit.truncated`` (cut off after ``max_moves`` moves), ``episode`` (``r`` the learner's
+  reward, ``l`` its number of actions, ``t`` seconds since the env was made, as SB3's ``Monitor``
+  writes it) and ``deal`` (``seed``, ``dealer``, ``learner_seat``, ``winner``, ``blocked``,
+  ``truncated``; with ``record=True`` also ``actions``, every move of the deal in order, so that
+  it can be replayed in the engine).
+- ``action_masks()``: bool ``[num_envs, 497]``, the learner's legal actions.
+- One episode is one deal; rewards are ``kings_corner_v0``'s ``win_loss`` or ``score`` for the
+  learner. A deal that would end before the learner's first action is dealt again.
+- ``opponents``: one spec per other seat (``opponents[j]`` sits ``j + 1`` seats to the learner's
+  left), or one spec for all. ``"random"`` is played inside the compiled loop; ``"greedy"`` and
+  ``"heuristic"`` are the compiled rule-based agents of ``kc_env.agents.batch``, batched over
+  every game that waits for them; an object with ``act_batch(obs, masks) -> actions`` is called
+  the same way, batched; any other ``kc_env.agents`` spec or ``Agent`` is asked row by row (slow,
+  but any agent works). ``set_opponents(games, opponents)`` changes them per game.
+- ``learner_seat`` and ``dealer``: a seat, or ``"random"`` (drawn per episode).
+- Illegal learner actions: ``illegal_action="terminate"`` (default) ends that episode with reward
+  -1 and ``info["illegal_action"] = True``, as ``KingsCorner-v0`` does; ``"raise"`` checks every
+  game's action against its mask first and raises ``IllegalMove`` (naming the game, the seat and
+  the action) before any game moves, so the env is as it was. An action that is not a whole
+  number (a float, a string, a bool, NaN) is illegal, as in the other envs, never cast.
+- Illegal opponent actions: every action an outside opponent returns is checked against that
+  seat's mask before it is applied (in compiled code, ``kernel.legal_choices``, as the learner's). A bad one is never played: the step is finished for every
+  other game, the offending game's episode ends (``info["opponent_illegal_action"]``) and is
+  dealt again, and then ``IllegalMove`` names the game, the seat and the action; the step's
+  results are on the exception as ``step_return`` and the env stays usable. An opponent that
+  acts first and is always refused ends every deal before the learner's first action: after
+  100 in a row ``reset`` or ``step`` raises ``IllegalMove`` saying so, with the first refusal.
+- Seeds: ``seed`` (or ``reset(seed=s)``) seeds game ``i`` with ``s + i``; each game's deals,
+  dealers, learner seats and random opponents follow from it.
+- For tools (``kc_env.training``): ``game`` is the ``VecGame`` holding the games (read it with
+  its methods, ``to_act``, ``over``, ``winners``, ``stock_sizes``...; copy a deal out with
+  ``copy_to``), ``learner_seats()`` each game's learner, ``state(b)`` game ``b`` as an engine
+  state, ``seated()`` who sits at each game, and ``state_arrays()`` / ``load_state_arrays()``
+  every array of where the games stand (what a training checkpoint keeps to resume exactly).
+
+It needs numba (a dependency) and nothing else beyond the base install: ``import kc_env`` does
+not import this module, and nothing here imports an RL library.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from .. import actions as actions_mod
+from .. import agents as agents_mod
+from .. import engine, rewards
+from .. import observation as obs_mod
+from ..agents.base import COMPILED, Agent
+from ..agents.policy_model import other_table
+from ..engine import IllegalMove
+from ..rules import Rules
+from . import kernel as K
+from .game import DEFAULT_MAX_MOVES, VecGame
+
+MAX_REDEALS = 100
+REWARDS = rewards.REWARDS
+ILLEGAL_ACTIONS = ("terminate", "raise")
+BatchPolicy = Callable[[np.ndarray, np.ndarray], np.ndarray]
+Indices = int | Iterable[int] | None
+"""Games to act on: one, several, or every game (``None``), as SB3's ``VecEnvIndices``."""
+StepReturn = tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]
+SEATING = ("_opp_kind", "_game_kinds")
+"""The arrays of who sits where, by the env's own numbering of the opponents: not in
+``state_arrays`` (``seated`` and ``set_opponents`` carry the seating across envs)."""
+
+
+class LearnerGames:
+    """``num_envs`` games of Kings in the Corner for one learner each (see the module docstring)."""
+
+    def __init__(self, num_envs: int = 256, rules: Rules | str | dict | None = None, num_players: int = 2,
+                 opponents: str | Sequence[Any] | None = None, learner_seat: int | str = "random",
+                 reward: str = "win_loss", max_moves: int = DEFAULT_MAX_MOVES, dealer: int | str = "random",
+                 seed: int | None = None, illegal_action: str = "terminate", record: bool = False) -> None:
+        if type(num_envs) is not int or num_envs < 1:
+            raise ValueError(f"num_envs must be a whole number of at least 1, not {num_envs!r}")
+        self.rules = Rules.coerce(rules)
+        self.rules.check_players(num_players)
+        n = self.num_players = num_players
+        for name, value in (("learner_seat", learner_seat), ("dealer", dealer)):
+            if value != "random" and (type(value) is not int or not 0 <= value < n):
+                raise ValueError(f"{name} must be a seat 0..{n - 1} or 'random', not {value!r}")
+        if reward not in REWARDS:
+            raise ValueError(f"reward must be one of {REWARDS}, not {reward!r}")
+        if type(max_moves) is not int or max_moves < 1:
+            raise ValueError(f"max_moves must be a whole number of at least 1, not {max_moves!r}")
+        if illegal_action not in ILLEGAL_ACTIONS:
+            raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTIONS}, not {illegal_action!r}")
+        self.reward_kind, self.max_moves, self.illegal_action, self.record = reward, max_moves, illegal_action, record
+        self._fixed_seat = -1 if learner_seat == "random" else learner_seat
+        self._fixed_dealer = -1 if dealer == "random" else dealer
+        self._policies: list[BatchPolicy | None] = []  # opponent kind k > 0 is self._policies[k - 1]
+        self._policy_specs: list[Any] = []  # what each kind was made from (keeps objects alive)
+        self._policy_index: dict[Any, int] = {}
+        first = [self._kind_of(spec) for spec in _opponent_list(opponents, n)]
+        self.render_mode = None
+        self.num_envs = B = num_envs
+        self.observation_space = spaces.Box(obs_mod.LOW, obs_mod.HIGH, dtype=np.float32)
+        """One game's observation space (``Box(1599,)``); each array holds a row per game."""
+        self.action_space = spaces.Discrete(actions_mod.NUM_ACTIONS)
+        """One game's action space (``Discrete(497)``); ``step`` takes one action per game."""
+
+        self.game = VecGame(B)
+        self.game.set_rules(range(B), self.rules, max_moves, reward)
+        self._rng = np.zeros(B, dtype=np.uint64)
+        self._seed_all(seed)
+        self.game.S[:, K.NP] = n
+        self._opp_kind = np.zeros((B, K.MAX_SEATS), dtype=np.int64)  # per seat, this deal
+        self._game_kinds = np.tile(np.array(first or [0], dtype=np.int64), (B, 1))  # per game and position
+        self._log = np.zeros((B, max_moves + 1), dtype=np.int16)
+        self._obs = np.zeros((B, K.OBS_SIZE), dtype=np.float32)
+        self._masks = np.zeros((B, K.NUM_ACTIONS), dtype=bool)
+        self._rewards = np.zeros(B, dtype=np.float64)
+        self._status = np.zeros(B, dtype=np.int64)
+        self._opp_obs = np.zeros((B, K.OBS_SIZE), dtype=np.float32)
+        self._opp_mask = np.zeros((B, K.NUM_ACTIONS), dtype=np.int8)
+        self._deal_seed = np.zeros(B, dtype=np.int64)
+        self._opp_refused = np.zeros(B, dtype=bool)
+        self._bufs = K.EnvBuffers(  # the kernel's view of the buffers above (the same arrays)
+            rng=self._rng, opp_kind=self._opp_kind, kinds=self._game_kinds, log=self._log,
+            rules_vecs=self.game.rules_vecs, obs=self._obs, masks=self._masks, rewards=self._rewards,
+            status=self._status, opp_obs=self._opp_obs, opp_mask=self._opp_mask, deal_seeds=self._deal_seed)
+        self._all = np.arange(B, dtype=np.int64)
+        self._refused: list[str] = []  # outside opponents' illegal actions, this step
+        self._started = False
+        self._t0 = time.perf_counter()
+
+    # -- seeding ---------------------------------------------------------------------------
+
+    def _seed_all(self, seed: int | None) -> None:
+        if seed is None:
+            seed = int(np.random.SeedSequence().entropy % 2**63)
+        self._rng[:] = [(seed + i) % 2**64 for i in range(len(self._rng))]
+
+    # -- playing ---------------------------------------------------------------------------
+
+    def reset(self, seed: int | Sequence[int | None] | None = None) -> np.ndarray:
+        """Deal a new episode in every game; returns the learners' observations. ``seed``: game
+        ``i`` gets ``seed + i``; or one seed per game (``None``: that game's generator goes on)."""
+        if isinstance(seed, (int, np.integer)):
+            self._seed_all(int(seed))
+        elif seed is not None:
+            if len(seed) != self.num_envs:
+                raise ValueError(f"expected one seed per game ({self.num_envs}), got {len(seed)}")
+            for b, s in enumerate(seed):
+                if s is not None:
+                    self._rng[b] = s % 2**64
+        self._refused = []
+        self._new_episodes(self._all)
+        self._started = True
+        self._raise_refused(self._obs.copy())
+        return self._obs.copy()
+
+    def step(self, actions: Any) -> StepReturn:
+        """Play one action per game (see the module docstring); returns ``obs, rewards, dones, infos``."""
+        if not self._started:
+            raise RuntimeError("call reset() before step()")
+        B = self.num_envs
+        acts = whole_actions(actions, B)
+        if self.illegal_action == "raise":
+            self._check_learner_actions(acts, actions)
+        self._refused = []
+        self._rewards[:] = 0.0
+        self._advance(self._all, np.full(B, K.MODE_ACT, dtype=np.int64), acts)
+        status = self._status
+        dones = (status == K.DONE) | (status == K.ILLEGAL)
+        rewards = self._rewards.astype(np.float32)
+        infos: list[dict[str, Any]] = [{} for _ in range(B)]
+        ended = np.flatnonzero(dones)
+        if ended.size:
+            if self.illegal_action == "raise" and (status[ended] == K.ILLEGAL).any():
+                b = int(ended[status[ended] == K.ILLEGAL][0])
+                self._raise_illegal(b, int(acts[b]))
+            for b in ended.tolist():
+                infos[b] = self._end_info(b)
+            self._new_episodes(ended)
+        result = self._obs.copy(), rewards, dones, infos
+        self._raise_refused(result)
+        return result
+
+    def _check_learner_actions(self, acts: np.ndarray, given: Any) -> None:
+        """``illegal_action="raise"``: refuse the first illegal action before any game moves."""
+        legal = np.zeros(len(acts), dtype=np.bool_)
+        K.legal_choices(self._masks, self._all, acts, legal)
+        if not legal.all():
+            b = int(np.flatnonzero(~legal)[0])
+            raw = np.asarray(given, dtype=object).reshape(-1)
+            self._raise_illegal(b, int(acts[b]), raw[b] if raw.size == self.num_envs else acts[b])
+
+    def _raise_refused(self, step_return: Any) -> None:
+        if self._refused:
+            refused, self._refused = self._refused, []
+            more = f" (and {len(refused) - 1} more)" if len(refused) > 1 else ""
+            error = IllegalMove(refused[0] + more)
+            error.step_return = step_return
+            raise error
+
+    def action_masks(self) -> np.ndarray:
+        """bool ``[num_envs, 497]``: each learner's legal actions (what ``MaskablePPO`` needs)."""
+        return self._masks.copy()
+
+    def close(self) -> None:
+        pass
+
+    def _indices(self, indices: Indices) -> list[int]:
+        if indices is None:
+            return list(range(self.num_envs))
+        if isinstance(indices, (int, np.integer)):
+            return [int(indices)]
+        return list(indices)
+
+    # -- episodes --------------------------------------------------------------------------
+
+    def _new_episodes(self, idx: np.ndarray) -> None:
+        """Deal the next episode of games ``idx`` and play until each learner is to act; a deal
+        that ends before the learner's first action is dealt again (``KingsCorner-v0``'s rule)."""
+        pending = idx
+        for _ in range(MAX_REDEALS):
+            self._opp_refused[pending] = False
+            K.new_episodes(pending, self.game.state, self._bufs, self._fixed_seat, self._fixed_dealer, MAX_REDEALS)
+            self._settle(pending)
+            pending = pending[self._status[pending] == K.DONE]
+            if not pending.size:
+                return
+        if self._refused:
+            refused, self._refused = self._refused, []
+            raise IllegalMove(f"{MAX_REDEALS} deals in a row ended before the learner's first action; outside "
+                              f"opponents' actions were refused {len(refused)} times, the first: {refused[0]}")
+        raise RuntimeError(f"{MAX_REDEALS} deals in a row ended before the learner's first action")
+
+    def _advance(self, idx: np.ndarray, modes: np.ndarray, acts: np.ndarray) -> None:
+        """Run the kernel on games ``idx`` until each is READY, DONE or ILLEGAL."""
+        K.env_advance(idx, modes, acts, self.game.state, self._bufs)
+        self._settle(idx)
+
+    def _settle(self, idx: np.ndarray) -> None:
+        """While some games wait for an outside opponent: ask the opponents, batched, check each
+        action against the seat's mask, and go on. A game whose opponent chose an illegal action
+        is not advanced: its episode ends (status DONE) and the refusal is kept for the step."""
+        while True:
+            waiting = idx[self._status[idx] == K.NEED_OPP]
+            if not waiting.size:
+                return
+            acts, raw = self._opponent_actions(waiting)
+            legal = np.zeros(len(acts), dtype=np.bool_)
+            K.legal_choices(self._opp_mask, waiting, acts, legal)
+            if not legal.all():
+                for i in np.flatnonzero(~legal).tolist():
+                    self._refuse_opponent(int(waiting[i]), raw[i])
+                waiting, acts = waiting[legal], acts[legal]
+            K.env_advance(waiting, np.full(len(waiting), K.MODE_OPP, dtype=np.int64), acts, self.game.state, self._bufs)
+
+    def _refuse_opponent(self, b: int, action: Any) -> None:
+        seat = int(self.game.to_act(np.array([b]))[0])
+        spec = self._policy_specs[self._opp_kind[b, seat] - 1]
+        label = spec if isinstance(spec, str) else type(spec).__name__
+        self._refused.append(f"game {b}: the opponent at seat {seat} ({label}) chose {_describe(action)}, "
+                             f"which is {_why_refused(self.game.to_state(b), action)}; not played, the episode ends")
+        self._status[b] = K.DONE
+        self._rewards[b] = 0.0
+        self._masks[b, :] = False
+        self._opp_refused[b] = True
+
+    def _opponent_actions(self, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The actions of the outside opponents to act in games ``idx``, batched per policy: as
+        whole numbers (-1 for anything else), and as returned."""
+        kinds = self._opp_kind[idx, self.game.to_act(idx)]
+        out = np.zeros(len(idx), dtype=np.int64)
+        raw = np.empty(len(idx), dtype=object)
+        for k in np.unique(kinds).tolist():
+            rows = kinds == k
+            games = idx[rows]
+            got = self._policies[k - 1](self._opp_obs[games], self._opp_mask[games])
+            out[rows] = whole_actions(got, len(games))
+            raw[rows] = list(np.asarray(got, dtype=object).reshape(-1)) if np.size(got) == len(games) else None
+        return out, raw
+
+    def _end_info(self, b: int) -> dict[str, Any]:
+        S = self.game.S[b]
+        truncated = bool(S[K.TRUNC]) and not S[K.OVER]  # game.cut_off(b), without its overhead
+        reward = float(self._rewards[b])
+        deal = {"seed": int(self._deal_seed[b]), "dealer": int(S[K.DEALER]), "learner_seat": int(S[K.LEARNER]),
+                "winner": self.game.winner(b), "blocked": bool(S[K.BLOCKED]), "truncated": truncated}
+        if self.record:
+            deal["actions"] = self._log[b, :S[K.LOGLEN]].tolist()
+        info = {"terminal_observation": self._obs[b].copy(), "TimeLimit.truncated": truncated,
+                "episode": {"r": reward, "l": int(S[K.LSTEPS]), "t": round(time.perf_counter() - self._t0, 6)},
+                "deal": deal}
+        if self._status[b] == K.ILLEGAL:
+            info["illegal_action"] = True
+        if self._opp_refused[b]:
+            info["opponent_illegal_action"] = True
+            self._opp_refused[b] = False
+        return info
+
+    def _raise_illegal(self, b: int, a: int, raw: Any = None) -> None:
+        seat = int(self.game.S[b, K.LEARNER])
+        if not 0 <= a < actions_mod.NUM_ACTIONS:
+            raise IllegalMove(f"game {b}: the learner (seat {seat}) chose {_describe(a if raw is None else raw)}, "
+                              f"which is not an action 0..{actions_mod.NUM_ACTIONS - 1}")
+        reason = engine.why_illegal(self.game.to_state(b), actions_mod.decode(a))
+        raise IllegalMove(f"game {b}: the learner (seat {seat}) chose action {a} ({actions_mod.name(a)}), "
+                          f"which is illegal: {reason}")
+
+    # -- for tests and tools ---------------------------------------------------------------
+
+    def state(self, b: int) -> engine.GameState:
+        """Game ``b`` as an engine ``GameState`` (for rendering, debugging and bug reports)."""
+        return self.game.to_state(b)
+
+    def learner_seats(self) -> np.ndarray:
+        """The learner's seat in each game's current episode."""
+        return self.game.S[:, K.LEARNER].copy()
+
+    def state_arrays(self) -> dict[str, dict[str, np.ndarray]]:
+        """Where every game stands, as the arrays themselves (not copies) by name: ``games``, the
+        games' (``kernel.Games`` as ``state.<field>``, and the ``VecGame``'s own), and ``env``,
+        every array of this env with a row per game (generators, move logs, the observation and
+        mask the learner sees...: each one, so a buffer the env gains later is kept too). Who sits
+        where is not among them (its numbering is this env's own): ``seated()`` says it, and
+        ``set_opponents`` seats it in another env. What a training checkpoint keeps."""
+        state = self.game.state
+        games = {**{f"state.{name}": getattr(state, name) for name in state._fields},
+                 **{name: a for name, a in vars(self.game).items() if isinstance(a, np.ndarray)}}
+        env = {name: a for name, a in vars(self).items()
+               if isinstance(a, np.ndarray) and a.shape[:1] == (self.num_envs,) and name not in SEATING}
+        return {"games": games, "env": env}
+
+    def load_state_arrays(self, saved: Mapping[str, Mapping[str, np.ndarray]]) -> None:
+        """Put arrays from another env's ``state_arrays()`` (same size, same rules) into this one;
+        its games then go on from there (no ``reset`` needed). Seat their opponents with
+        ``set_opponents`` after, game by game, from the other env's ``seated()``: each seat's
+        opponent in the deals in play follows from the learner's seat. ``ValueError`` when an
+        array is missing or has another shape (another size, or another version of this env);
+        arrays saved beyond this env's are ignored."""
+        arrays = self.state_arrays()
+        for kind, targets in arrays.items():
+            missing = sorted(set(targets) - set(saved.get(kind, {})))
+            if missing:
+                raise ValueError(f"the saved {kind} lack {', '.join(missing)}: another version of the vector env")
+            for name, target in targets.items():
+                values = np.asarray(saved[kind][name])
+                if values.shape != target.shape:
+                    raise ValueError(f"{name} has shape {values.shape}, the env {target.shape}")
+        for kind, targets in arrays.items():
+            for name, target in targets.items():
+                target[...] = saved[kind][name]
+        self._started = True
+
+    def seated(self) -> list[list[Any]]:
+        """Who sits at each game, by position left of the learner (``opponents[j]`` of
+        ``set_opponents``): the spec string or object each was made from (``"random"`` too)."""
+        specs = ["random", *self._policy_specs]
+        return [[specs[kind] for kind in row] for row in self._game_kinds.tolist()]
+
+    # -- opponents -------------------------------------------------------------------------
+
+    def set_opponents(self, indices: Indices, opponents: str | Sequence[Any]) -> None:
+        """Give games ``indices`` new opponents (one spec per other seat, ``opponents[j]`` sitting
+        ``j + 1`` seats to the learner's left, or one for all; specs as in the constructor).
+
+        They play from their next move on: called before ``reset``, or right after a game's
+        episode ended (``dones[i]``), they play its new deal from the learner's first turn (any
+        moves the new deal's opponents made before it were the old opponents')."""
+        n = self.num_players
+        kinds = np.array([self._kind_of(spec) for spec in _opponent_list(opponents, n)], dtype=np.int64)
+        rows = np.array(self._indices(indices), dtype=np.int64)
+        self._game_kinds[rows] = kinds
+        learners = self.game.S[rows, K.LEARNER]
+        offsets = (np.arange(n)[None, :] - learners[:, None]) % n  # 0: the learner
+        self._opp_kind[rows[:, None], np.arange(n)[None, :]] = np.concatenate([[0], kinds])[offsets]
+        if len(self._policy_index) > 32 and len(self._policy_index) > 2 * len(np.unique(self._game_kinds)):
+            self._forget_unused_policies()
+
+    def _kind_of(self, spec: Any) -> int:
+        """The opponent kind of ``spec``: 0 for ``"random"`` (played in the kernel), else the
+        1-based index of its batched policy (made once per spec string or object)."""
+        if isinstance(spec, str) and spec == "random":
+            return 0
+        key = spec if isinstance(spec, str) else id(spec)
+        kind = self._policy_index.get(key)
+        if kind is None:
+            policy = _batch_policy(spec, self.rules, self.num_players)
+            free = [k for k, p in enumerate(self._policies) if p is None]
+            if free:
+                self._policies[free[0]], self._policy_specs[free[0]] = policy, spec
+                kind = free[0] + 1
+            else:
+                self._policies.append(policy)
+                self._policy_specs.append(spec)
+                kind = len(self._policies)
+            self._policy_index[key] = kind
+        return kind
+
+    def _forget_unused_policies(self) -> None:
+        """Drop the batched policies no game uses any more (a league replaces its snapshots)."""
+        used = set(np.unique(self._game_kinds).tolist()) | set(np.unique(self._opp_kind).tolist())
+        for key, kind in list(self._policy_index.items()):
+            if kind not in used:
+                del self._policy_index[key]
+                self._policies[kind - 1] = self._policy_specs[kind - 1] = None
+
+
+def _opponent_list(opponents: Any, n: int) -> list[Any]:
+    """One opponent spec per other seat (a single spec, or None for random, fills every seat)."""
+    if opponents is None or isinstance(opponents, (str, Agent)) or hasattr(opponents, "act_batch"):
+        opponents = [opponents or "random"] * (n - 1)
+    opponents = list(opponents)
+    if len(opponents) != n - 1:
+        raise ValueError(f"{n} players need {n - 1} opponents, got {len(opponents)}: {opponents!r}")
+    return opponents
+
+
+def _batch_policy(spec: Any, rules: Rules, num_players: int) -> BatchPolicy:
+    """A function ``(obs [k, 1599] float32, masks [k, 497] int8) -> actions [k]`` for ``spec``
+    (with a warning when it is an exported model trained for another table)."""
+    if isinstance(spec, str) and spec in COMPILED:
+        from ..agents.batch import rule_based
+
+        return rule_based(spec)
+    agent = spec if hasattr(spec, "act_batch") else agents_mod.load(spec)
+    note = other_table(agent, rules, num_players)
+    if note:
+        warnings.warn(note, UserWarning, stacklevel=2)
+    if hasattr(agent, "act_batch"):  # e.g. an exported model: one forward pass for the batch
+        return agent.act_batch
+
+    def per_row(obs: np.ndarray, masks: np.ndarray) -> np.ndarray:  # as returned: whole_actions judges them
+        out = np.empty(len(obs), dtype=object)
+        out[:] = [agent.act({"observation": o, "action_mask": m}) for o, m in zip(obs, masks, strict=True)]
+        return out
+
+    return per_row
+
+
+def whole_actions(actions: Any, n: int) -> np.ndarray:
+    """``n`` actions as int64, each a whole number as given, or -1 (never an action) for anything
+    else: floats (``496.9`` is not end turn), strings, bools, None, NaN, numbers beyond int64.
+    Raises ``ValueError`` when there are not ``n`` of them."""
+    arr = np.asarray(actions) if not isinstance(actions, np.ndarray) else actions
+    if arr.size != n:
+        raise ValueError(f"expected {n} actions, one per game, got {arr.size}")
+    arr = arr.reshape(n)
+    if arr.dtype.kind == "i":
+        return arr.astype(np.int64, copy=False)
+    out = np.full(n, -1, dtype=np.int64)
+    if arr.dtype.kind == "u":
+        small = arr < K.NUM_ACTIONS
+        out[small] = arr[small]
+    if arr.dtype.kind == "O":
+        for i, a in enumerate(arr.tolist()):
+            if isinstance(a, (int, np.integer)) and not isinstance(a, (bool, np.bool_)) and 0 <= a < K.NUM_ACTIONS:
+                out[i] = int(a)
+    return out
+
+
+def _describe(action: Any) -> str:
+    if isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)) \
+            and 0 <= action < actions_mod.NUM_ACTIONS:
+        return f"action {int(action)} ({actions_mod.name(int(action))})"
+    return f"{action!r}"[:60]
+
+
+def _why_refused(state: engine.GameState, action: Any) -> str:
+    if not (isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_))):
+        return f"not an action (a whole number 0..{actions_mod.NUM_ACTIONS - 1})"
+    if not 0 <= action < actions_mod.NUM_ACTIONS:
+        return f"outside 0..{actions_mod.NUM_ACTIONS - 1}"
+    return f"illegal: {engine.why_illegal(state, actions_mod.decode(int(action)))}"
+
+
+__all__ = ["LearnerGames", "whole_actions"]
