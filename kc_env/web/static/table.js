@@ -117,19 +117,21 @@ function describeRules() {
 
 const TYPED = "typed";
 
-function agentOptions(withPerson) {
+// At a seat each agent says what it is; in the narrow advice panel only its name does (and its title).
+function agentOptions(withPerson, short) {
   const c = app.config;
+  const text = (a) => short ? esc(a.spec) : `${esc(a.spec)}: ${esc(a.about)}`;
   const group = (label, agents) => agents.length ? `<optgroup label="${esc(label)}">` +
-    agents.map((a) => `<option value="${esc(a.spec)}">${esc(a.spec)}: ${esc(a.about)}</option>`).join("") + `</optgroup>` : "";
+    agents.map((a) => `<option value="${esc(a.spec)}" title="${esc(a.about)}">${text(a)}</option>`).join("") + `</optgroup>` : "";
   return (withPerson ? `<option value="${esc(c.person)}">you (you play this seat)</option>` : "") +
     group("Rule-based agents", c.agents.filter((a) => a.group === "rule-based")) +
     group("Models", c.agents.filter((a) => a.group === "model")) +
-    `<option value="${TYPED}">another, typed (an agent with options)…</option>`;
+    `<option value="${TYPED}">${short ? "typed…" : "another, typed (an agent with options)…"}</option>`;
 }
 
-// Fill `box` with a select of agents and a text box for a typed spec, showing `value`.
+// Fill `box` with a select of agents (`withPerson`: and you) and a text box for a typed spec, showing `value`.
 function agentPicker(box, value, withPerson) {
-  box.innerHTML = `<select aria-label="${esc(box.dataset.label || "agent")}">${agentOptions(withPerson)}</select>` +
+  box.innerHTML = `<select aria-label="${esc(box.dataset.label || "agent")}">${agentOptions(withPerson, !withPerson)}</select>` +
     `<input class="typed" aria-label="${esc(box.dataset.label || "agent")} spec" placeholder="search:redeals=8,candidates=3" hidden>`;
   const select = box.querySelector("select");
   const typed = box.querySelector("input");
