@@ -1,0 +1,50 @@
+"""Ctrl-C says what works (issue 36 item 3): ``kc train`` stopped in behaviour cloning, before
+any checkpoint, names a command that goes on; ``kc eval`` prints one line and the tally of the
+deals already played. And help prints without the extra a command needs (issue 36 item 9)."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+import pytest
+
+from kc_env.cli import main
+
+CONFIG = Path(__file__).resolve().parent.parent / "configs" / "default.yaml"
+
+
+class Reached(Exception):
+    """The resumed run got as far as behaviour cloning again."""
+
+
+def test_kc_train_stopped_in_cloning_suggests_a_command_that_goes_on(tmp_path, capsys, monkeypatch):
+    pytest.importorskip("sb3_contrib")
+    pytest.importorskip("numba")
+    import importlib
+
+    from kc_env.training import trainers
+
+    train_mod = importlib.import_module(f"kc_env.training.{trainers.get('sb3').train.partition(':')[0]}")
+
+    def stopped(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(train_mod, "kickstart", stopped)
+    run = tmp_path / "run"
+    assert main(["train", str(CONFIG), "--variant", "smoke", "--run", str(run), "--set", "pretrain.teacher=heuristic",
+                 "--set", "pretrain.samples=64", "--no-progress"]) == 130
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and not list((run / "checkpoints").glob("step_*"))
+    assert "nothing to resume" in err
+    command = err.split("again with: ", 1)[1].strip()
+    argv = shlex.split(command)
+    assert argv[:2] == ["kc", "train"], err
+
+    def again(*args, **kwargs):
+        raise Reached
+
+    monkeypatch.setattr(train_mod, "kickstart", again)
+    with pytest.raises(Reached):  # the suggested command trains (from the start), it is not refused
+        main(argv[1:])
+    assert "no checkpoint" not in capsys.readouterr().err
