@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml constraints.txt setup.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -c constraints.txt torch==2.13.0
-	$(BIN)/pip install --quiet -c constraints.txt -e '.[train,eval,rllib,video,web,dev,openspiel,rlcard]'
+	$(BIN)/pip install --quiet -c constraints.txt -e '.[train,eval,rllib,video,web,dev,openspiel,rlcard,torchrl,tianshou]'
 	touch $(STAMP)
 
 # The web table's browser tests (tests/test_web_browser.py) drive Debian's chromium through

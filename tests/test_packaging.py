@@ -1,0 +1,57 @@
+"""What pip sees of the project (issue 36 items 8 and 9): Python 3.13 is not refused (the base
+package runs on it; only extras whose libraries need a newer Python carry a marker), and building
+the wheel prints no setuptools warning (it printed a 40-line box for each data folder, such as
+kc_env/web/static, that include-package-data took for a package)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _project() -> dict:
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+
+
+def test_requires_python_has_no_upper_cap():
+    from packaging.specifiers import SpecifierSet
+
+    spec = SpecifierSet(_project()["requires-python"])
+    assert "3.13.0" in spec and "3.10.0" in spec and "3.9.0" not in spec
+    assert not [s for s in spec if s.operator in ("<", "<=", "==", "~=")]
+
+
+def test_extras_needing_a_newer_python_say_so_in_a_marker():
+    """open_spiel 2.0.2 and Tianshou 2.0.1 need Python 3.11+: their extras carry the marker, so a
+    3.10 install of every extra skips them instead of failing."""
+    from packaging.requirements import Requirement
+
+    extras = _project()["optional-dependencies"]
+    for name, package in (("openspiel", "open_spiel"), ("tianshou", "tianshou")):
+        (req,) = [Requirement(r) for r in extras[name] if Requirement(r).name == package]
+        assert req.marker is not None and not req.marker.evaluate({"python_version": "3.10"})
+
+
+def test_building_the_wheel_prints_no_setuptools_warning(tmp_path):
+    """Build from a copy of the tree (nothing written into the checkout), verbosely, and read the
+    backend's output. About 5 s."""
+    pytest.importorskip("setuptools", minversion="77")
+    src = tmp_path / "src"
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info", "build")
+    for item in ("kc_env", "training", "models", "configs"):
+        shutil.copytree(ROOT / item, src / item, ignore=ignore)
+    for item in ("setup.py", "pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy(ROOT / item, src / item)
+    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-v", "-w",
+                           str(tmp_path / "out"), str(src)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    output = done.stdout + done.stderr
+    assert "BuildBackendWarning" not in output and "absent from the `packages`" not in output
+    assert "SetuptoolsDeprecationWarning" not in output
