@@ -12,10 +12,14 @@ while True:
         break
 ```
 
-- **Observation**: the learner's observation vector (``kc_env.observation``, layout 2,
-  ``Box(1599,)`` float32). The action mask is *not* in the observation: it is
+- **Observation**: ``observation="vector"`` (default): the learner's observation vector
+  (``kc_env.observation``, layout 2, ``Box(1599,)`` float32), with the action mask beside it in
   ``env.action_masks()`` (a bool array, the method sb3-contrib's ``MaskablePPO`` calls) and
-  ``info["action_mask"]`` (int8).
+  ``info["action_mask"]`` (int8). ``observation="dict"``: the PettingZoo env's observation,
+  ``Dict({"observation": Box(1599,) float32, "action_mask": Box(0, 1, (497,), int8)})``, for the
+  stacks that read the mask from the observation (TorchRL's ``GymEnv`` with its ``ActionMask``
+  transform, Tianshou, RLlib's action-masking modules); ``action_masks()`` and
+  ``info["action_mask"]`` still give it too. The mask is all 0 once the episode is over.
 - **Actions**: ``Discrete(497)`` (``kc_env.actions``). The learner keeps acting until it plays
   ``end turn`` (496); the opponents then play their turns inside ``step`` until it is the
   learner's turn again or the episode ends.
@@ -27,6 +31,10 @@ while True:
   other seat, ``opponents[j]`` sitting ``j + 1`` seats to the learner's left, or one spec (or
   ``Agent``) for every other seat (``opponents="heuristic"``); default all ``"random"``.
   Opponents act on their own seat's PettingZoo observation only.
+- **Infos**: ``info["action_mask"]`` and ``info["learner_seat"]`` (int) after every ``reset`` and
+  ``step``; once the episode is over ``info["deal"]`` (and in a match ``info["match"]``), as
+  ``kings_corner_v0``'s infos give them, one type and shape in every episode (a deal nobody won
+  has ``winner`` -1); after an illegal action also ``illegal_action`` (True) and ``illegal_reason``.
 - **Illegal actions**: ``illegal_action="terminate"`` (default) ends the episode at once with
   reward -1 and ``info["illegal_action"] = True`` plus the reason in ``info["illegal_reason"]``
   (the same price as ``kings_corner_v0.env()``), so that checkers and unmasked algorithms
@@ -48,6 +56,8 @@ Version history:
 * v0, observation layout 2 (issue 19's house rules): 1599 values, layout 1's 1584 first and in
   place, then the rule values added since and ``first_turn`` (``kc_env.observation``,
   ``kings_corner_v0``'s card). Action layout 1 unchanged.
+* v0, issue 36: ``observation="dict"`` (the observation with its action mask); infos of one
+  shape (``info["deal"]["winner"]`` -1 when nobody won, was None).
 """
 
 from __future__ import annotations
@@ -70,6 +80,7 @@ from .kings_corner_v0 import DEFAULT_MAX_DEALS, DEFAULT_MAX_MOVES, ILLEGAL_REWAR
 from .rules import Rules
 
 ILLEGAL_ACTIONS = ("terminate", "raise")
+OBSERVATIONS = ("vector", "dict")
 MAX_REDEALS = 100
 
 
@@ -82,7 +93,8 @@ class KingsCornerEnv(gymnasium.Env):
                  opponents: Sequence[str | Agent] | None = None, learner_seat: int | str = "random",
                  episode: str = "deal", reward: str = "win_loss", max_moves: int = DEFAULT_MAX_MOVES,
                  max_deals: int = DEFAULT_MAX_DEALS, dealer: int | str = "random",
-                 illegal_action: str = "terminate", render_mode: str | None = None) -> None:
+                 illegal_action: str = "terminate", render_mode: str | None = None,
+                 observation: str = "vector") -> None:
         self.aec = raw_env(rules=rules, num_players=num_players, episode=episode, reward=reward,
                            max_moves=max_moves, max_deals=max_deals, dealer=dealer)
         n = num_players
@@ -105,7 +117,13 @@ class KingsCornerEnv(gymnasium.Env):
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise ValueError(f"render_mode must be None, 'ansi', 'human' or 'rgb_array', not {render_mode!r}")
         self.render_mode = render_mode
-        self.observation_space = spaces.Box(obs_mod.LOW, obs_mod.HIGH, dtype=np.float32)
+        if observation not in OBSERVATIONS:
+            raise ValueError(f"observation must be one of {OBSERVATIONS}, not {observation!r}")
+        self.observation_kind = observation
+        if observation == "dict":  # the PettingZoo env's own space: the vector and the mask
+            self.observation_space = self.aec.observation_space(self.aec.possible_agents[0])
+        else:
+            self.observation_space = spaces.Box(obs_mod.LOW, obs_mod.HIGH, dtype=np.float32)
         self.action_space = spaces.Discrete(actions.NUM_ACTIONS)
         self.learner_seat = 0
         self._done = True
@@ -122,7 +140,7 @@ class KingsCornerEnv(gymnasium.Env):
     # -- episode ---------------------------------------------------------------------------
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
-              ) -> tuple[np.ndarray, dict[str, Any]]:
+              ) -> tuple[np.ndarray | dict[str, np.ndarray], dict[str, Any]]:
         super().reset(seed=seed)
         rng = self.np_random
         for _ in range(MAX_REDEALS):
@@ -145,7 +163,7 @@ class KingsCornerEnv(gymnasium.Env):
             self.render()
         return self._observation(), self._info()
 
-    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+    def step(self, action: int) -> tuple[np.ndarray | dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
         if self._done:
             raise RuntimeError("the episode is over: call reset() before step()")
         reason = self._why_illegal(action)
@@ -196,8 +214,11 @@ class KingsCornerEnv(gymnasium.Env):
 
     # -- what the learner sees -------------------------------------------------------------
 
-    def _observation(self) -> np.ndarray:
-        return obs_mod.encode(self.aec.game, self.learner_seat, self.aec.totals)
+    def _observation(self) -> np.ndarray | dict[str, np.ndarray]:
+        vector = obs_mod.encode(self.aec.game, self.learner_seat, self.aec.totals)
+        if self.observation_kind == "dict":
+            return {"observation": vector, "action_mask": self._learner_mask()}
+        return vector
 
     def _learner_mask(self) -> np.ndarray:
         if self._done:
@@ -237,4 +258,4 @@ def _copy(value: Any) -> Any:
     return value
 
 
-__all__ = ["KingsCornerEnv", "ILLEGAL_ACTIONS"]
+__all__ = ["KingsCornerEnv", "ILLEGAL_ACTIONS", "OBSERVATIONS"]

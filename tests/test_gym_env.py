@@ -192,3 +192,36 @@ def test_true_is_not_action_one():
     env.reset(seed=1)
     with pytest.raises(IllegalMove, match="True, which is not an action"):
         env.step(True)
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"rules": "pagat", "num_players": 3, "episode": "match"}])
+def test_dict_observation_carries_the_mask_as_the_pettingzoo_env_does(kwargs):
+    """``observation="dict"`` (issue 36 item 5): stacks that read the mask from the observation
+    (TorchRL's ``GymEnv``) see it; the space is the PettingZoo env's, and the mask is the
+    learner's legal actions at every step, all 0 once the episode is over."""
+    env = gymnasium.make("KingsCorner-v0", observation="dict", **kwargs)
+    assert env.observation_space == kc_env.kings_corner_v0.raw_env().observation_space("player_0")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_env(env.unwrapped)
+    vector_env = KingsCornerEnv(**kwargs)
+    for seed in range(3):
+        obs, info = env.reset(seed=seed)
+        vec, _ = vector_env.reset(seed=seed)
+        done = False
+        while not done:
+            assert env.observation_space.contains(obs)
+            np.testing.assert_array_equal(obs["observation"], vec)
+            np.testing.assert_array_equal(obs["action_mask"], info["action_mask"])
+            np.testing.assert_array_equal(obs["action_mask"], actions.legal_mask(env.unwrapped.aec.game))
+            action = int(np.flatnonzero(obs["action_mask"])[seed % 2 - 1])
+            obs, _, terminated, truncated, info = env.step(action)
+            vec, *_ = vector_env.step(action)
+            done = terminated or truncated
+        assert not obs["action_mask"].any()
+
+
+def test_dict_observation_is_an_option_with_a_clear_error():
+    with pytest.raises(ValueError, match="observation must be one of"):
+        KingsCornerEnv(observation="mask")
+    assert KingsCornerEnv().observation_space.shape == (obs_mod.OBS_SIZE,)  # the vector stays the default
