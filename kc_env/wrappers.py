@@ -23,16 +23,20 @@ every read of ``agent_selection``, ``terminations``, ``rewards``... by ``last()`
 (about 36 per step), about half of a Kings in the Corner AEC step. Here those attributes are
 properties that read the raw env directly. ``tests/test_wrappers.py`` plays ``env()`` and the
 PettingZoo chain side by side and checks that they agree at every step.
+
+``SelfPlayWrapper``: the AEC env as one Gymnasium env in which one policy plays every seat, for
+sb3-contrib's ``MaskablePPO`` (docs/integrations.md, "Self-play with MaskablePPO").
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import gymnasium
 import numpy as np
 from pettingzoo import AECEnv
 from pettingzoo.utils.env_logger import EnvLogger
-from pettingzoo.utils.wrappers import OrderEnforcingWrapper
+from pettingzoo.utils.wrappers import BaseWrapper, OrderEnforcingWrapper
 
 
 def _from_raw(name: str, needs_reset: bool) -> property:
@@ -129,4 +133,43 @@ class ClassicWrapper(OrderEnforcingWrapper):
         return str(self.env)
 
 
-__all__ = ["ClassicWrapper"]
+class SelfPlayWrapper(BaseWrapper, gymnasium.Env):
+    """An AEC env whose agents share one observation and action space, such as
+    ``kings_corner_v0.env()``, as a Gymnasium env in which one policy acts for every seat in turn
+    (self-play): ``reset`` and ``step`` return the observation vector of the agent to act next,
+    ``action_masks()`` its legal actions (the method ``MaskablePPO`` calls; ``ActionMasker`` is
+    not needed).
+
+    PettingZoo's SB3 action-masking tutorial (``SB3ActionMaskWrapper``), mended: under Gymnasium
+    1.x SB3 and ``ActionMasker`` take only a ``gymnasium.Env``, so this is one too; the spaces are
+    set here, not in ``reset``, so SB3 reads them before the first reset; and ``step`` returns the
+    reward, termination, truncation and info of the agent that acted (``last()`` would give the
+    next agent's). At the end of a deal the other seats' final rewards reach no step: the learner
+    learns from the mover's side only (the winner's +1, 0 for a blocked deal)."""
+
+    def __init__(self, env: AECEnv) -> None:
+        super().__init__(env)
+        first = env.possible_agents[0]
+        self.observation_space = env.observation_space(first)["observation"]
+        self.action_space = env.action_space(first)
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
+        self.env.reset(seed=seed, options=options)
+        return self.observe(self.env.agent_selection), {}
+
+    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
+        agent = self.env.agent_selection
+        self.env.step(action)
+        env = self.env
+        return (self.observe(env.agent_selection), float(env._cumulative_rewards[agent]),
+                bool(env.terminations[agent]), bool(env.truncations[agent]), env.infos[agent])
+
+    def observe(self, agent: str) -> np.ndarray:
+        return self.env.observe(agent)["observation"]
+
+    def action_masks(self) -> np.ndarray:
+        """The legal actions of the agent to act, as the bool array ``MaskablePPO`` reads."""
+        return self.env.observe(self.env.agent_selection)["action_mask"].astype(bool)
+
+
+__all__ = ["ClassicWrapper", "SelfPlayWrapper"]

@@ -10,7 +10,8 @@ from test_docs import blocks, run
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "integrations.md"
 CODE = [body for skip, kind, body in blocks(DOC.read_text()) if kind == "python" and not skip]
-STACKS = {"pyspiel": ("pyspiel", "open_spiel"), "rlcard": ("rlcard",)}
+STACKS = {"pyspiel": ("pyspiel", "open_spiel"), "rlcard": ("rlcard",), "sb3_contrib": ("sb3_contrib",),
+          "torchrl": ("torchrl",), "tianshou": ("tianshou",)}
 """The module each example needs, by the names its code imports."""
 
 

@@ -151,3 +151,37 @@ def test_observations_are_fresh_writable_arrays():
 
 def test_env_passes_the_pettingzoo_api_test():
     api_test(kings_corner_v0.env(rules="wikihow", num_players=3), num_cycles=200)
+
+
+def test_self_play_wrapper_is_a_gymnasium_env_giving_the_movers_own_reward():
+    """PettingZoo's SB3 tutorial wrapper failed under Gymnasium 1.x (``ActionMasker`` asserts a
+    ``gymnasium.Env``) and returned the next agent's reward (issue 36 item 7): the mended one
+    is a ``gymnasium.Env``, gives the next agent's observation and mask, and the reward and
+    termination of the agent that acted: +1 for the winning move."""
+    import gymnasium
+
+    from kc_env.wrappers import SelfPlayWrapper
+
+    ActionMasker = pytest.importorskip("sb3_contrib.common.wrappers").ActionMasker
+
+    env = SelfPlayWrapper(kings_corner_v0.env())
+    assert isinstance(env, gymnasium.Env) and env.observation_space.shape == (1599,)
+    ActionMasker(env, lambda e: e.action_masks())  # accepted: no assertion
+    rng = np.random.default_rng(0)
+    outcomes = set()
+    for seed in range(12):
+        obs, info = env.reset(seed=seed)
+        done = False
+        while not done:
+            raw = env.unwrapped
+            np.testing.assert_array_equal(obs, raw.observe(raw.agent_selection)["observation"])
+            np.testing.assert_array_equal(env.action_masks(), raw.action_mask(raw.agent_selection).astype(bool))
+            mover = raw.agent_selection
+            obs, reward, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+            done = terminated or truncated
+            if not done:
+                assert reward == 0.0
+        winner = info["deal"]["winner"]
+        assert reward == (1.0 if winner == raw.agent_seat[mover] else 0.0)
+        outcomes.add(winner >= 0)
+    assert True in outcomes  # a won deal was among them
