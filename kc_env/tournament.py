@@ -47,6 +47,7 @@ import itertools
 import math
 import multiprocessing
 import os
+import signal
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
@@ -135,10 +136,14 @@ _JOB: _Job | None = None
 _AGENTS: dict[tuple[int, int], Agent] = {}
 
 
-def _init_worker(job: _Job) -> None:
+def _init_worker(job: _Job, quiet: bool = False) -> None:
+    """Hold ``job`` in this process; ``quiet`` (a pool worker) leaves Ctrl-C to the parent, which
+    stops the pool, so that no worker prints a traceback of its own."""
     global _JOB
     _JOB = job
     _AGENTS.clear()
+    if quiet:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _make_agent(entry: str | Agent, seed: int) -> Agent:
@@ -370,23 +375,47 @@ def run_tournament(specs: Sequence[str | Agent], rules: Rules | str | None = Non
     results: list[EpisodeResult] = []
     bar = _progress(total, progress, "matches" if match else "deals")
     try:
-        if workers == 1:
-            _init_worker(job)
-            for chunk in _chunks(total, CHUNK):
-                results.extend(_run_chunk(chunk))
-                bar.update(len(chunk))
-        else:
-            ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
-            with ctx.Pool(workers, initializer=_init_worker, initargs=(job,)) as pool:
-                for part in pool.imap(_run_chunk, _chunks(total, CHUNK)):
-                    results.extend(part)
-                    bar.update(len(part))
+        _play(job, total, workers, results, bar)
+    except KeyboardInterrupt:  # the tally of the whole rounds played, for the caller to show
+        whole = len(results) // len(seatings) * len(seatings)
+        partial = (_result(labels, rules, job, whole, workers, started, results[:whole], ratings) if whole else None)
+        raise TournamentInterrupted(partial, total) from None
     finally:
         bar.close()
-    seconds = time.perf_counter() - started
+    return _result(labels, rules, job, total, workers, started, results, ratings)
+
+
+def _play(job: _Job, total: int, workers: int, results: list[EpisodeResult], bar) -> None:
+    """Play the ``total`` episodes of ``job`` on ``workers`` processes, appending each chunk's
+    results to ``results`` in episode order."""
+    if workers == 1:
+        _init_worker(job)
+        for chunk in _chunks(total, CHUNK):
+            results.extend(_run_chunk(chunk))
+            bar.update(len(chunk))
+        return
+    ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
+    with ctx.Pool(workers, initializer=_init_worker, initargs=(job, True)) as pool:
+        for part in pool.imap(_run_chunk, _chunks(total, CHUNK)):
+            results.extend(part)
+            bar.update(len(part))
+
+
+def _result(labels: list[str], rules: Rules, job: _Job, total: int, workers: int, started: float,
+            results: list[EpisodeResult], ratings: bool) -> TournamentResult:
     stats, pairwise = _tally(labels, results, ratings)
-    return TournamentResult(labels, rules, num_players, total, seed, match, seatings, stats, pairwise, workers,
-                            len({r.pid for r in results}), seconds, sum(r.moves for r in results), results, ratings)
+    return TournamentResult(labels, rules, job.num_players, total, job.seed, job.match, job.seatings, stats, pairwise,
+                            workers, len({r.pid for r in results}), time.perf_counter() - started,
+                            sum(r.moves for r in results), results, ratings)
+
+
+class TournamentInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped a tournament; ``result`` tallies the whole rounds of seatings played before
+    it (None when not one was), ``planned`` the episodes it was to play."""
+
+    def __init__(self, result: TournamentResult | None, planned: int) -> None:
+        super().__init__("interrupted")
+        self.result, self.planned = result, planned
 
 
 class _NoBar:
@@ -415,4 +444,5 @@ def one_against_the_table(player: str | Agent, opponent: str | Agent, rules: Rul
 
 
 __all__ = ["run_tournament", "one_against_the_table", "TournamentResult", "AgentStats", "EpisodeResult", "IllegalAgentAction",
+           "TournamentInterrupted",
            "lineups", "labels_for", "wilson", "win_share", "play_out"]

@@ -48,3 +48,27 @@ def test_kc_train_stopped_in_cloning_suggests_a_command_that_goes_on(tmp_path, c
     with pytest.raises(Reached):  # the suggested command trains (from the start), it is not refused
         main(argv[1:])
     assert "no checkpoint" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_ctrl_c_in_kc_eval_prints_one_line_and_the_tally_so_far(workers):
+    """Ctrl-C (SIGINT to the whole process group, as a terminal sends it): no worker traceback,
+    one line on stderr, and the table of the whole rounds already played on stdout."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    proc = subprocess.Popen([sys.executable, "-m", "kc_env.cli", "eval", "random", "random", "--deals", "2000000",
+                             "--workers", str(workers), "--no-progress"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    time.sleep(12)
+    os.killpg(proc.pid, signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert proc.returncode == 130, err
+    assert len(lines) == 1 and lines[0].startswith("kc eval: interrupted after ") and "of 2000000 deals" in lines[0], err
+    played = int(lines[0].split("after ")[1].split(" of")[0])
+    assert played > 0 and played % 2 == 0  # whole rounds of the two seatings
+    assert f"{played} deals" in out and "win share" in out

@@ -48,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     """Play the tournament and print its tables; write the chart and JSON when asked."""
     from ..agents import Agent, load
     from ..benchmark.submission import entry
-    from ..tournament import labels_for, run_tournament
+    from ..tournament import TournamentInterrupted, labels_for, run_tournament
 
     if args.deals < 1:
         raise UserError("--deals must be at least 1")
@@ -69,10 +69,13 @@ def run(args: argparse.Namespace) -> int:
     args.rules.check_players(args.players)
     note_other_tables("eval", [e if isinstance(e, Agent) else load(e, seed=0) for e in entries], args.rules,
                       args.players)
-    result = run_tournament(entries, args.rules, args.players, args.deals, seed=args.seed,
-                            workers=args.workers, match=args.match, max_moves=args.max_moves,
-                            progress=not args.no_progress and sys.stderr.isatty(), labels=labels_for(args.agents),
-                            ratings=not unrated)
+    try:
+        result = run_tournament(entries, args.rules, args.players, args.deals, seed=args.seed,
+                                workers=args.workers, match=args.match, max_moves=args.max_moves,
+                                progress=not args.no_progress and sys.stderr.isatty(), labels=labels_for(args.agents),
+                                ratings=not unrated)
+    except TournamentInterrupted as stop:
+        return _interrupted(stop, args)
     print(report(result, args.rules_name, markdown=args.markdown))
     if args.json:
         data = result.to_dict(episodes=args.episodes_json)
@@ -83,6 +86,17 @@ def run(args: argparse.Namespace) -> int:
         plot(result, args.plot, args.rules_name)
         print(f"wrote {args.plot}")
     return 0
+
+
+def _interrupted(stop, args: argparse.Namespace) -> int:
+    """Ctrl-C: one line, and the tally of the whole rounds played so far (nothing is written)."""
+    played = 0 if stop.result is None else stop.result.episodes
+    unit = "matches" if args.match else "deals"
+    print(f"\nkc eval: interrupted after {played} of {stop.planned} {unit}"
+          + (f"; the tally of those {played} (whole rounds of seatings) follows" if played else ""), file=sys.stderr)
+    if stop.result is not None:
+        print(report(stop.result, args.rules_name, markdown=args.markdown))
+    return 130
 
 
 def _table(header: list[str], rows: list[list[str]], markdown: bool, right: set[int]) -> str:
