@@ -438,3 +438,24 @@ def test_a_deal_cut_off_by_the_move_limit_is_saved_as_truncated():
     assert len(view["log"]) == 12 and view["result"]["truncated"] and "cut off" in view["result"]["text"]
     rec = table.record()
     assert rec.truncated and record.replay(rec).blocked
+
+
+@pytest.mark.parametrize("chosen", ["illegal", None, 10**6])
+def test_an_agent_choosing_an_illegal_action_is_a_500_naming_it_and_the_table_is_unchanged(chosen):
+    from kc_env.agents.base import Agent
+    from kc_env.rules import Rules
+    from kc_env.web.games import GameError, Table
+
+    class Wrong(Agent):
+        spec = "wrong"
+
+        def act(self, obs):
+            return int((obs["action_mask"] == 0).nonzero()[0][0]) if chosen == "illegal" else chosen
+
+    table = Table(Rules(), "standard", ["wrong", "wrong"], [Wrong(), Wrong()], seed=3, one_deal=True)
+    before = table.view()
+    with pytest.raises(GameError) as refused:
+        table.advance(table.version)
+    said = str(refused.value)
+    assert refused.value.status == 500 and "\n" not in said and said.startswith("'p") and "not legal" in said, said
+    assert said.endswith("which is not legal; the table is unchanged") and table.view() == before

@@ -8,21 +8,21 @@ sent twice, never apply a move twice: a stale version is refused and changes not
 illegal or malformed move (``GameError``, with the HTTP status the server answers with).
 
 The engine plays every move (``engine.apply``), the agents choose theirs from their seat's
-observation (``kc_env.agents``), the match scores the deals (``kc_env.match``), and a game is
-saved as the record ``kc replay`` reads (``kc_env.record``).
+observation (``kc_env.play``: ``observe`` and ``check_action``, the parts of the one play loop
+that a table taking one move at a time uses), the match scores the deals (``kc_env.match``), and a
+game is saved as the record ``kc replay`` reads and replayed by its iterator (``kc_env.record``).
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
-from .. import actions, engine, observation, record
+from .. import actions, engine, play, record
 from ..agents import Agent, PolicyAgent
 from ..engine import GameState, Move
-from ..match import DEFAULT_MAX_MOVES, Match, deal_seed, starting_totals, truncate
+from ..match import DEFAULT_MAX_MOVES, Match, truncate
 from ..rules import Rules
 from . import views
 from .advice import advise
@@ -122,8 +122,7 @@ class Table(Game):
         return "next_deal"
 
     def _obs(self, seat: int) -> dict[str, Any]:
-        return {"observation": observation.encode(self.state, seat, self.match.totals),
-                "action_mask": actions.legal_mask(self.state)}
+        return play.observe(self.state, seat, self.match.totals)
 
     def play(self, move: Any, at: Any) -> None:
         """The person's move: an action index, or a move's name (``play 9H->N``, ``move W->N``,
@@ -182,13 +181,16 @@ class Table(Game):
         try:
             agent = self.agents[seat]
             thought = advise(agent, obs) if self.mode == "watch" and isinstance(agent, PolicyAgent) else None
-            action = int(agent.act(obs))
+            action = agent.act(obs)
         finally:
             self.thinking.release()
-        if not 0 <= action < actions.NUM_ACTIONS or obs["action_mask"][action] != 1:
-            raise GameError(f"{self.names[seat]} chose action {action}, which is not legal; the table is unchanged", 500)
         with self.lock:
             check_version(at, self.version)
+            try:
+                action = play.check_action(action, obs["action_mask"], self.state, self.names[seat])
+            except play.IllegalAgentAction as exc:
+                said = views.with_symbols(str(exc).splitlines()[0].rstrip(":"))
+                raise GameError(f"{said}; the table is unchanged", 500) from None
             self._apply(seat, action, thought)
 
     def _apply(self, seat: int, action: int, thought: dict[str, Any] | None) -> None:
@@ -256,14 +258,6 @@ class Table(Game):
             return record.MatchRecord.from_match(self.match, players=self.specs)
 
 
-@dataclass(frozen=True)
-class _Deal:
-    seed: int
-    dealer: int
-    moves: tuple[Move, ...]
-    truncated: bool
-
-
 class Replay(Game):
     """A saved record (``kc play --save``, ``kc_env.record``) shown at any move of any deal,
     every hand open. It is checked whole when loaded (``record.replay``): a record that does not
@@ -280,13 +274,8 @@ class Replay(Game):
         n = rec.num_players
         self.specs = list(rec.players) if rec.players is not None else [""] * n
         self.names = _seat_names(rec.players) if rec.players is not None else [f"p{seat}" for seat in range(n)]
-        if isinstance(rec, record.GameRecord):
-            self.deals = [_Deal(rec.seed, rec.dealer, rec.moves, rec.truncated)]
-            self.match = None
-        else:
-            self.deals = [_Deal(deal_seed(rec.seed, k), (rec.dealer + k) % n, d.moves, d.truncated)
-                          for k, d in enumerate(rec.deals)]
-            self.match = played
+        self.match = played if isinstance(rec, record.MatchRecord) else None
+        self.deals = [record.deal_moves(rec, d) for d in range(1, record.deal_count(rec) + 1)]
 
     def _where(self, deal: Any, at: Any) -> tuple[int, int]:
         def number(value: Any, name: str, default: int) -> int:
@@ -309,16 +298,13 @@ class Replay(Game):
         return d, k
 
     def position(self, d: int, k: int) -> tuple[GameState, list[dict[str, Any]]]:
-        """The state after ``k`` moves of deal ``d`` (1-based) and the log of those moves."""
-        deal = self.deals[d - 1]
-        state = engine.new_deal(self.rec.rules, self.rec.num_players, seed=deal.seed, dealer=deal.dealer)
+        """The state after ``k`` moves of deal ``d`` (1-based) and the log of those moves
+        (``record.iter_deal``, which ends a deal cut off at its last move)."""
         log = []
-        for i, move in enumerate(deal.moves[:k], start=1):
-            log.append(views.log_entry(i, state.current_player, move))
-            engine.apply(state, move)
-        if k == len(deal.moves) and deal.truncated:
-            truncate(state)
-        return state, log
+        for step in record.iter_deal(self.rec, d, upto=k):
+            if step.move is not None:
+                log.append(views.log_entry(step.number, step.seat, step.move))
+        return step.state, log
 
     def view(self, deal: Any = None, at: Any = None, **_: Any) -> dict[str, Any]:
         d, k = self._where(deal, at)
@@ -349,12 +335,9 @@ class Replay(Game):
         state, _ = self.position(d, k)
         if state.is_over:
             raise GameError("there is no decision to advise on: the deal is over", 409)
-        totals = None
-        if self.match is not None:
-            totals = self.match.history[d - 2].scored.totals if d > 1 else starting_totals(self.rec.rules, self.rec.num_players)
+        totals = None if self.match is None else self.match.totals_before(d - 1)
         seat = state.current_player
-        obs = {"observation": observation.encode(state, seat, totals), "action_mask": actions.legal_mask(state)}
-        return {"seat": seat, **advise(agent, obs)}
+        return {"seat": seat, **advise(agent, play.observe(state, seat, totals))}
 
     def record(self) -> record.Record:
         return self.rec
