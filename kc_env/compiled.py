@@ -9,6 +9,15 @@ function) gives every kc_env file one stamp instead: a hash of all the files wit
 and of the tables they read at compile time (``TABLES``). Any change to one
 of them recompiles them all; files outside kc_env keep numba's own rule.
 
+The machine code is cached in the user's cache folder, ``$XDG_CACHE_HOME/kc_env/numba`` (by
+default ``~/.cache/kc_env/numba``), or under ``NUMBA_CACHE_DIR`` when the user sets it, each
+source folder in a subfolder of its own (numba's naming, a hash of the folder's path): not beside
+the sources, so that an installed package stays as pip wrote it and ``pip uninstall`` leaves
+nothing in site-packages. Where that folder cannot be written, the cache goes beside the sources
+(numba's ``__pycache__``), under the same stamp. The first compile of a process that has to
+compile (nothing cached yet, or a source changed) says so once on stderr when stderr is a
+terminal: the agents take up to about 30 s to compile, once; later processes load them.
+
 A loop over the cores (``parallel=True``, ``prange``) is compiled with ``njit_parallel``, which
 lets one thread at a time into such loops: numba's threading layer here ("forksafe", which
 without TBB or Intel OpenMP is its own workqueue) aborts the whole process when two threads
@@ -20,12 +29,13 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
 
 import numba
-from numba.core import caching
+from numba.core import caching, event
 
 PACKAGE = Path(__file__).resolve().parent
 ROOTS = tuple(p for p in (PACKAGE, PACKAGE.parent / "training") if p.is_dir())
@@ -52,23 +62,77 @@ def compiled_sources() -> list[Path]:
     return sorted(files)
 
 
-class PackageCacheLocator(caching.InTreeCacheLocator):
+def cache_dir() -> Path:
+    """The folder of kc_env's numba cache: ``NUMBA_CACHE_DIR`` when set, else
+    ``$XDG_CACHE_HOME/kc_env/numba`` (``~/.cache/kc_env/numba`` without ``XDG_CACHE_HOME``)."""
+    if numba.config.CACHE_DIR:
+        return Path(numba.config.CACHE_DIR)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "kc_env" / "numba"
+
+
+def is_ours(py_file: str) -> bool:
+    """Whether ``py_file`` is one of kc_env's sources (``ROOTS``)."""
+    return any(os.path.abspath(py_file).startswith(str(root) + os.sep) for root in ROOTS)
+
+
+class PackageTreeCacheLocator(caching.InTreeCacheLocator):
     """numba's in-tree cache (``__pycache__`` beside the source) for kc_env's files, stamped with
-    ``sources_stamp`` instead of the one file's hash."""
+    ``sources_stamp`` instead of the one file's hash: where ``PackageCacheLocator``'s folder
+    cannot be written."""
 
     def get_source_stamp(self):
         return sources_stamp()
 
     @classmethod
     def from_function(cls, py_func, py_file):
-        if not any(os.path.abspath(py_file).startswith(str(root) + os.sep) for root in ROOTS):
-            return None
-        return super().from_function(py_func, py_file)
+        return super().from_function(py_func, py_file) if is_ours(py_file) else None
+
+
+class PackageCacheLocator(PackageTreeCacheLocator):
+    """kc_env's files cached in ``cache_dir()``, one subfolder for each source folder (numba's
+    ``get_suitable_cache_subpath``: its name and a hash of its path, so two copies of kc_env never
+    share a cache), stamped with ``sources_stamp``."""
+
+    def __init__(self, py_func, py_file):
+        super().__init__(py_func, py_file)
+        self._cache_path = str(cache_dir() / self.get_suitable_cache_subpath(py_file))
 
 
 _LOCATORS = getattr(caching, "CacheImpl", None) or caching._CacheImpl  # named _CacheImpl before numba 0.61
-if PackageCacheLocator not in _LOCATORS._locator_classes:
-    _LOCATORS._locator_classes.insert(0, PackageCacheLocator)
+for _locator in (PackageTreeCacheLocator, PackageCacheLocator):  # PackageCacheLocator first
+    if _locator not in _LOCATORS._locator_classes:
+        _LOCATORS._locator_classes.insert(0, _locator)
+
+COMPILING_NOTICE = ("kc_env: compiling the agents for this machine, once (up to about 30 s); "
+                    "later runs load them from {folder}")
+
+
+class CompileNotice(event.Listener):
+    """Says ``COMPILING_NOTICE`` on stderr (a terminal) at the first compile of kc_env code in the
+    process. numba fires ``numba:compile`` only when it compiles, not when it loads the cache."""
+
+    def __init__(self) -> None:
+        self.said = False
+
+    def on_start(self, ev: event.Event) -> None:
+        if self.said:
+            return
+        dispatcher = ev.data.get("dispatcher") if isinstance(ev.data, dict) else None
+        code = getattr(getattr(dispatcher, "py_func", None), "__code__", None)
+        if code is None or not is_ours(code.co_filename):
+            return
+        self.said = True
+        stream = sys.stderr
+        if stream is not None and stream.isatty():
+            print(COMPILING_NOTICE.format(folder=cache_dir()), file=stream, flush=True)
+
+    def on_end(self, ev: event.Event) -> None:
+        pass
+
+
+NOTICE = CompileNotice()
+event.register("numba:compile", NOTICE)
 
 njit = functools.partial(numba.njit, cache=True)
 """``numba.njit(cache=True)``, the one way kc_env compiles (``@njit`` or ``@njit(inline=...)``)."""
