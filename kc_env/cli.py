@@ -56,7 +56,12 @@ def build_parser() -> argparse.ArgumentParser:
     for name, module_name in commands().items():
         module = importlib.import_module(module_name)
         # argparse %-formats a subcommand's help (not its description): "95% intervals" must not break kc --help
-        p = sub.add_parser(name, help=module.HELP.replace("%", "%%"), description=getattr(module, "DESCRIPTION", module.HELP))
+        description = getattr(module, "DESCRIPTION", module.HELP)
+        problem = module.check() if hasattr(module, "check") else None
+        if problem:  # its help still prints, and says what it needs
+            description += f"\n\nNot runnable here: it {problem}"
+        p = sub.add_parser(name, help=module.HELP.replace("%", "%%"), description=description,
+                           formatter_class=argparse.RawDescriptionHelpFormatter if problem else argparse.HelpFormatter)
         module.add_arguments(p)
     return parser
 
@@ -111,12 +116,25 @@ def _silence_stdout() -> None:
 
 def _cannot_run(argv: list[str]) -> str | None:
     """``kc NAME: <reason>`` when the command that ``argv`` asks for has a ``check()`` that says it
-    cannot run here (a missing extra), before its arguments, ``--help`` included, are parsed."""
+    cannot run here (a missing extra), before its arguments are parsed; never for ``--help``,
+    which prints (saying what is missing)."""
+    if _asks_for_help(argv):
+        return None
     name = next((arg for arg in argv if not arg.startswith("-")), None)
     module_name = commands().get(name) if name else None
     check = getattr(importlib.import_module(module_name), "check", None) if module_name else None
     problem = check() if check else None
     return f"kc {name}: {problem}" if problem else None
+
+
+def _asks_for_help(argv: list[str]) -> bool:
+    """Whether ``argv`` asks for help (``-h`` or ``--help`` before any ``--``)."""
+    for arg in argv:
+        if arg == "--":
+            return False
+        if arg in ("-h", "--help"):
+            return True
+    return False
 
 
 if __name__ == "__main__":

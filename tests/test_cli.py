@@ -76,7 +76,7 @@ def test_a_missing_train_extra_is_one_line_naming_it(capsys, monkeypatch, comman
 
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "torch" else real(name, *a))
-    assert main([command, "--help"]) == 2
+    assert main([command, "somewhere"]) == 2  # --help prints help (tests/test_interrupt_messages.py)
     captured = capsys.readouterr()
     assert captured.out == ""
     assert captured.err.count("\n") == 1

@@ -72,3 +72,20 @@ def test_ctrl_c_in_kc_eval_prints_one_line_and_the_tally_so_far(workers):
     played = int(lines[0].split("after ")[1].split(" of")[0])
     assert played > 0 and played % 2 == 0  # whole rounds of the two seatings
     assert f"{played} deals" in out and "win share" in out
+
+
+@pytest.mark.parametrize("command", ["train", "export"])
+def test_help_prints_without_the_extra_a_command_needs(command, capsys, monkeypatch):
+    """``kc train -h`` and ``kc export -h`` printed the missing-extra error instead of help
+    (issue 36 item 9): help prints, and says what is missing; running the command still refuses."""
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "torch" else real(name, *a))
+    with pytest.raises(SystemExit) as done:
+        main([command, "-h"])
+    out = capsys.readouterr().out
+    assert done.value.code == 0 and out.startswith(f"usage: kc {command}")
+    assert "Not runnable here: it needs the train extra" in out
+    assert main([command, "x"]) == 2
+    assert f"kc {command}: needs the train extra" in capsys.readouterr().err
