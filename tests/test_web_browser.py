@@ -200,10 +200,15 @@ SUIT = re.compile("[♣♦♥♠]")
 CODE = re.compile(r"\b(10|[2-9AJQK])[CDHS]\b")
 
 
+def _hand_ids(page) -> list[int]:
+    return page.eval_on_selector_all("#hand .card", "els => els.map(e => Number(e.dataset.card))")
+
+
 def test_what_a_card_player_reads_at_the_table_and_in_its_replay(base, page, tmp_path):
     """Issue 36 item 10: the seats are chosen from the agents offered, the seed keeps every digit,
-    the hand is sorted, the log and a refusal write cards as the table draws them, and the
-    replay of the saved game names the seats as the game did and shows the same seed."""
+    the hand is sorted, the log, a refusal and the advice write cards as the table draws them,
+    the card drawn for a turn is marked, and the replay of the saved game names the seats as the
+    game did and shows the same seed."""
     page.goto(base)
     page.wait_for_selector("#setup:not([hidden])")
     offered = page.eval_on_selector_all("#seat-fields .agent-pick[data-seat='1'] option", "os => os.map(o => o.value)")
@@ -215,7 +220,7 @@ def test_what_a_card_player_reads_at_the_table_and_in_its_replay(base, page, tmp
     view = browser.api_view(base, page)
     assert f"seed {BIG_SEED}" in page.inner_text("#info") and f"deal seed {view['deal']['seed']}" in page.inner_text("#info")
     assert browser.wait_turn(page) == "person"
-    ids = page.eval_on_selector_all("#hand .card", "els => els.map(e => Number(e.dataset.card))")
+    ids = _hand_ids(page)
     assert ids == sorted(ids) and len(ids) > 1
     refused = _refused_click(page)
     assert SUIT.search(refused) and not CODE.search(refused), refused
@@ -228,6 +233,13 @@ def test_what_a_card_player_reads_at_the_table_and_in_its_replay(base, page, tmp
     page.click("#ask")
     page.wait_for_selector("#advice-body .choice")
     assert not CODE.search(page.inner_text("#advice-body"))
+    while True:  # to the end of this turn, then the next: the card drawn for it is marked
+        held = _hand_ids(page)
+        if browser.click_a_move(page) == "end turn" or browser.wait_turn(page) != "person":
+            break
+    assert browser.wait_turn(page) == "person"  # the deal of this seed goes on
+    drawn = page.eval_on_selector_all("#hand .card.drawn", "els => els.map(e => Number(e.dataset.card))")
+    assert drawn == sorted(set(_hand_ids(page)) - set(held)) and len(drawn) == 1, (drawn, held)
     path = tmp_path / "saved.json"
     with urllib.request.urlopen(f"{base}api/games/{view['id']}/record", timeout=30) as response:
         path.write_bytes(response.read())

@@ -5,7 +5,7 @@
 
 const $ = (id) => document.getElementById(id);
 const app = {config: null, view: null, selected: null, timer: null, running: false, busy: false,
-             replayAt: null, replayDeal: null};
+             replayAt: null, replayDeal: null, hand: null};
 
 function esc(text) {
   return String(text).replace(/[&<>"']/g, (c) => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[c]));
@@ -335,13 +335,29 @@ function drawHand(view) {
   if (person < 0) return;
   const mine = view.table.hands[person];
   $("hand-title").textContent = `Your hand (${mine.count})`;
+  const drawn = justDrawn(view, mine.cards || []);
   for (const c of mine.cards || []) {
-    const el = Cards.element(c);
+    const el = Cards.element(c, drawn.has(c.id) ? "drawn" : "");
+    if (drawn.has(c.id)) el.title += " (just drawn)";
     el.setAttribute("role", "button");
     el.addEventListener("click", () => clickCard(c.id));
     draggable(el, () => ({card: c.id}));
     hand.appendChild(el);
   }
+}
+
+// The cards that came into your hand since this page last showed it (the stock's, drawn), marked
+// until they leave it or the next card comes in. A page opened anew marks none.
+function justDrawn(view, cards) {
+  const ids = cards.map((c) => c.id);
+  const last = app.hand && app.hand.game === view.id ? app.hand : null;
+  let drawn = [];
+  if (last) {
+    const fresh = ids.filter((id) => !last.ids.includes(id));
+    drawn = fresh.length ? fresh : last.drawn.filter((id) => ids.includes(id));
+  }
+  app.hand = {game: view.id, ids, drawn};
+  return new Set(drawn);
 }
 
 function drawResult(view) {
