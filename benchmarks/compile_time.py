@@ -24,10 +24,10 @@ ROOT = Path(__file__).resolve().parent.parent
 FIRST_USES = """
 import time
 import numpy as np
-from kc_env import actions, agents, engine, observation
+from kc_env import agents, engine
+from kc_env.play import observe
 from kc_env.vector import KingsCornerVecEnv
-state = engine.new_deal("standard", 2, seed=1)
-obs = {"observation": observation.encode(state, state.current_player), "action_mask": actions.legal_mask(state)}
+obs = observe(engine.new_deal("standard", 2, seed=1))
 for spec in ["heuristic", "greedy", "search:redeals=2"]:
     t = time.time(); agents.load(spec, seed=0).act(obs); print(f"{spec:28s} {time.time() - t:6.1f} s", flush=True)
 t = time.time()

@@ -35,8 +35,11 @@ How the table is filled (choices where nothing else says):
   seats' outcomes as ranks; an entry that holds two seats of one deal is ranked by its better
   seat. ``ordinal`` is mu - 3 sigma.
 - **Agents never choose for another seat's view**: each seat has its own agent object, which
-  gets only ``{"observation", "action_mask"}`` of the seat to act. An action whose mask entry
-  is 0 is an error (``IllegalAgentAction``), never replaced by a legal one.
+  gets only ``{"observation", "action_mask"}`` of the seat to act (the deals are played by
+  ``kc_env.play``). An action whose mask entry is 0 is an error (``IllegalAgentAction``), never
+  replaced by a legal one.
+- **Ctrl-C** stops the workers quietly and raises ``TournamentInterrupted`` with the tally of
+  the whole rounds of seatings played so far (``kc eval`` prints it).
 """
 
 from __future__ import annotations
