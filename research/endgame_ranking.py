@@ -33,7 +33,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
-from kc_env.training import turn_value as tv
+from kc_env.training.turn_value import learn as tv
 
 from kc_env import engine
 from kc_env.agents import load, turns, view

@@ -31,7 +31,7 @@ import argparse
 import json
 from pathlib import Path
 
-from kc_env.training import turn_value as tv
+from kc_env.training.turn_value import learn as tv
 
 from kc_env.agents.turn_value import TurnValueAgent, save
 from kc_env.rules import Rules

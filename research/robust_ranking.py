@@ -26,7 +26,7 @@ import json
 import time
 from pathlib import Path
 
-from kc_env.training import turn_value as tv
+from kc_env.training.turn_value import learn as tv
 
 from kc_env.agents.turn_value import load, load_careless, save
 

@@ -24,7 +24,7 @@ import json
 import time
 
 import numpy as np
-from kc_env.training.rollouts import move_values
+from kc_env.training.sb3.rollouts import move_values
 
 from kc_env.agents.batch import rule_based
 from kc_env.vector import VecGame

@@ -31,7 +31,7 @@ import json
 import time
 
 import numpy as np
-from kc_env.training import turn_value as tv
+from kc_env.training.turn_value import learn as tv
 
 from kc_env.rules import Rules
 

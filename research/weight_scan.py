@@ -23,7 +23,7 @@ import json
 import time
 
 import numpy as np
-from kc_env.training.tune import AGENT_ROWS, interval, seat_shares
+from kc_env.training.sb3.tune import AGENT_ROWS, interval, seat_shares
 
 from kc_env.agents.heuristic import weights as heuristic_weights
 

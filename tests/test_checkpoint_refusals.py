@@ -9,7 +9,7 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
 
-from kc_env.training import checkpoint as checkpoint_mod  # noqa: E402
+from kc_env.training.sb3 import checkpoint as checkpoint_mod  # noqa: E402
 
 
 class Payload:

@@ -1,4 +1,4 @@
-"""Policy improvement by play-outs before PPO (``pretrain.method: rollouts``, training/improve.py)."""
+"""Policy improvement by play-outs before PPO (``pretrain.method: rollouts``, training/sb3/improve.py)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ pytest.importorskip("sb3_contrib")
 pytest.importorskip("numba")
 
 from kc_env.training import config as config_mod  # noqa: E402
-from kc_env.training import improve  # noqa: E402
-from kc_env.training.rollouts import redeal_unseen  # noqa: E402
+from kc_env.training.sb3 import improve  # noqa: E402
+from kc_env.training.sb3.rollouts import redeal_unseen  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -75,8 +75,8 @@ def test_the_fit_learns_a_better_move_and_sets_the_priors_weight_from_held_out_d
     """Labels where ending the turn is worth half a deal more than the prior's move wherever it
     is legal (and every other move as much as the prior's): the actor learns to end the turn,
     and the prior's weight is set below that advantage, so the policy plays it."""
-    from kc_env.training.league import League
-    from kc_env.training.train import make_env, make_model
+    from kc_env.training.sb3.league import League
+    from kc_env.training.sb3.train import make_env, make_model
 
     from kc_env import GAME_INFO
 
@@ -99,7 +99,7 @@ def test_the_fit_learns_a_better_move_and_sets_the_priors_weight_from_held_out_d
 
 
 def test_kc_train_improves_on_the_prior_before_ppo_and_resumes_its_labelling(tmp_path):
-    from kc_env.training.train import train
+    from kc_env.training.sb3.train import train
 
     cfg = rollout_config(total_timesteps=1024, eval={"every": 0, "deals": 8})
     run = train(cfg, tmp_path / "run", progress=False, argv=["test"])
@@ -174,8 +174,8 @@ def test_labels_with_nothing_to_learn_leave_the_network_as_it_was(tmp_path, posi
     so the fit keeps the starting network and the config's prior weight (the policy stays the
     prior's), not a margin chosen on noise."""
     import torch
-    from kc_env.training.league import League
-    from kc_env.training.train import make_env, make_model
+    from kc_env.training.sb3.league import League
+    from kc_env.training.sb3.train import make_env, make_model
 
     values = np.where(np.isnan(positions.values.astype(np.float32)), np.nan, 0.5).astype(np.float16)
     data = improve.Positions(positions.obs, positions.prior, values, positions.deal)

@@ -189,6 +189,6 @@ def test_the_parser_resolves_relative_imports():
     """A check of the checker: edges that are known to exist are found."""
     assert "kc_env.engine" in GRAPH["kc_env.actions"]  # from . import engine
     assert "kc_env.cards" in GRAPH["kc_env.engine"]  # from .cards import (...)
-    assert "kc_env.training.config" in GRAPH["kc_env.training.train"]  # from . import config as config_mod
+    assert "kc_env.training.config" in GRAPH["kc_env.training.sb3.train"]  # from .. import config as config_mod
     assert "kc_env.training.config" in GRAPH["kc_env.training.commands.train"]  # from .. import config, in a function
     assert "kc_env.commands.common" in GRAPH["kc_env.cli"]

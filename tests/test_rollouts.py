@@ -1,4 +1,4 @@
-"""Rollout rewards (training/rollouts.py): play-outs on copies of the real deal, exact for it."""
+"""Rollout rewards (training/sb3/rollouts.py): play-outs on copies of the real deal, exact for it."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ pytest.importorskip("sb3_contrib")
 pytest.importorskip("numba")
 
 from kc_env.training import config as config_mod  # noqa: E402
-from kc_env.training.rollouts import RolloutReward, copy_games, move_values, play_out  # noqa: E402
-from kc_env.training.wrappers import PriorAction  # noqa: E402
+from kc_env.training.sb3.rollouts import RolloutReward, copy_games, move_values, play_out  # noqa: E402
+from kc_env.training.sb3.wrappers import PriorAction  # noqa: E402
 
 from kc_env.agents.batch import rule_based  # noqa: E402
 from kc_env.vector import KingsCornerVecEnv, VecGame  # noqa: E402

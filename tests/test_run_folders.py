@@ -19,10 +19,10 @@ import pytest
 pytest.importorskip("sb3_contrib")
 pytest.importorskip("numba")
 
-from kc_env.training import checkpoint as checkpoint_mod  # noqa: E402
 from kc_env.training import config as config_mod  # noqa: E402
 from kc_env.training import run as run_mod  # noqa: E402
-from kc_env.training.train import train  # noqa: E402
+from kc_env.training.sb3 import checkpoint as checkpoint_mod  # noqa: E402
+from kc_env.training.sb3.train import train  # noqa: E402
 
 from kc_env.cli import main  # noqa: E402
 
@@ -161,7 +161,7 @@ def test_overwrite_deletes_a_run_only_after_its_config_is_checked(run, capsys, m
     assert main(["train", str(CONFIG), "--variant", "smoke", "--run", str(run), "--overwrite",
                  "--set", "ppo.gamma=2"]) == 2
     assert "gamma" in capsys.readouterr().err and (run / "final.pt").is_file()
-    from kc_env.training import train as train_mod
+    from kc_env.training.sb3 import train as train_mod
 
     seen = []
     monkeypatch.setattr(train_mod, "train", lambda cfg, folder, **kw: seen.append(sorted(p.name for p in folder.iterdir()))
@@ -172,7 +172,7 @@ def test_overwrite_deletes_a_run_only_after_its_config_is_checked(run, capsys, m
 
 def test_overwrite_of_a_run_folder_not_made_yet_starts_the_run(tmp_path, monkeypatch):
     """make demo's first run: --overwrite where nothing is yet (the lock makes the folder)."""
-    from kc_env.training import train as train_mod
+    from kc_env.training.sb3 import train as train_mod
 
     seen = []
     monkeypatch.setattr(train_mod, "train", lambda cfg, folder, **kw: seen.append(folder) or train_mod.Run(folder, cfg))
@@ -182,7 +182,7 @@ def test_overwrite_of_a_run_folder_not_made_yet_starts_the_run(tmp_path, monkeyp
 
 
 def test_the_final_checkpoint_is_saved_before_the_final_evaluation(tmp_path, monkeypatch):
-    from kc_env.training import train as train_mod
+    from kc_env.training.sb3 import train as train_mod
 
     def failing(*args, **kwargs):
         raise RuntimeError("evaluation failed")

@@ -72,7 +72,7 @@ def test_a_checkpoint_keeps_the_benchmark_rows_and_a_resume_puts_them_back(tmp_p
 
 
 def test_seeds_train_one_run_each_and_resume_only_the_unfinished(tmp_path, monkeypatch, capsys):
-    from kc_env.training import train as train_mod
+    from kc_env.training.sb3 import train as train_mod
 
     seen = []
 
@@ -128,7 +128,7 @@ def test_two_seeds_are_scored_at_their_evaluations_resume_exactly_and_aggregate(
 
 @pytest.mark.slow  # one labelled iteration of the ranking trainer and a quick task: about 30 s on 2 cores
 def test_the_turn_value_trainer_scores_each_iterations_model(tmp_path):
-    from kc_env.training.turn_value_train import train
+    from kc_env.training.turn_value.train import train
 
     cfg = config_mod.load(config_mod.find("turn-ranking-2p"), "smoke",
                           {"turn_value.iterations": 1, "benchmark.tasks": [TASK], "benchmark.quick": True})

@@ -22,7 +22,7 @@ pytest.importorskip("sb3_contrib")
 pytest.importorskip("numba")
 
 from kc_env.training import config as config_mod  # noqa: E402
-from kc_env.training.train import train  # noqa: E402
+from kc_env.training.sb3.train import train  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG = ROOT / "configs" / "default.yaml"

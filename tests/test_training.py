@@ -15,10 +15,10 @@ import pytest
 pytest.importorskip("sb3_contrib")
 pytest.importorskip("numba")
 
-from kc_env.training import checkpoint as checkpoint_mod  # noqa: E402
 from kc_env.training import config as config_mod  # noqa: E402
 from kc_env.training.export import TOLERANCE, export, network_of, sample_observations, torch_probabilities  # noqa: E402
-from kc_env.training.train import train  # noqa: E402
+from kc_env.training.sb3 import checkpoint as checkpoint_mod  # noqa: E402
+from kc_env.training.sb3.train import train  # noqa: E402
 from sb3_contrib import MaskablePPO  # noqa: E402
 
 from kc_env import GAME_INFO  # noqa: E402
@@ -108,8 +108,8 @@ def test_a_network_with_a_prior_trains_exports_and_plays_like_its_prior(tmp_path
     adds a learned weight to its logit; the export computes the same with numpy (within the export's TOLERANCE).
     ``network.privileged_critic``: the critic also reads the hidden cards, the actor never does."""
     import torch
-    from kc_env.training.policy import PriorPolicy
-    from kc_env.training.wrappers import privileged_size
+    from kc_env.training.sb3.policy import PriorPolicy
+    from kc_env.training.sb3.wrappers import privileged_size
 
     from kc_env.agents.heuristic.search import heuristic_action
 
@@ -144,7 +144,7 @@ def test_a_network_with_a_prior_trains_exports_and_plays_like_its_prior(tmp_path
 
 
 def test_the_privileged_critic_sees_the_other_hands_and_the_next_stock_cards():
-    from kc_env.training.wrappers import STOCK_AHEAD, PriorAction
+    from kc_env.training.sb3.wrappers import STOCK_AHEAD, PriorAction
 
     from kc_env.vector import KingsCornerVecEnv
 
@@ -165,7 +165,7 @@ def test_the_privileged_critic_sees_the_other_hands_and_the_next_stock_cards():
 def test_blocked_reward_prices_only_blocked_deals_without_a_winner():
     """A blocked deal with no winner costs the learner ``blocked_reward``; wins, losses, a
     fewest-cards winner of a blocked deal and live steps keep the env's reward."""
-    from kc_env.training.wrappers import BlockedReward
+    from kc_env.training.sb3.wrappers import BlockedReward
 
     from kc_env.vector import KingsCornerVecEnv
 
@@ -183,8 +183,8 @@ def test_blocked_reward_prices_only_blocked_deals_without_a_winner():
 def test_kickstart_clones_the_teacher():
     """Behaviour cloning on the heuristic's moves: legal demonstrations, returns within the
     reward's range, and a policy that agrees with the teacher far more than chance."""
-    from kc_env.training.policy import policy_kwargs
-    from kc_env.training.pretrain import collect, fit
+    from kc_env.training.sb3.policy import policy_kwargs
+    from kc_env.training.sb3.pretrain import collect, fit
 
     from kc_env.vector import KingsCornerVecEnv
 
@@ -203,8 +203,8 @@ def test_kickstart_clones_the_teacher():
 def test_an_evaluation_outside_learn_is_recorded_at_the_models_step(tmp_path):
     """The evaluation kc train makes when it finishes a resumed run without learning more (or
     before learning) carries the model's step count, not the callback's (0 outside learn)."""
-    from kc_env.training.league import League
-    from kc_env.training.train import EvalCallback, Run, make_env, make_model
+    from kc_env.training.sb3.league import League
+    from kc_env.training.sb3.train import EvalCallback, Run, make_env, make_model
 
     cfg = smoke(eval={"deals": 8, "opponents": ["random"]})
     run = Run(tmp_path, cfg)

@@ -1,4 +1,4 @@
-"""Tuning the heuristic prior's evaluation weights against the league (``tune:``, training/tune.py)."""
+"""Tuning the heuristic prior's evaluation weights against the league (``tune:``, training/sb3/tune.py)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ pytest.importorskip("sb3_contrib")
 pytest.importorskip("numba")
 
 from kc_env.training import config as config_mod  # noqa: E402
-from kc_env.training import tune as tune_mod  # noqa: E402
 from kc_env.training.export import TOLERANCE  # noqa: E402
+from kc_env.training.sb3 import tune as tune_mod  # noqa: E402
 
 from kc_env.agents.heuristic import weights as heuristic_weights  # noqa: E402
 
@@ -110,7 +110,7 @@ def test_tuning_every_weight_leaves_a_weight_at_zero_there(tmp_path):
 
 def test_kc_train_tunes_the_prior_then_trains_and_exports_a_model_that_carries_the_weights(tmp_path):
     from kc_env.training.export import export
-    from kc_env.training.train import train
+    from kc_env.training.sb3.train import train
 
     from kc_env.agents.policy_model import load_network
 
@@ -146,7 +146,7 @@ def test_a_tuning_config_that_cannot_work_is_refused():
 
 
 def test_weights_set_in_the_config_are_the_priors_without_tuning_and_tuning_starts_from_them(tmp_path):
-    from kc_env.training.train import train
+    from kc_env.training.sb3.train import train
     from sb3_contrib import MaskablePPO
 
     chosen = {"fit": 0.375, "card": 0.9}

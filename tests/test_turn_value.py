@@ -117,7 +117,7 @@ def _first_iteration(config, tmp_path):
     """The smoke variant of ``config`` trained for one iteration in ``tmp_path / "run"``."""
     pytest.importorskip("torch")
     from kc_env.training import config as config_mod
-    from kc_env.training.turn_value_train import train
+    from kc_env.training.turn_value.train import train
 
     cfg = config_mod.load(config_mod.find(config), "smoke")
     cfg.turn_value.iterations = 1
@@ -209,7 +209,7 @@ def test_labelled_decisions_come_from_deals_against_the_opponent_and_repeat():
     [0, 1], and the same chunk labels the same again; against random the heuristic's own turn is
     worth far more than against the heuristic."""
     pytest.importorskip("torch")
-    from kc_env.training import turn_value as train_tv
+    from kc_env.training.turn_value import learn as train_tv
 
     from kc_env.rules import Rules
 
@@ -227,7 +227,7 @@ def test_labels_against_several_opponents_are_a_column_each_on_the_same_redeals(
     """``others`` values every candidate once per play-out opponent, on the same re-deals: its
     column for the deal's own opponent is the single-opponent label, to the bit."""
     pytest.importorskip("torch")
-    from kc_env.training import turn_value as train_tv
+    from kc_env.training.turn_value import learn as train_tv
 
     from kc_env.rules import Rules
 
@@ -243,7 +243,7 @@ def test_labels_against_several_opponents_are_a_column_each_on_the_same_redeals(
 @pytest.mark.slow  # about 2 minutes: four chunks of labels and the duels' compiled loop
 def test_the_ranking_trainer_labels_fits_resumes_and_leaves_a_model(tmp_path):
     cfg, run, train = _first_iteration("turn-ranking-2p", tmp_path)
-    from kc_env.training import turn_value as train_tv
+    from kc_env.training.turn_value import learn as train_tv
 
     rows, chunks = train_tv.load_labels(run / "labels_random.npz")
     assert chunks == 1 and rows
@@ -370,7 +370,7 @@ def test_the_ranking_trainer_evaluates_one_seat_against_the_rest_of_the_table(mo
     of each opponent, as ``kc export`` and ``kc eval`` seat it, not two against two."""
     pytest.importorskip("torch")
     from kc_env.training import config as config_mod
-    from kc_env.training import turn_value_train
+    from kc_env.training.turn_value import train as turn_value_train
 
     from kc_env import tournament
 
@@ -391,7 +391,7 @@ def test_a_pick_gains_what_the_labels_say_over_the_heuristics_first_candidate():
     """``pick_gains``: a network that reads the label off the features picks the best candidate
     (its gain is the best candidate's), one that reads it backwards picks the worst."""
     pytest.importorskip("torch")
-    from kc_env.training import turn_value as training
+    from kc_env.training.turn_value import learn as training
 
     rng = np.random.default_rng(3)
     rows = []

@@ -24,8 +24,8 @@ from kc_env.rewards import REWARDS
 from kc_env.rules import Rules, RulesError
 
 from .rllib.settings import RLlibSettings  # each trainer owns its settings (trainers.py)
-from .sb3_settings import PretrainSettings, TuneSettings
-from .turn_value_settings import TurnValueSettings
+from .sb3.settings import PretrainSettings, TuneSettings
+from .turn_value.settings import TurnValueSettings
 
 
 class ConfigError(ValueError):
@@ -73,7 +73,7 @@ class PPOSettings:
 
 @dataclass
 class NetworkSettings:
-    """A trunk shared by policy and value, then a head each (``training/policy.py``)."""
+    """A trunk shared by policy and value, then a head each (``training/sb3/policy.py``)."""
 
     shared: list[int] = field(default_factory=lambda: [256])
     """Widths of the shared trunk's layers (may be empty)."""
@@ -167,7 +167,7 @@ class TrainConfig:
     rollout_reward: bool = False
     """Reward each learner action by the win share of playing it, then letting ``network.prior``
     play every seat, minus that of the prior's own move, both played out on the real deal
-    (``training/rollouts.py``): one step of policy improvement over the prior. Needs
+    (``training/sb3/rollouts.py``): one step of policy improvement over the prior. Needs
     ``network.prior`` and a league of that agent alone; use it with ``ppo.gamma: 0``."""
     checkpoint_every: int = 250_000
     """Save a resumable checkpoint every this many steps."""

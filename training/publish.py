@@ -40,7 +40,7 @@ def model_of_run(run: Path, cfg: config_mod.TrainConfig) -> tuple[Path, Maskable
     """The run's final model, or its newest checkpoint if it has not finished: the network of
     its config, with the tensors of ``final.pt`` or ``checkpoints/step_*.pt`` (read without
     pickle, ``training/checkpoint.py``; SB3's ``final.zip`` is never read)."""
-    from . import checkpoint as checkpoint_mod  # SB3: imported only for an SB3 run
+    from .sb3 import checkpoint as checkpoint_mod  # SB3: imported only for an SB3 run
 
     candidates = [run / "final.pt"] + sorted((run / "checkpoints").glob("step_*.pt"), reverse=True)
     for path in candidates:

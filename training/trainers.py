@@ -17,8 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import sb3_settings, turn_value_settings
 from .rllib import settings as rllib_settings
+from .sb3 import settings as sb3_settings
+from .turn_value import settings as turn_value_settings
 
 DEFAULT = "sb3"
 """The trainer of a config (or a run folder's ``config.yaml``) that names none."""
@@ -100,7 +101,7 @@ def _turn_value_outputs(folder: Path) -> str:
 TRAIN_EXTRA = "the train extra (pip install -e '.[train]' -c constraints.txt)"
 
 REGISTRY: dict[str, Trainer] = {t.name: t for t in (
-    Trainer("sb3", "sb3-contrib's MaskablePPO on the vector env (one machine)", "train:train", "publish:publish",
+    Trainer("sb3", "sb3-contrib's MaskablePPO on the vector env (one machine)", "sb3.train:train", "publish:publish",
             TRAIN_EXTRA, frozenset({"ppo", "network", "league", "pretrain", "tune", "network.prior",
                                     "network.heuristic_weights", "benchmark"}),
             sb3_settings.checks, _sb3_finished, _sb3_outputs),
@@ -108,7 +109,7 @@ REGISTRY: dict[str, Trainer] = {t.name: t for t in (
             "rllib.export:publish", "the rllib extra (pip install -e '.[train,rllib]' -c constraints.txt)",
             frozenset({"ppo", "network", "league", "rllib"}), rllib_settings.checks, _rllib_finished, _rllib_outputs),
     Trainer("turn_value", "a learned value of whole turns (research: configs/turn-ranking-2p.yaml)",
-            "turn_value_train:train", "publish:publish_turn_value", TRAIN_EXTRA,
+            "turn_value.train:train", "publish:publish_turn_value", TRAIN_EXTRA,
             frozenset({"turn_value", "benchmark"}), turn_value_settings.checks, _turn_value_finished,
             _turn_value_outputs),
 )}

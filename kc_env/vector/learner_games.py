@@ -67,6 +67,7 @@ from typing import Any
 
 import numpy as np
 from gymnasium import spaces
+
 from .. import actions as actions_mod
 from .. import agents as agents_mod
 from .. import engine, rewards

@@ -118,7 +118,7 @@ class PriorPolicy(MaskableActorCriticPolicy):
     def __init__(self, *args, prior: str = "heuristic", prior_weight: float = 4.0, privileged: int = 0,
                  heuristic_weights: dict[str, float] | None = None, **kwargs) -> None:
         self.prior, self.prior_weight, self.privileged = prior, prior_weight, privileged
-        self.heuristic_weights = heuristic_weights  # the prior's evaluation weights, if tuned (training/tune.py)
+        self.heuristic_weights = heuristic_weights  # the prior's evaluation weights, if tuned (training/sb3/tune.py)
         super().__init__(*args, **kwargs)
 
     def _build_mlp_extractor(self) -> None:

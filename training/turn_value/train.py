@@ -1,5 +1,5 @@
 """``kc train CONFIG`` with ``trainer: turn_value``: learn the value of end-of-turn positions
-(``training/turn_value.py``), evaluate it after every iteration, and leave the model folder in the
+(``training/turn_value/learn.py``), evaluate it after every iteration, and leave the model folder in the
 run (``RUN/model``, what ``kc export`` copies).
 
 ``turn_value.method: monte_carlo``: each iteration plays ``turn_value.games`` fresh deals with the
@@ -46,10 +46,10 @@ import numpy as np
 from kc_env.agents import turn_value as model
 from kc_env.files import write_atomic
 
-from . import bench, run_lock
-from . import config as config_mod
-from . import turn_value as tv
-from .run import mark_run, plot_learning_curve
+from .. import bench, run_lock
+from .. import config as config_mod
+from ..run import mark_run, plot_learning_curve
+from . import learn as tv
 
 EVAL_SEED_OFFSET = 900_000_000
 """Evaluation deals are drawn from ``seed * 10**9 + EVAL_SEED_OFFSET`` on, training deals below."""

@@ -15,7 +15,7 @@ program. So ``kc train`` keeps the state it resumes from, and ``kc export`` read
     checkpoints/step_000000004096.eval.json     to the run folder) and the evaluation history
     final.pt                                    the same state at the end
 
-The model they go into is built from the run's ``config.yaml`` (``training/train.py``
+The model they go into is built from the run's ``config.yaml`` (``training/sb3/train.py``
 ``make_model``), so the config decides the code, the checkpoint only the numbers. ``final.zip``
 is still written at the end, SB3's own format for your own SB3 code; ``kc`` never reads it.
 Every file goes through ``kc_env.files.write_atomic`` (temporary name, fsync, rename), the
@@ -44,7 +44,7 @@ from kc_env import actions as actions_mod
 from kc_env import observation as obs_mod
 from kc_env.files import write_atomic
 
-from .config import TrainConfig
+from ..config import TrainConfig
 from .league import check_state
 from .policy import PriorPolicy, policy_kwargs
 from .wrappers import privileged_size

@@ -40,7 +40,7 @@ from kc_env.game_info import GAME_INFO
 from kc_env.vector import VecGame
 from kc_env.vector import kernel as K
 
-from .config import TrainConfig
+from ..config import TrainConfig
 from .rollouts import play_out, shares
 
 TUNE_FILE = "tune.json"

@@ -8,7 +8,7 @@ from typing import Any
 
 @dataclass
 class TurnValueSettings:
-    """The turn-value trainer (``trainer: turn_value``, ``training/turn_value_train.py``): a value
+    """The turn-value trainer (``trainer: turn_value``, ``training/turn_value/train.py``): a value
     of end-of-turn positions, learned by ``method``. ``num_players``, ``rules``, ``max_moves``,
     ``seed`` and ``eval`` mean what they mean for the other trainers; the rest of the config is
     not read."""

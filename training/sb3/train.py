@@ -17,7 +17,7 @@ three callbacks (league, checkpoints, evaluation). Everything a run writes lands
         final.pt                                     the model at the end (what kc export reads)
         final.zip                                    the same in SB3's format, for your own SB3 code
 
-Checkpoints are tensors and JSON, never pickles (``training/checkpoint.py``): resuming and exporting
+Checkpoints are tensors and JSON, never pickles (``training/sb3/checkpoint.py``): resuming and exporting
 a run folder run no code from it.
 
 ``--resume`` continues a killed run from its newest whole checkpoint (a damaged newest one is
@@ -45,18 +45,19 @@ from kc_env.agents import policy_model
 from kc_env.files import write_atomic
 from kc_env.vector.vec_env import KingsCornerVecEnv
 
-from . import bench, improve, resume_state, run_lock
+from .. import bench, run_lock
+from .. import config as config_mod
+from ..config import TrainConfig
+from ..evaluate import evaluate_network
+from ..export import network_of
+from ..export_folder import staged
+from ..run import CHECKPOINTS, Run, plot_learning_curve, start_run
 from . import checkpoint as checkpoint_mod
-from . import config as config_mod
-from .config import TrainConfig
-from .evaluate import evaluate_network
-from .export import network_of
-from .export_folder import staged
+from . import improve, resume_state
 from .league import League
 from .policy import PriorPolicy, policy_kwargs
 from .pretrain import collect, fit
 from .rollouts import RolloutReward
-from .run import CHECKPOINTS, Run, plot_learning_curve, start_run
 from .tune import TUNE_FILE, start_weights, tune
 from .wrappers import BlockedReward, PriorAction, privileged_size
 
@@ -110,7 +111,7 @@ class ThreadsCallback(BaseCallback):
 
 class RolloutStatsCallback(BaseCallback):
     """Logs, per rollout, how often the learner played otherwise than its prior and what that
-    gained (``rollout_reward`` runs only; ``training/rollouts.py``)."""
+    gained (``rollout_reward`` runs only; ``training/sb3/rollouts.py``)."""
 
     def _on_rollout_end(self) -> None:
         if isinstance(self.training_env, RolloutReward):
@@ -238,7 +239,7 @@ class Checkpoint:
 
     def write(self) -> Path:
         """Write every file atomically and fsynced, the ``.pt`` last, so a checkpoint that exists
-        is whole (``training/checkpoint.py``); returns the ``.pt``."""
+        is whole (``training/sb3/checkpoint.py``); returns the ``.pt``."""
         self.stem.parent.mkdir(parents=True, exist_ok=True)
         for suffix in sorted(self.files, key=lambda s: s == ".pt"):
             write_atomic(self.stem.with_suffix(suffix), self.files[suffix])
@@ -264,7 +265,7 @@ def save_checkpoint(run: Run, model: MaskablePPO, league: League, history: list[
 
 
 def kickstart(cfg: TrainConfig, model: MaskablePPO, env: VecEnv, run: Run) -> None:
-    """Clone the teacher before PPO (``training/pretrain.py``); the result goes in ``pretrain.json``."""
+    """Clone the teacher before PPO (``training/sb3/pretrain.py``); the result goes in ``pretrain.json``."""
     p = cfg.pretrain
     print(f"behaviour cloning: recording {p.samples:,} actions of {p.teacher}", flush=True)
     demos = collect(env, p.teacher, p.samples, cfg.ppo.gamma)
@@ -285,7 +286,7 @@ def kickstart(cfg: TrainConfig, model: MaskablePPO, env: VecEnv, run: Run) -> No
 
 def improve_prior(cfg: TrainConfig, model: MaskablePPO, env: VecEnv, run: Run) -> None:
     """Label positions by play-outs in the training env (its league is the prior alone) and fit
-    the actor to each move's advantage over the prior (``training/improve.py``); the fit's
+    the actor to each move's advantage over the prior (``training/sb3/improve.py``); the fit's
     figures go in ``pretrain.json``."""
     p = cfg.pretrain
     data = improve.label(env.unwrapped, p.teacher, p.samples, run.folder / "improve", redeals=p.redeals)

@@ -12,9 +12,9 @@ from kc_env.agents.base import COMPILED, RULE_BASED
 
 @dataclass
 class PretrainSettings:
-    """Before PPO: behaviour cloning of a teacher (``method: clone``, ``training/pretrain.py``),
+    """Before PPO: behaviour cloning of a teacher (``method: clone``, ``training/sb3/pretrain.py``),
     or policy improvement over the network's prior by play-outs of every legal move
-    (``method: rollouts``, ``training/improve.py``)."""
+    (``method: rollouts``, ``training/sb3/improve.py``)."""
 
     teacher: str | None = None
     """``heuristic`` or ``greedy`` to learn from before PPO (for ``rollouts``: the network's
@@ -42,7 +42,7 @@ class PretrainSettings:
 @dataclass
 class TuneSettings:
     """Before the network: tune the evaluation weights of the heuristic prior against the league
-    by an evolution strategy (``training/tune.py``); the network's prior then plays with them."""
+    by an evolution strategy (``training/sb3/tune.py``); the network's prior then plays with them."""
 
     generations: int = 0
     """Steps of the evolution strategy (0: no tuning, the prior keeps its shipped weights)."""

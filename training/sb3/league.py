@@ -19,7 +19,7 @@ from kc_env.agents import load as load_agent
 from kc_env.agents.policy_model import PolicyAgent
 from kc_env.files import write_atomic
 
-from .config import LeagueSettings
+from ..config import LeagueSettings
 
 
 class League:

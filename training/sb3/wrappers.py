@@ -2,9 +2,9 @@
 
 - ``BlockedReward``: the learner's reward for a blocked deal nobody won (``blocked_reward``).
 - ``PriorAction``: the prior agent's chosen move appended to every observation (and, for a
-  privileged critic, the cards the seat cannot see), for ``training/policy.PriorPolicy``.
+  privileged critic, the cards the seat cannot see), for ``training/sb3/policy.PriorPolicy``.
 
-(``training/rollouts.RolloutReward`` replaces the reward by play-out differences.)
+(``training/sb3/rollouts.RolloutReward`` replaces the reward by play-out differences.)
 """
 
 from __future__ import annotations
@@ -37,10 +37,10 @@ class BlockedReward(VecEnvWrapper):
 
 
 class PriorAction(VecEnvWrapper):
-    """Appends to every observation the columns ``PriorPolicy`` (``training/policy.py``) reads
+    """Appends to every observation the columns ``PriorPolicy`` (``training/sb3/policy.py``) reads
     beyond the seat's own view: the prior agent's chosen action (its index, as a float), then,
     with ``privileged``, what only the critic may see (``privileged_features``). A heuristic prior
-    plays with its evaluation ``weights`` when given (``training/tune.py``)."""
+    plays with its evaluation ``weights`` when given (``training/sb3/tune.py``)."""
 
     def __init__(self, venv: VecEnv, prior: str, privileged: bool = False, weights=None) -> None:
         base = venv.unwrapped
