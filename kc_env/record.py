@@ -329,13 +329,10 @@ def iter_deal(record: Record, deal: int = 1, upto: int | None = None) -> Iterato
         raise RecordError(f"deal {deal}: move {upto} does not exist (moves are counted from 0, as dealt)")
     played = deal_moves(record, deal)
     moves, truncated = played.moves, played.truncated
-    if isinstance(record, MatchRecord):
-        seed, dealer, where = deal_seed(record.seed, deal - 1), (record.dealer + deal - 1) % record.num_players, f"deal {deal}, "
-    else:
-        seed, dealer, where = record.seed, record.dealer, ""
+    where = f"deal {deal}, " if isinstance(record, MatchRecord) else ""
     stop = len(moves) if upto is None else min(upto, len(moves))
-    state = engine.new_deal(record.rules, record.num_players, seed=seed, dealer=dealer)
-    if stop == len(moves) == 0:
+    state = _dealt(record, deal)
+    if not moves:
         _cut_off(state, truncated, where)
     yield Step(deal, 0, None, None, state, not moves)
     for i, move in enumerate(moves[:stop], start=1):
@@ -344,6 +341,15 @@ def iter_deal(record: Record, deal: int = 1, upto: int | None = None) -> Iterato
         if i == len(moves):
             _cut_off(state, truncated, where)
         yield Step(deal, i, seat, move, state, i == len(moves))
+
+
+def _dealt(record: Record, deal: int) -> GameState:
+    """Deal ``deal`` (1-based) as dealt: a match's ``k``-th deal as the match deals it."""
+    if isinstance(record, MatchRecord):
+        seed, dealer = deal_seed(record.seed, deal - 1), (record.dealer + deal - 1) % record.num_players
+    else:
+        seed, dealer = record.seed, record.dealer
+    return engine.new_deal(record.rules, record.num_players, seed=seed, dealer=dealer)
 
 
 def iter_replay(record: Record) -> Iterator[Step]:
