@@ -171,9 +171,11 @@ class TrainConfig:
     ``network.prior`` and a league of that agent alone; use it with ``ppo.gamma: 0``."""
     checkpoint_every: int = 250_000
     """Save a resumable checkpoint every this many steps."""
-    update_threads: int = 2
-    """Threads torch uses for gradient updates. Rollouts always use one: on 2 cores, more torch
-    threads beside the compiled games slowed vector rollouts about eightfold (docs/speed.md)."""
+    update_threads: int | None = None
+    """Threads torch uses for gradient updates (behaviour cloning and PPO's); null: chosen from the
+    cores left free at the run's start, one on a 2-core machine (``training/threads.py``), and
+    printed. Rollouts always use one: on 2 cores, more torch threads beside the compiled games
+    slowed vector rollouts about eightfold (docs/speed.md)."""
     trainer: str = "sb3"
     """A trainer of the registry (``training/trainers.py``): ``sb3`` (sb3-contrib's MaskablePPO on
     the vector env, one machine), ``rllib`` (Ray RLlib's PPO on the PettingZoo env, many cores and
@@ -263,7 +265,8 @@ def validate(config: TrainConfig, where: str = "config") -> TrainConfig:
          f"{config.ppo.n_steps * config.n_envs:,}"),
         (config.seed >= 0, "seed must be 0 or more"),
         (config.max_moves > 0, "max_moves must be positive"),
-        (config.update_threads > 0, "update_threads must be positive"),
+        (config.update_threads is None or type(config.update_threads) is int and config.update_threads > 0,
+         "update_threads must be positive, or null (chosen from the free cores)"),
         (_is_number(config.blocked_reward, optional=True), "blocked_reward must be a number or null"),
         (config.checkpoint_every >= 0 and config.eval.every >= 0 and config.league.snapshot_every >= 0,
          "checkpoint_every, eval.every and league.snapshot_every must be 0 (never) or more"),

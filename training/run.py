@@ -30,6 +30,8 @@ class Run:
 
     folder: Path
     config: Any  # training.config.TrainConfig
+    update_threads: int = 1
+    """The torch threads of the run's gradient updates (``training/threads.py``)."""
 
     @property
     def checkpoints(self) -> Path:

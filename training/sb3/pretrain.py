@@ -64,10 +64,11 @@ def collect(env, teacher: str, samples: int, gamma: float) -> Demonstrations:
 
 
 def fit(model: MaskablePPO, demos: Demonstrations, epochs: int, batch_size: int = 4096,
-        learning_rate: float = 1e-3, seed: int = 0, report: Callable[[dict[str, Any]], None] | None = None
-        ) -> dict[str, Any]:
+        learning_rate: float = 1e-3, seed: int = 0, report: Callable[[dict[str, Any]], None] | None = None,
+        step: Callable[[], Any] | None = None) -> dict[str, Any]:
     """Fit actor and critic to the demonstrations; returns the final losses and agreement.
-    ``report`` gets each epoch's figures as it ends (``kc train`` prints a line)."""
+    ``report`` gets each epoch's figures as it ends (``kc train`` prints a line), ``step`` is
+    called after each gradient step (``kc train``'s bar on a terminal)."""
     policy = model.policy
     optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
     rng = np.random.default_rng(seed)
@@ -89,6 +90,8 @@ def fit(model: MaskablePPO, demos: Demonstrations, epochs: int, batch_size: int 
             loss.backward()
             torch.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)
             optimizer.step()
+            if step is not None:
+                step()
             with torch.no_grad():
                 dist = policy.get_distribution(obs, action_masks=demos.masks[idx])
                 agree += int((dist.distribution.probs.argmax(dim=1) == actions).sum())

@@ -52,6 +52,7 @@ from ..evaluate import evaluate_network
 from ..export import network_of
 from ..export_folder import staged
 from ..run import CHECKPOINTS, Run, plot_learning_curve, start_run
+from ..threads import update_threads
 from . import checkpoint as checkpoint_mod
 from . import improve, resume_state
 from .league import League
@@ -251,6 +252,8 @@ def take_checkpoint(run: Run, model: MaskablePPO, league: League, history: list[
     and the evaluation history."""
     standing = model.get_env() is not None and model._last_obs is not None
     position = resume_state.capture(model, league, run.folder) if standing else None
+    if position is not None:
+        position["update_threads"] = run.update_threads  # a resume keeps the run's choice (threads.py)
     scores = bench.snapshot(run.folder)
     return Checkpoint(run.checkpoints / f"step_{model.num_timesteps:012d}", {
         ".league.json": json.dumps(league.state_dict(run.folder)).encode(),
@@ -264,21 +267,31 @@ def save_checkpoint(run: Run, model: MaskablePPO, league: League, history: list[
     return take_checkpoint(run, model, league, history).write()
 
 
-def kickstart(cfg: TrainConfig, model: MaskablePPO, env: VecEnv, run: Run) -> None:
-    """Clone the teacher before PPO (``training/sb3/pretrain.py``); the result goes in ``pretrain.json``."""
+def kickstart(cfg: TrainConfig, model: MaskablePPO, env: VecEnv, run: Run, progress: bool = True) -> None:
+    """Clone the teacher before PPO (``training/sb3/pretrain.py``); the result goes in ``pretrain.json``.
+    A line per epoch, and with ``progress`` on a terminal a bar over the gradient steps."""
     p = cfg.pretrain
     print(f"behaviour cloning: recording {p.samples:,} actions of {p.teacher}", flush=True)
     demos = collect(env, p.teacher, p.samples, cfg.ppo.gamma)
     print(f"behaviour cloning: fitting {len(demos.actions):,} actions, {p.epochs} epochs", flush=True)
-    torch.set_num_threads(cfg.update_threads)
+    torch.set_num_threads(run.update_threads)
     started = time.perf_counter()
+    bar = _terminal_bar(progress, p.epochs * -(-len(demos.actions) // p.batch_size), "behaviour cloning")
 
     def epoch_line(stats: dict[str, Any]) -> None:
-        print(f"behaviour cloning: epoch {stats['epoch']}/{p.epochs}: plays {p.teacher}'s move in "
-              f"{stats['agreement']:.1%}, {time.perf_counter() - started:.0f} s", flush=True)
+        line = (f"behaviour cloning: epoch {stats['epoch']}/{p.epochs}: plays {p.teacher}'s move in "
+                f"{stats['agreement']:.1%}, {time.perf_counter() - started:.0f} s")
+        if bar is not None:
+            bar.write(line)  # above the bar, which stays at the bottom
+        else:
+            print(line, flush=True)
 
-    stats = fit(model, demos, p.epochs, batch_size=p.batch_size, learning_rate=p.learning_rate, seed=cfg.seed,
-                report=epoch_line)
+    try:
+        stats = fit(model, demos, p.epochs, batch_size=p.batch_size, learning_rate=p.learning_rate, seed=cfg.seed,
+                    report=epoch_line, step=bar.update if bar is not None else None)
+    finally:
+        if bar is not None:
+            bar.close()
     print(f"behaviour cloning: the network plays {p.teacher}'s move in {stats['agreement']:.1%} of them", flush=True)
     (run.folder / "pretrain.json").write_text(json.dumps(stats, indent=1) + "\n")
     env.reset()
@@ -291,10 +304,19 @@ def improve_prior(cfg: TrainConfig, model: MaskablePPO, env: VecEnv, run: Run) -
     p = cfg.pretrain
     data = improve.label(env.unwrapped, p.teacher, p.samples, run.folder / "improve", redeals=p.redeals)
     env.reset()  # the labelling played the games behind the wrappers' backs
-    torch.set_num_threads(cfg.update_threads)
+    torch.set_num_threads(run.update_threads)
     stats = improve.fit(model, data, epochs=p.epochs, learning_rate=p.learning_rate, scale=p.advantage_scale,
                         holdout=p.holdout, seed=cfg.seed)
     (run.folder / "pretrain.json").write_text(json.dumps(stats, indent=1) + "\n")
+
+
+def _terminal_bar(progress: bool, total: int, label: str) -> Any:
+    """A tqdm bar on stderr when ``progress`` and stderr is a terminal (never into a log), else None."""
+    if not (progress and sys.stderr.isatty()):
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc=label, unit="step", leave=False, smoothing=0.1)
 
 
 def _has_stage(folder: Path) -> bool:
@@ -326,6 +348,8 @@ def _train(cfg: TrainConfig, folder: Path, resume: bool, progress: bool, argv: l
         checkpoint, (saved, league_state, rows) = point
         league.load_state_dict(league_state, folder)
         history.extend(rows)
+    kept = saved.get("position", {}).get("update_threads") if saved is not None else None
+    run.update_threads = update_threads(cfg.update_threads, kept)
     prior_weights = (tune(cfg, folder) if cfg.tune.generations
                      else start_weights(cfg) if cfg.network.heuristic_weights else None)
     env = make_env(cfg, league, prior_weights)
@@ -337,14 +361,14 @@ def _train(cfg: TrainConfig, folder: Path, resume: bool, progress: bool, argv: l
         if cfg.pretrain.teacher and cfg.pretrain.method == "rollouts":
             improve_prior(cfg, model, env, run)
         elif cfg.pretrain.teacher:
-            kickstart(cfg, model, env, run)
+            kickstart(cfg, model, env, run, progress)
     remaining = cfg.total_timesteps - model.num_timesteps
     evaluator = EvalCallback(run, history)
     if checkpoint is None and cfg.eval.every:  # where training starts (after any kickstart)
         evaluator.init_callback(model)
         evaluator.evaluate()
     checkpoints = CheckpointCallback(run, league, history)
-    callbacks = CallbackList([ThreadsCallback(cfg.update_threads), RolloutStatsCallback(), LeagueCallback(run, league),
+    callbacks = CallbackList([ThreadsCallback(run.update_threads), RolloutStatsCallback(), LeagueCallback(run, league),
                               evaluator, checkpoints])  # at a rollout's start: snapshot, evaluation, checkpoint
     if remaining > 0:
         try:

@@ -49,6 +49,7 @@ from kc_env.files import write_atomic
 from .. import bench, run_lock
 from .. import config as config_mod
 from ..run import mark_run, plot_learning_curve
+from ..threads import update_threads
 from . import learn as tv
 
 EVAL_SEED_OFFSET = 900_000_000
@@ -126,7 +127,8 @@ def _train(cfg, folder: Path, resume: bool, argv, log) -> TurnValueResult:
         mark_run(folder)
         config_mod.save(cfg, folder / "config.yaml")
         state = {"done": 0, "curve": []}
-    torch.set_num_threads(max(1, cfg.update_threads))
+    torch.set_num_threads(update_threads(cfg.update_threads, state.get("update_threads"), log))
+    state["update_threads"] = torch.get_num_threads()  # a resume keeps the run's choice
     n = cfg.num_players
     layers, loose = _load_networks(folder / f"iteration_{state['done']}" / "model") if state["done"] else (None, None)
     if not state["curve"]:
