@@ -16,7 +16,8 @@ the sources, so that an installed package stays as pip wrote it and ``pip uninst
 nothing in site-packages. Where that folder cannot be written, the cache goes beside the sources
 (numba's ``__pycache__``), under the same stamp. The first compile of a process that has to
 compile (nothing cached yet, or a source changed) says so once on stderr when stderr is a
-terminal: the agents take up to about 30 s to compile, once; later processes load them.
+terminal: the agents take about 30 s to compile on idle cores (minutes on a busy machine), once; later
+processes load them.
 
 A loop over the cores (``parallel=True``, ``prange``) is compiled with ``njit_parallel``, which
 lets one thread at a time into such loops: numba's threading layer here ("forksafe", which
@@ -104,7 +105,7 @@ for _locator in (PackageTreeCacheLocator, PackageCacheLocator):  # PackageCacheL
     if _locator not in _LOCATORS._locator_classes:
         _LOCATORS._locator_classes.insert(0, _locator)
 
-COMPILING_NOTICE = ("kc_env: compiling the agents for this machine, once (up to about 30 s); "
+COMPILING_NOTICE = ("kc_env: compiling the agents for this machine, once (about 30 s on idle cores); "
                     "later runs load them from {folder}")
 
 
