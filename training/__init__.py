@@ -6,7 +6,10 @@ cannot collide with another distribution's top-level ``training``. It sits on to
 of ``kc_env`` and nothing in ``kc_env`` imports it: its ``kc`` subcommands (``kc train``,
 ``kc export``, in ``commands/``) reach the CLI through the ``kc_env.commands`` entry-point group.
 The trainers are plug-ins of ``trainers.py`` (``kc train``, ``kc export`` and ``config.py`` read
-it); ``run.py`` is what they share about a run folder. Needs the ``train`` extra (torch; the SB3
-trainer also stable-baselines3 and sb3-contrib, which only its modules import); ``rllib/`` the
+it), a folder each owning its code, settings and checks: ``sb3/``, ``rllib/``, ``turn_value/``.
+What they share: ``run.py`` (a run folder), ``run_lock.py``, ``config.py`` (the shared blocks),
+``threads.py`` (torch's threads), ``evaluate.py`` on the plain vector env (``vec.py``),
+``bench.py``, ``export.py``, ``publish.py``, ``seal.py``. Needs the ``train`` extra (torch; the
+SB3 trainer also stable-baselines3 and sb3-contrib, which only ``sb3/`` imports); ``rllib/`` the
 ``rllib`` extra.
 """
