@@ -389,9 +389,13 @@ def test_a_missing_web_extra_is_one_line_naming_it(capsys, monkeypatch):
 
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "uvicorn" else real(name, *a))
-    assert main(["serve", "--help"]) == 2
+    assert main(["serve", "--port", "0"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("kc serve: needs the web extra: pip install 'kc_env[web]'") and "uvicorn" in err
+    with pytest.raises(SystemExit) as done:  # the help still works, saying what is missing (issue 36 item 9)
+        main(["serve", "--help"])
+    out = capsys.readouterr().out
+    assert done.value.code == 0 and out.startswith("usage: kc serve") and "not installed: uvicorn" in out
 
 
 def test_the_table_answers_views_while_an_agent_thinks_and_applies_its_move_once():

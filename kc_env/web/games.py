@@ -19,10 +19,11 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from .. import actions, engine, play, record
+from .. import actions, engine, record
 from ..agents import Agent, PolicyAgent
 from ..engine import GameState, Move
 from ..match import DEFAULT_MAX_MOVES, Match, truncate
+from ..play import IllegalAgentAction, check_action, observe
 from ..rules import Rules
 from . import views
 from .advice import advise
@@ -122,7 +123,7 @@ class Table(Game):
         return "next_deal"
 
     def _obs(self, seat: int) -> dict[str, Any]:
-        return play.observe(self.state, seat, self.match.totals)
+        return observe(self.state, seat, self.match.totals)
 
     def play(self, move: Any, at: Any) -> None:
         """The person's move: an action index, or a move's name (``play 9H->N``, ``move W->N``,
@@ -187,8 +188,8 @@ class Table(Game):
         with self.lock:
             check_version(at, self.version)
             try:
-                action = play.check_action(action, obs["action_mask"], self.state, self.names[seat])
-            except play.IllegalAgentAction as exc:
+                action = check_action(action, obs["action_mask"], self.state, self.names[seat])
+            except IllegalAgentAction as exc:
                 said = views.with_symbols(str(exc).splitlines()[0].rstrip(":"))
                 raise GameError(f"{said}; the table is unchanged", 500) from None
             self._apply(seat, action, thought)
@@ -337,7 +338,7 @@ class Replay(Game):
             raise GameError("there is no decision to advise on: the deal is over", 409)
         totals = None if self.match is None else self.match.totals_before(d - 1)
         seat = state.current_player
-        return {"seat": seat, **advise(agent, play.observe(state, seat, totals))}
+        return {"seat": seat, **advise(agent, observe(state, seat, totals))}
 
     def record(self) -> record.Record:
         return self.rec
