@@ -73,10 +73,7 @@ def run(args: argparse.Namespace) -> int:
                 print(f"seed {seed}: {folder} is finished", file=sys.stderr)
                 continue
             print(f"seed {seed}: {folder}", file=sys.stderr)
-            again = args.resume and (folder / "config.yaml").exists() and not _saved_progress(folder)
-            seed_args = argparse.Namespace(**{**vars(args), "overwrite": True}) if again else args  # nothing to resume
-            result, trainer = _train_one(seed_args, given, folder, resume=args.resume and not again
-                                         and (folder / "config.yaml").exists())
+            result, trainer = _train_one(args, given, folder, resume=args.resume and (folder / "config.yaml").exists())
             print(trainer.outputs(Path(result.folder)))
         print(f"seeds {', '.join(map(str, seeds))} in {root}; compare them: kc benchmark --runs "
               f"{' '.join(str(root / f'seed-{s}') for s in seeds)} --plot {root / 'benchmark.png'}")
@@ -144,7 +141,8 @@ def _interrupted(folder: Path, args, root: Path | None = None) -> str:
     """What Ctrl-C left and the command that goes on from it: ``--resume`` when the run saved
     something to go on from (the SB3 trainer saves a checkpoint as it stops), else, stopped
     before its first checkpoint (in behaviour cloning, say), the command that starts it again
-    (with ``--seeds``, the same command with ``--resume``, which starts such a seed again)."""
+    (with ``--seeds``, the same command with ``--resume``: the SB3 trainer starts a seed that
+    saved nothing again)."""
     if root is not None:
         return f"\nkc train: interrupted; go on with: kc train {args.config} --seeds {args.seeds} --run {root} --resume"
     newest = sorted((folder / "checkpoints").glob("step_*.pt")) if folder.is_dir() else []
@@ -161,14 +159,10 @@ def _interrupted(folder: Path, args, root: Path | None = None) -> str:
 
 def _saved_progress(folder: Path) -> bool:
     """Whether the run in ``folder`` saved anything ``--resume`` goes on from: a checkpoint, the
-    SB3 trainer's labelling or tuning stage, the turn-value trainer's iterations."""
-    from .. import trainers
-
-    if not folder.is_dir():
-        return False
-    if trainers.of_run(folder).name == "turn_value":
-        return (folder / "progress.json").is_file()
-    return any((folder / "checkpoints").glob("*")) or (folder / "improve").is_dir() or (folder / "tune.json").is_file()
+    SB3 trainer's labelling or tuning stage, the turn-value trainer's iterations (an RLlib run's
+    progress.json alone is not enough: its --resume needs a checkpoint, and says so)."""
+    saved = ("improve", "tune.json", "progress.json")
+    return folder.is_dir() and (any((folder / "checkpoints").glob("*")) or any((folder / n).exists() for n in saved))
 
 
 def _check_same_config(cfg, folder: Path, args: argparse.Namespace) -> None:
