@@ -4,6 +4,8 @@ seat, PettingZoo's registry, ``render_test`` and global ``state()``."""
 
 from __future__ import annotations
 
+import copy
+
 import gymnasium
 import numpy as np
 import pytest
@@ -201,3 +203,23 @@ def test_from_sb3_plays_as_an_agent_an_opponent_and_in_a_tournament():
     assert [row.deals for row in result.stats] == [8, 8]
     with pytest.raises(TypeError, match="action_masks"):
         agents.from_sb3(object())
+
+
+def test_a_model_just_trained_plays_in_a_tournament():
+    """run_tournament copies each Agent entry for its seats; after learn() the policy holds
+    tensors torch refuses to deep-copy, so the copy shares the model (a reproducer from the
+    newcomer's self-play recipe)."""
+    pytest.importorskip("sb3_contrib")
+    torch = pytest.importorskip("torch")
+    from sb3_contrib import MaskablePPO
+
+    from kc_env.tournament import run_tournament
+
+    torch.set_num_threads(1)
+    model = MaskablePPO("MlpPolicy", gymnasium.make("KingsCorner-v0"), seed=0, n_steps=64, batch_size=64,
+                        policy_kwargs={"net_arch": [16]})
+    model.learn(64)
+    mine = agents.from_sb3(model)
+    result = run_tournament([mine, "random"], num_players=2, deals=4, seed=0, workers=1)
+    assert [row.deals for row in result.stats] == [4, 4]
+    assert copy.deepcopy(mine).model is model

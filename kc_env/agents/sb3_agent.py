@@ -40,6 +40,12 @@ class SB3Agent(Agent):
         self.model, self.deterministic = model, deterministic
         self.spec = spec or f"sb3:{type(model).__name__}"
 
+    def __deepcopy__(self, memo: dict) -> SB3Agent:
+        """A copy that shares the model: a tournament copies an agent for each seat, and a model
+        just trained holds tensors that torch refuses to deep-copy (non-leaf ones); playing only
+        reads the model, and the sampling draws from torch's generator, not from the agent."""
+        return SB3Agent(self.model, deterministic=self.deterministic, spec=self.spec)
+
     def act(self, obs: Mapping[str, np.ndarray]) -> int:
         legal_actions(obs)  # a clear error when this seat has nothing to do
         return int(self.act_batch(np.asarray(obs["observation"])[None], np.asarray(obs["action_mask"])[None])[0])
