@@ -79,7 +79,7 @@ class PolicyNetwork:
     """The actor network as numpy arrays: ``hidden`` (W, b) pairs, then ``action`` (W, b), and
     optionally a ``prior`` agent whose choice gets ``prior_weight`` added to its logit (a
     ``heuristic`` prior plays with its own evaluation weights, ``heuristic_weights``, when the
-    training tuned them: ``training/tune.py``)."""
+    training tuned them: ``training/sb3/tune.py``)."""
 
     hidden: tuple[tuple[np.ndarray, np.ndarray], ...]
     action: tuple[np.ndarray, np.ndarray]

@@ -1,5 +1,5 @@
 """``kc train CONFIG``: train with the config's trainer (``trainer:``, or ``--trainer``), one of the
-registry's (``training/trainers.py``): MaskablePPO by default (``training/train.py``).
+registry's (``training/trainers.py``): MaskablePPO by default (``training/sb3/train.py``).
 
 CONFIG is a YAML file, or the name of a shipped config (``kc train default`` is
 ``configs/default.yaml``, found in the installed package from any folder): a file wins."""
