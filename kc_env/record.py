@@ -60,6 +60,8 @@ VERSION = 1
 """The record format version this module writes and reads."""
 GAME_FORMAT = "kc_env.game"
 MATCH_FORMAT = "kc_env.match"
+PERSON = "you"
+"""The name ``players`` gives the seat a person played (``kc play``, ``kc serve``)."""
 
 
 class RecordError(ValueError):
@@ -419,7 +421,7 @@ def _check_result(expected: Mapping[str, Any] | None, got: dict[str, Any], where
 _MISSING = object()
 
 __all__ = [
-    "VERSION", "GAME_FORMAT", "MATCH_FORMAT", "RecordError", "GameRecord", "MatchRecord", "DealMoves",
+    "VERSION", "GAME_FORMAT", "MATCH_FORMAT", "PERSON", "RecordError", "GameRecord", "MatchRecord", "DealMoves",
     "Record", "Step", "dumps", "loads", "save", "load", "from_dict", "replay", "iter_replay", "iter_deal",
     "deal_count", "deal_moves",
 ]

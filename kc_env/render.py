@@ -89,7 +89,7 @@ def render(state: GameState, viewer: int | None = None, *, totals: Sequence[floa
     lines = [_title(state, names), ""] + cross_lines(state, color) + [""]
     width = max(len(nm) for nm in names) + 7
     for seat in range(n):
-        label = names[seat] + (" (you)" if seat == viewer else "")
+        label = names[seat] + (" (you)" if seat == viewer and not names[seat].endswith("(you)") else "")
         hand = state.hands[seat]
         line = f"{label:<{width}} {len(hand)} card{'s' if len(hand) != 1 else ''}"
         if viewer is None or seat == viewer:

@@ -51,12 +51,15 @@ def run(args: argparse.Namespace) -> int:
     opponents = iter(args.opponents)
     agents: list = []
     names: list[str] = []
+    players: list[str] = []  # the record's 'players': who sat at each seat
     for seat in range(n):
         if seat == args.seat:
             agents.append(None)
             names.append(f"p{seat}")  # render adds "(you)"
+            players.append(record.PERSON)
             continue
         spec = next(opponents)
+        players.append(spec)
         try:
             agents.append(load(spec, seed=seed + seat))
         except (ValueError, OSError) as exc:
@@ -102,10 +105,10 @@ def run(args: argparse.Namespace) -> int:
                 break
     except (QuitGame, KeyboardInterrupt) as exc:
         say(f"\nstopped: {exc or 'interrupted'}")
-        _save(args, match, state, deal_moves, truncated, record, finished=False)
+        _save(args, match, state, deal_moves, truncated, players, finished=False)
         return 1
     _match_over(say, match, names, args.one_deal)
-    _save(args, match, state, deal_moves, truncated, record, finished=True)
+    _save(args, match, state, deal_moves, truncated, players, finished=True)
     return 0
 
 
@@ -138,12 +141,15 @@ def _match_over(say, match, names, one_deal: bool) -> None:
         f"{'wins' if len(match.winners) == 1 else 'share the win'} ===")
 
 
-def _save(args, match, state, deal_moves, truncated, record, finished: bool) -> None:
+def _save(args, match, state, deal_moves, truncated, players, finished: bool) -> None:
+    """Save the deal (``--one-deal``) or the match's finished deals, naming who sat where."""
+    from .. import record
+
     if not args.save:
         return
     if args.one_deal and state is not None:
-        rec = record.GameRecord.from_state(state, deal_moves, truncated)
+        rec = record.GameRecord.from_state(state, deal_moves, truncated, players=players)
     else:
-        rec = record.MatchRecord.from_match(match)
+        rec = record.MatchRecord.from_match(match, players=players)
     record.save(rec, args.save)
     print(f"saved {'the game' if finished else 'the finished deals'} to {args.save}", flush=True)

@@ -3,6 +3,7 @@
 The table is drawn as dealt, every move is listed with its player, and the table is drawn again
 after each turn (``--full``: after every move). ``--step`` waits for Enter between turns
 (``q`` stops). ``--viewer SEAT`` shows only what that seat saw; by default every hand is open.
+The seats are named as the record names them (``p0 (you)``, ``p1 heuristic``), else ``player_0``...
 """
 
 from __future__ import annotations
@@ -41,30 +42,42 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"--viewer must be a seat 0 to {rec.num_players - 1}")
     match = played if isinstance(rec, record.MatchRecord) else None
     cut_off = [record.deal_moves(rec, k).truncated for k in range(1, record.deal_count(rec) + 1)]
-    show = _Shower(args, sys.stdout.isatty() and not args.no_color, cut_off)
+    names = seat_names(rec.players, rec.num_players)
+    show = _Shower(args, sys.stdout.isatty() and not args.no_color, cut_off, names)
     print(f"kc replay {args.file}: a {'match' if match else 'deal'} of {rec.num_players} players, seed {rec.seed}, "
           f"{_rules_label(rec.rules)}", flush=True)
     for step in record.iter_replay(rec):
         if not show.step(step, match):
             return 0
     if match is not None and match.is_over:
-        print(f"\n=== the match is over: {', '.join(f'player_{s}' for s in match.winners)} "
+        print(f"\n=== the match is over: {', '.join(names[s] for s in match.winners)} "
               f"{'wins' if len(match.winners) == 1 else 'share the win'}; totals {list(match.totals)} ===")
     elif match is not None:
         print(f"\n=== the record ends after {match.deal_number} deals; totals {list(match.totals)} ===")
     return 0
 
 
+def seat_names(players, n: int) -> list[str]:
+    """What the replay calls each seat: ``p0 (you)``, ``p1 heuristic`` when the record names who
+    sat there (its ``players``), else ``player_0``, ``player_1``..."""
+    if players is None:
+        return [f"player_{s}" for s in range(n)]
+    from ..record import PERSON
+
+    return [f"p{s} (you)" if name == PERSON else f"p{s} {name}" for s, name in enumerate(players)]
+
+
 class _Shower:
-    def __init__(self, args: argparse.Namespace, color: bool, cut_off: list[bool]) -> None:
+    def __init__(self, args: argparse.Namespace, color: bool, cut_off: list[bool], names: list[str]) -> None:
         self.args = args
         self.color = color
         self.cut_off = cut_off  # by deal: whether the record says it was cut off
+        self.names = names  # by seat
 
     def table(self, state, totals) -> None:
         from ..render import render
 
-        print("\n" + render(state, viewer=self.args.viewer, totals=totals, color=self.color).rstrip(),
+        print("\n" + render(state, viewer=self.args.viewer, totals=totals, names=self.names, color=self.color).rstrip(),
               flush=True)
 
     def step(self, step, match) -> bool:
@@ -77,10 +90,10 @@ class _Shower:
         totals = None if match is None else match.totals_before(step.deal - 1)
         if step.number == 0:
             if match is not None:
-                print(f"\n=== deal {step.deal}: player_{state.dealer} deals ===", flush=True)
+                print(f"\n=== deal {step.deal}: {self.names[state.dealer]} deals ===", flush=True)
             self.table(state, totals)
         else:
-            print(f"{step.number:4}. player_{step.seat}: {engine.move_name(step.move)}", flush=True)
+            print(f"{step.number:4}. {self.names[step.seat]}: {engine.move_name(step.move)}", flush=True)
             if self.args.full or step.last or state.current_player != step.seat:
                 self.table(state, totals)
                 if self.args.step and not self._pause():
@@ -101,7 +114,7 @@ class _Shower:
         state = step.state
         truncated = state.is_over and self.cut_off[step.deal - 1]
         how = "cut off by the move limit" if truncated else "blocked" if state.blocked else "over"
-        winner = "no winner" if state.winner is None else f"player_{state.winner} won"
+        winner = "no winner" if state.winner is None else f"{self.names[state.winner]} won"
         text = f"--- the deal is {how}: {winner}"
         if state.is_over:
             text += f"; penalties {engine.deal_penalties(state)}"
