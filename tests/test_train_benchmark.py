@@ -36,7 +36,6 @@ def load(**overrides):
     ({"benchmark.tasks": ["kc/pagat-2p-vs-heuristic-v1"]}, "is a held-out table of the rule-generalisation track"),
     ({"benchmark.tasks": ["kc/standard-4p-vs-heuristic-v1"]}, r"\(standard, 4 players\) is played at another table"),
     ({"benchmark.tasks": [TASK], "rules": "wikihow"}, r"\(standard, 2 players\) is played at another table"),
-    ({"benchmark.tasks": [TASK], "trainer": "rllib"}, "benchmark.tasks is read by the sb3 and turn_value trainers only"),
     ({"benchmark.tasks": [7]}, r"benchmark.tasks must list task ids \(strings\)"),
     ({"benchmark.tasks": [TASK], "benchmark.workers": -1}, "benchmark.workers must be 0"),
 ])

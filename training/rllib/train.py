@@ -6,15 +6,17 @@ the SB3 trainer: resolved config, command, code version), build the PPO algorith
 ``league.py``, the scale settings of ``rllib:``), then train iteration by iteration: copy the
 learner into a snapshot every ``league.snapshot_every`` env steps, evaluate it every
 ``eval.every`` (its win rate against ``eval.opponents``, ``heuristic`` first, played by the
-exported numpy network on the vector env: the mean return says nothing in a zero-sum game),
+exported numpy network on the vector env: the mean return says nothing in a zero-sum game; with
+``benchmark.tasks`` set, the same network is scored on those kc-bench tasks, ``training/bench.py``),
 checkpoint every ``checkpoint_every``. What a run writes::
 
     runs/NAME/
         config.yaml  command.txt  version.json     what was run, exactly
         progress.json                              one row per iteration: steps, speed, deals, losses
         eval.json  learning_curve.png              win rates against eval.opponents
+        benchmark.json                             kc-bench scores at each evaluation (benchmark.tasks)
         checkpoints/iter_000012/                   RLlib checkpoints (Algorithm.save_to_path)
-        checkpoints/iter_000012.json               league and history state beside each
+        checkpoints/iter_000012.json               league, history and benchmark.json state beside each
 
 ``kc export RUN FOLDER`` turns the newest checkpoint into a model folder (``export.py``).
 
@@ -53,8 +55,8 @@ from ray.rllib.utils.metrics import (
 from kc_env import rewards
 from kc_env.files import write_atomic
 
+from .. import bench, run_lock, seal
 from .. import config as config_mod
-from .. import run_lock, seal
 from ..config import ConfigError, TrainConfig
 from ..evaluate import evaluate_network
 from ..run import Run, plot_learning_curve, start_run
@@ -80,6 +82,9 @@ SAMPLE_TIMEOUT_S = 900.0
 machine, ends the iteration with no samples and leaves the late requests queued on the runners."""
 LEARNER_STATS = ("entropy", "policy_loss", "vf_loss", "mean_kl_loss", "vf_explained_var")
 """The learner's numbers of each iteration kept in ``progress.json``."""
+BENCHMARK_KEY = "benchmark_json"
+"""The key of a checkpoint's state file that holds the run's ``benchmark.json`` as it was then
+(``None``: no rows yet), put back on resume (``training/bench.py``)."""
 
 
 def check_supported(cfg: TrainConfig) -> None:
@@ -253,14 +258,24 @@ def current_network(algo, cfg: TrainConfig):
     return network_of(learner_state(algo), cfg.network.activation)
 
 
-def evaluate(algo, cfg: TrainConfig, steps: int, iteration: int) -> dict[str, Any]:
-    """Win rates of the learner (argmax over legal actions) against each of ``eval.opponents``."""
+def evaluate(algo, cfg: TrainConfig, steps: int, iteration: int, folder: Path | None = None,
+             show: bool = True) -> dict[str, Any]:
+    """Win rates of the learner (argmax over legal actions) against each of ``eval.opponents``.
+    With a run ``folder`` and ``benchmark.tasks`` set, the same policy is scored on those tasks and
+    the scores recorded at ``steps`` in the folder's ``benchmark.json`` (``training/bench.py``; one
+    line per task printed when ``show``)."""
     network = current_network(algo, cfg)
     row: dict[str, Any] = {"step": steps, "iteration": iteration}
     for k, opponent in enumerate(cfg.eval.opponents):
         row[opponent] = evaluate_network(network, cfg.rules_object(), cfg.num_players, opponent,
                                          deals=cfg.eval.deals, seed=10_000_019 + k)
+    if folder is not None and cfg.benchmark.tasks:
+        bench.score(bench.NetworkAgent(network), cfg, folder, steps, None if show else _quiet)
     return row
+
+
+def _quiet(line: str) -> None:
+    """A log that drops its lines (``progress=False``)."""
 
 
 class Crossing:
@@ -278,12 +293,22 @@ class Crossing:
 
 
 def save_checkpoint(run: Run, algo, iteration: int, state: dict[str, Any]) -> Path:
-    """An RLlib checkpoint of the whole algorithm, and the league and history beside it."""
+    """An RLlib checkpoint of the whole algorithm, and beside it the league, the history and the
+    run's ``benchmark.json`` as it is now (``BENCHMARK_KEY``)."""
     path = run.checkpoints / f"iter_{iteration:06d}"
     algo.save_to_path(str(path.resolve()))
     seal.seal(path)
+    scores = bench.snapshot(run.folder)
+    state = {**state, BENCHMARK_KEY: scores.decode() if scores is not None else None}
     write_atomic(path.with_suffix(".json"), json.dumps(state, indent=1) + "\n")  # last: it marks the checkpoint whole
     return path
+
+
+def restore_benchmark(run: Run, state: dict[str, Any]) -> None:
+    """Put back the ``benchmark.json`` of the checkpoint whose state is ``state`` (its rows after
+    the checkpoint are scored again as the resumed run reaches them)."""
+    scores = state.pop(BENCHMARK_KEY, None)
+    bench.restore(run.folder, scores.encode() if scores is not None else None)
 
 
 def newest_checkpoint(folder: Path) -> Path | None:
@@ -359,13 +384,14 @@ def _loop(cfg: TrainConfig, run: Run, algo, checkpoint: Path | None, progress: b
     if checkpoint is not None:
         algo.restore_from_path(str(checkpoint.resolve()))
         state = json.loads(checkpoint.with_suffix(".json").read_text())
+        restore_benchmark(run, state)
         for snapshot in snapshots:  # the env runners get the frozen weights the checkpoint holds
             push_to_env_runners(algo, snapshot, learner_state(algo, snapshot))
     if checkpoint is None:
         for snapshot in snapshots:  # every slot starts as the untrained learner
             copy_to_snapshot(algo, snapshot)
         if cfg.eval.every:
-            _record_eval(run, state, evaluate(algo, cfg, 0, 0), progress)
+            _record_eval(run, state, evaluate(algo, cfg, 0, 0, run.folder, progress), progress)
     snap_due, eval_due = Crossing(cfg.league.snapshot_every, state["env_steps"]), Crossing(cfg.eval.every, state["env_steps"])
     ckpt_due = Crossing(cfg.checkpoint_every, state["env_steps"])
     done = 0
@@ -389,7 +415,7 @@ def _loop(cfg: TrainConfig, run: Run, algo, checkpoint: Path | None, progress: b
         evaluation = None
         finished = steps >= cfg.total_timesteps or (max_iterations is not None and done >= max_iterations)
         if eval_due(steps) or finished:
-            evaluation = evaluate(algo, cfg, steps, state["iteration"])
+            evaluation = evaluate(algo, cfg, steps, state["iteration"], run.folder, progress)
             _record_eval(run, state, evaluation, False)
         if progress:
             print(describe(state["iteration"], row, evaluation), flush=True)
