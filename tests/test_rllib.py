@@ -428,6 +428,37 @@ def check_snapshot_sync(algo) -> None:
         algo.stop()
 
 
+@pytest.mark.slow  # a tiny run scored at 3 evaluations, resumed, and an export scored: about 60 s on 2 cores
+def test_a_run_records_benchmark_scores_at_each_evaluation_and_a_resume_puts_back_its_rows(shared_ray, tmp_path):
+    """With ``benchmark.tasks`` set, each evaluation (step 0 and every iteration here) adds a row to
+    ``benchmark.json``; a row is what ``kc benchmark`` gives the checkpoint's exported module (its
+    most likely legal action). Killed after scoring its last iteration but before checkpointing
+    it, the run resumes from the checkpoint before: that checkpoint's rows come back, the later
+    ones go, and the step it reaches again is scored anew."""
+    from kc_env.benchmark import evaluate as benchmark_evaluate
+    from kc_env.benchmark import runs
+
+    task = "kc/standard-2p-vs-heuristic-v1"
+    cfg = small_config(tmp_path, checkpoint_every=1, eval={"every": 1, "deals": 8, "opponents": ["random"]},
+                       benchmark={"tasks": [task], "quick": True})
+    folder = train(cfg, tmp_path / "run", argv=["test"], progress=False, max_iterations=2).folder
+    steps = [r["step"] for r in json.loads((folder / "eval.json").read_text())]
+    whole = runs.read(folder)
+    assert len(steps) == 3 and [r["step"] for r in whole["rows"]] == steps and whole["quick"]
+    first = folder / "checkpoints" / "iter_000001"
+    export_checkpoint(first, tmp_path / "first", {}, cfg.rules_object(), 2)
+    card = benchmark_evaluate(str(tmp_path / "first"), tasks=[task], quick=True)
+    assert json.loads(json.dumps(card.scores[0].to_dict())) == whole["rows"][1]["tasks"][task]
+    shutil.rmtree(folder / "checkpoints" / "iter_000002")  # killed before its checkpoint was written
+    (folder / "checkpoints" / "iter_000002.json").unlink()
+    late = {**whole, "rows": [*whole["rows"], {**whole["rows"][-1], "step": 10**9}]}
+    (folder / runs.FILE).write_text(json.dumps(late, indent=1) + "\n")
+    train(cfg, folder, resume=True, progress=False, max_iterations=1)
+    again = runs.read(folder)["rows"]
+    reached = json.loads((folder / "progress.json").read_text())[-1]["env_steps"]
+    assert [r["step"] for r in again] == [*steps[:2], reached]
+    assert again[:2] == whole["rows"][:2]
+
 
 @pytest.mark.slow
 def test_with_ray_address_kc_train_joins_the_cluster_and_ships_the_code(head_temp, tmp_path):
