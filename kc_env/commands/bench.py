@@ -57,7 +57,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="torch threads for the PPO rows (default 1: on a small shared machine more "
                              "threads than free cores make torch's small ops many times slower)")
     parser.add_argument("--quick", action="store_true", help="3 runs of 0.3 s (a smoke test, noisy)")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=int, default=0, help="the seed of the deals played (default 0)")
     parser.add_argument("--search", default="search", metavar="SPEC",
                         help="the search agent the search benchmark times (default search; e.g. "
                              "search:blueprint=turn-ranking-2p,margin=0.05)")

@@ -15,11 +15,15 @@ class UserError(Exception):
     """A problem with what the user asked for; printed as one line, exit code 2."""
 
 
-def add_rules_argument(parser: argparse.ArgumentParser, default: str = "standard") -> None:
+def add_rules_argument(parser: argparse.ArgumentParser, default: str | None = "standard",
+                       default_text: str | None = None) -> None:
     """The ``--rules`` option shared by every subcommand; ``kc_env.cli.main`` parses it into
-    ``Rules`` (``args.rules``, by ``Rules.parse``) and keeps the text as ``args.rules_name``."""
+    ``Rules`` (``args.rules``, by ``Rules.parse``) and keeps the text as ``args.rules_name``.
+    ``default_text`` says in words what no ``--rules`` means (needed when ``default`` is None)."""
+    if default is None and default_text is None:
+        raise ValueError("add_rules_argument: a default of None needs default_text saying what it means")
     parser.add_argument("--rules", default=default,
-                        help=f"preset name, YAML file, or preset,key=value,... (default {default})")
+                        help=f"preset name, YAML file, or preset,key=value,... (default {default_text or default})")
 
 
 def note_other_tables(command: str, agents, rules, num_players: int) -> None:

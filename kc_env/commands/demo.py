@@ -16,9 +16,9 @@ HELP = "play a full match of random legal moves and print it"
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_rules_argument(parser)
     parser.add_argument("-n", "--players", type=int, default=2, help="2 to 6 (default 2)")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=int, default=0, help="the match's seed: the same seed plays the same match (default 0)")
     parser.add_argument("-q", "--quiet", action="store_true", help="print only the final scores")
-    parser.add_argument("--max-deals", type=int, default=500, help="stop a match that runs longer")
+    parser.add_argument("--max-deals", type=int, default=500, help="stop a match that runs longer (default 500)")
 
 
 def run(args: argparse.Namespace) -> int:

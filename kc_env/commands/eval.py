@@ -27,7 +27,8 @@ HELP = "tournament between agents: win rates with 95% intervals, penalty points,
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("agents", nargs="+", metavar="AGENT",
-                        help="agent specs: random, greedy, heuristic, search, an exported model's folder, "
+                        help="agent specs: random, greedy, heuristic, search, a shipped model ("
+                             + ", ".join(_shipped_models()) + "), an exported model's folder, "
                              "or your own agent as module:Class or path/to/file.py:Class")
     add_rules_argument(parser)
     parser.add_argument("-n", "--players", type=int, default=2, help="players at the table, 2 to 6 (default 2)")
@@ -42,6 +43,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--episodes-json", action="store_true", help="with --json, add every episode's result")
     parser.add_argument("--markdown", action="store_true", help="print the tables as Markdown")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def _shipped_models() -> list[str]:
+    """The shipped models' names (``kc_env.models``' folders with a card), found without importing
+    the agents (and numba), so ``kc eval --help`` stays fast."""
+    from importlib.resources import files
+
+    root = Path(str(files("kc_env.models")))
+    return sorted(p.name for p in root.iterdir() if (p / "model.json").is_file())
 
 
 def run(args: argparse.Namespace) -> int:

@@ -1,4 +1,4 @@
-"""``kc rules``: the presets of RULES.md 6 and every variant with its allowed values."""
+"""``kc rules``: the presets (docs/RULES.md, "Named rule sets") and every variant with its allowed values."""
 
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print the presets of RULES.md 6 and every variant with its allowed values."""
+    """Print the presets (named rule sets) and every variant with its allowed values."""
     from ..rules import CHOICES, DESCRIPTIONS, PRESETS, Rules
 
     default = Rules()
-    print("Presets (RULES.md 6); each changes only the variants listed:")
+    print("Presets, the named rule sets; each changes only the variants listed:")
     for name, overrides in PRESETS.items():
         shown = ", ".join(f"{k}={_show(v)}" for k, v in overrides.items()) or "(the defaults)"
         print(f"  {name:<10} {shown}")

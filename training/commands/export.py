@@ -42,7 +42,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0, help="evaluation seed")
     parser.add_argument("-n", "--players", type=int, default=None,
                         help="for a search spec: the players it is set for (default 2; a run's config says its own)")
-    add_rules_argument(parser, default=None)
+    add_rules_argument(parser, default=None, default_text="standard; only for a search spec: a run's config sets its own")
     parser.add_argument("--no-progress", action="store_true",
                         help="no progress bars (they show only when stderr is a terminal)")
     parser.add_argument("--overwrite", action="store_true",

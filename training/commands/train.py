@@ -12,7 +12,7 @@ from pathlib import Path
 
 from kc_env.commands.common import UserError, missing_extra
 
-HELP = "train a MaskablePPO agent from a YAML config (self-play league, checkpoints, --resume)"
+HELP = "train an agent from a YAML config: MaskablePPO, Ray RLlib's PPO or a turn-value model (checkpoints, --resume)"
 
 
 def check() -> str | None:
