@@ -142,6 +142,9 @@ def report(result, rules_name: str, markdown: bool = False) -> str:
                      markdown, right={1, 2, 3})
     parts = [head, "", table, "", f"win share: wins, plus 1/{result.num_players} of every {unit[:-1]} nobody won "
              f"(fair share {1 / result.num_players:.3f})."]
+    seats = _who_fills_the_seats(len(result.agents), result.num_players, unit)
+    if seats:
+        parts.insert(1, seats)
     if result.rated:
         parts += ["", "ratings (openskill, Plackett-Luce):", "", ratings]
     if len(result.agents) > 1:
@@ -152,6 +155,24 @@ def report(result, rules_name: str, markdown: bool = False) -> str:
         parts += ["", f"share of shared {unit} the row agent finished ahead of the column agent "
                   "(winner first, then fewer penalty points; ties count half):", "", pairs]
     return "\n".join(parts)
+
+
+def _who_fills_the_seats(agents: int, seats: int, unit: str) -> str | None:
+    """One line saying how ``agents`` fill ``seats`` when their numbers differ (the tournament's
+    ``lineups``), so that an agent's row counting more or fewer deals than the header reads
+    right; None when each agent has one seat."""
+    one = unit[:-1]
+    if agents < seats:
+        extra = seats - agents
+        words = {1: "one", 2: "two", 3: "three", 4: "four"}
+        twice = f"{words[extra]} of them twice" if extra < agents else "each of them more than once"
+        return (f"{agents} agents at {seats} seats: every {one} seats each agent, {twice} (each takes the extra "
+                f"seat{'s' if extra > 1 else ''} in turn); an agent's row counts a {one} once for each seat it held.")
+    if agents > seats:
+        group = "pair" if seats == 2 else f"group of {seats}"
+        return (f"{agents} agents at {seats} seats: each {one} seats {seats} of them (every {group} in turn); "
+                f"an agent's row counts the {unit} it sat in.")
+    return None
 
 
 def plot(result, path: str, rules_name: str) -> None:
