@@ -13,6 +13,7 @@ import pytest
 pytest.importorskip("starlette")
 pytest.importorskip("httpx2")
 from starlette.testclient import TestClient  # noqa: E402
+from web_api import play_out, post  # noqa: E402
 
 from kc_env import actions, engine, observation, record  # noqa: E402
 from kc_env.agents import HeuristicAgent  # noqa: E402
@@ -38,20 +39,6 @@ def new(client, seats=("you", "random"), one_deal=True, seed=3, rules=None, stat
     return response.json()
 
 
-def post(client, view, what, status=200, **body):
-    response = client.post(f"/api/games/{view['id']}/{what}", json={"at": view["version"], **body})
-    assert response.status_code == status, response.text
-    return response.json()
-
-
-def play_out(client, view, rng):
-    """Play the game to its end: the person picks random legal moves, the agents advance."""
-    while view["waiting"] != "over":
-        if view["waiting"] == "person":
-            view = post(client, view, "move", action=rng.choice(view["legal"])["action"])
-        else:
-            view = post(client, view, "advance")
-    return view
 
 
 def saved(client, view):

@@ -16,6 +16,7 @@ from kc_env.match import deal_seed
 pytest.importorskip("starlette")
 pytest.importorskip("httpx2")
 from starlette.testclient import TestClient  # noqa: E402
+from web_api import play_out, post  # noqa: E402
 
 from kc_env.web import views  # noqa: E402
 from kc_env.web.app import create_app  # noqa: E402
@@ -43,19 +44,6 @@ def card_text(card: int) -> str:
     return engine.card_name(card, symbols=True)
 
 
-def post(client, view, what, status=200, **body):
-    response = client.post(f"/api/games/{view['id']}/{what}", json={"at": view["version"], **body})
-    assert response.status_code == status, response.text
-    return response.json()
-
-
-def play_out(client, view, rng):
-    while view["waiting"] != "over":
-        if view["waiting"] == "person":
-            view = post(client, view, "move", action=rng.choice(view["legal"])["action"])
-        else:
-            view = post(client, view, "advance")
-    return view
 
 
 def replayed(client, view):

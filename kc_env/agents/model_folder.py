@@ -265,6 +265,19 @@ def check_total(card_path: Path, shapes: Mapping[str, tuple[int, ...]], max_byte
                          f"more than the {max_bytes:,} a model may hold")
 
 
+def read_weights(folder: Path, shapes: Mapping[str, tuple[int, ...]], max_bytes: int,
+                 dtypes: tuple[str, ...] = ("float32", "float64"), holds: str = "") -> dict[str, np.ndarray]:
+    """The arrays ``shapes`` names from ``folder``'s weights file, every cap checked first: the file
+    is there (``holds`` says what the format keeps, for the error), at most ``max_bytes``, the card's
+    arrays no larger in total (``check_total``), then ``read_arrays``."""
+    path = folder / WEIGHTS_FILE
+    if not path.is_file():
+        raise ModelError(f"{folder}: no {WEIGHTS_FILE}{f' ({holds})' if holds else ''}")
+    check_size(path, max_bytes)
+    check_total(folder / CARD_FILE, shapes, max_bytes)
+    return read_arrays(path, shapes, max_bytes, dtypes)
+
+
 def read_arrays(path: Path, shapes: Mapping[str, tuple[int, ...]], max_bytes: int,
                 dtypes: tuple[str, ...] = ("float32", "float64")) -> dict[str, np.ndarray]:
     """The arrays ``shapes`` names from the ``.npz`` ``path``, as finite float32: each member's

@@ -194,14 +194,8 @@ def load_network(folder: str | Path) -> tuple[PolicyNetwork, dict[str, Any]]:
     """The network and card of an exported model, fully checked (see the module docstring)."""
     folder = Path(folder)
     card = read_card(folder)
-    path = folder / WEIGHTS_FILE
-    if not path.is_file():
-        raise ModelError(f"{folder}: no {WEIGHTS_FILE}")
-    folders.check_size(path, MAX_WEIGHTS_BYTES)
-    shapes = _expected_shapes(card)
-    folders.check_total(folder / CARD_FILE, shapes, MAX_WEIGHTS_BYTES)
-    arrays = folders.read_arrays(path, shapes, MAX_WEIGHTS_BYTES)
-    return _network_from(arrays, card, path), card
+    arrays = folders.read_weights(folder, _expected_shapes(card), MAX_WEIGHTS_BYTES)
+    return _network_from(arrays, card, folder / WEIGHTS_FILE), card
 
 
 def _expected_shapes(card: dict[str, Any]) -> dict[str, tuple[int, ...]]:

@@ -325,11 +325,8 @@ def load(folder: str | Path) -> tuple[dict[str, Any], list[tuple[np.ndarray, np.
     ``model_folder.read_arrays``)."""
     folder = Path(folder)
     card = read_card(folder)
-    weights_path = folder / WEIGHTS_FILE
-    if not weights_path.is_file():
-        raise ModelError(f"{folder}: no {WEIGHTS_FILE} (a turn-value model holds {CARD_FILE} and {WEIGHTS_FILE})")
-    folders.check_size(weights_path, MAX_FILE_BYTES)
-    arrays = folders.read_arrays(weights_path, _shapes(card), MAX_FILE_BYTES, dtypes=("float32",))
+    arrays = folders.read_weights(folder, _shapes(card), MAX_FILE_BYTES, dtypes=("float32",),
+                                  holds=f"a turn-value model holds {CARD_FILE} and {WEIGHTS_FILE}")
     return card, [(arrays[f"w{i}"], arrays[f"b{i}"]) for i in range(len(card["layers"]))]
 
 

@@ -70,36 +70,32 @@ def run(args: argparse.Namespace) -> int:
         publish = trainers.of_run(Path(args.run)).publish_function()
     except ImportError as exc:
         raise UserError(str(exc)) from None
-    try:
-        folder, table = publish(Path(args.run), Path(args.folder), against=args.against.split(","),
-                                deals=args.deals, seed=args.seed, progress=args.progress)
-    except (OSError, ValueError) as exc:
-        raise UserError(_one_line(exc)) from None
-    print(table)
-    print(f"\nexported to {folder} (model.json, weights.npz); use it as an agent spec: {folder}")
-    return 0
+    return _published(args, lambda: publish(Path(args.run), Path(args.folder), against=args.against.split(","),
+                                            deals=args.deals, seed=args.seed, progress=args.progress))
 
 
 def _export_search(args: argparse.Namespace) -> int:
     from ..publish import publish_search
 
-    try:
-        folder, table = publish_search(args.run, Path(args.folder), against=args.against.split(","), deals=args.deals,
-                                       seed=args.seed, progress=args.progress, num_players=2 if args.players is None else args.players,
-                                       rules=args.rules, rules_name=getattr(args, "rules_name", None) or "standard")
-    except (OSError, ValueError) as exc:
-        raise UserError(_one_line(exc)) from None
-    print(table)
-    print(f"\nexported to {folder} (model.json); use it as an agent spec: {folder}")
-    return 0
+    players = 2 if args.players is None else args.players
+    return _published(args, lambda: publish_search(
+        args.run, Path(args.folder), against=args.against.split(","), deals=args.deals, seed=args.seed,
+        progress=args.progress, num_players=players, rules=args.rules,
+        rules_name=getattr(args, "rules_name", None) or "standard"))
 
 
 def _export_model(args: argparse.Namespace) -> int:
     from ..publish import publish_model
 
+    return _published(args, lambda: publish_model(Path(args.run), Path(args.folder), against=args.against.split(","),
+                                                  deals=args.deals, seed=args.seed, progress=args.progress))
+
+
+def _published(args: argparse.Namespace, publish) -> int:
+    """Runs ``publish`` (an export that returns its folder and evaluation table), prints the table
+    and what the folder holds; a bad run, folder or option is one line."""
     try:
-        folder, table = publish_model(Path(args.run), Path(args.folder), against=args.against.split(","),
-                                      deals=args.deals, seed=args.seed, progress=args.progress)
+        folder, table = publish()
     except (OSError, ValueError) as exc:
         raise UserError(_one_line(exc)) from None
     print(table)
