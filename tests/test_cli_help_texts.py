@@ -32,6 +32,12 @@ def test_every_option_has_a_help_line_a_user_understands(name):
         assert not INTERNAL.search(text % vars(action) if "%(" in text else text), f"{where}: {text}"
 
 
+@pytest.mark.parametrize("name", sorted(_subcommands()))
+def test_no_help_page_cites_an_internal_section(name):
+    page = _subcommands()[name][1].format_help()
+    assert not INTERNAL.search(page), f"kc {name} -h: {INTERNAL.search(page).group(0)}"
+
+
 def test_kc_train_says_every_trainer_it_runs():
     line, _ = _subcommands()["train"]
     assert "MaskablePPO agent" not in line and "RLlib" in line
