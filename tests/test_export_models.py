@@ -66,3 +66,10 @@ def test_kc_export_refuses_a_broken_model_folder_in_one_line(tmp_path, capsys):
     code, _, err = _export([str(folder), str(tmp_path / "out"), "--deals", "2"], capsys)
     assert code == 2 and err == f"kc export: {folder / 'weights.npz'}: corrupt weights file (not an .npz archive of arrays)\n"
     assert not (tmp_path / "out").exists()
+
+
+def test_kc_export_of_a_folder_that_is_not_there_says_so(tmp_path, capsys):
+    """The newcomer report: 'kc export nosuchrun out' answered with the shipped configs' names."""
+    code, _, err = _export(["nosuchrun", str(tmp_path / "out")], capsys)
+    assert code == 2 and err.startswith("kc export: nosuchrun: no such folder; give a kc train run folder")
+    assert "shipped configs" not in err and not (tmp_path / "out").exists()

@@ -47,6 +47,18 @@ def test_a_bad_value_is_refused_with_one_line_naming_it(key, value, message):
     assert message in str(caught.value) and "\n" not in str(caught.value)
 
 
+@pytest.mark.parametrize("key, value, message", [
+    ("ppo.ent_coeff", 0.1, "default.yaml: unknown key 'ppo.ent_coeff'; allowed: learning_rate"),
+    ("ppo.gamma", "abc", "default.yaml: ppo.gamma: expected float, got 'abc'"),
+    ("n_envs", "abc", "default.yaml: n_envs: expected int, got 'abc'"),
+])
+def test_a_wrong_key_or_type_names_the_file_and_the_key_apart(key, value, message):
+    """The newcomer report: '--set ppo.ent_coeff' named 'configs/default.yaml.ppo' as if a file."""
+    with pytest.raises(config_mod.ConfigError) as caught:
+        config_mod.load(CONFIG, None, {key: value})
+    assert message in str(caught.value)
+
+
 def test_zero_intervals_mean_never_and_are_allowed():
     cfg = config_mod.load(CONFIG, None, {"checkpoint_every": 0, "eval.every": 0, "league.snapshot_every": 0})
     assert cfg.checkpoint_every == 0

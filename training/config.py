@@ -199,20 +199,21 @@ class TrainConfig:
         return dataclasses.asdict(self)
 
 
-def _build(cls, data: Any, where: str):
-    """Strictly build dataclass ``cls`` from a mapping; nested dataclasses by their field types."""
+def _build(cls, data: Any, where: str, block: str = ""):
+    """Strictly build dataclass ``cls`` from a mapping; nested dataclasses by their field types.
+    Errors name the file (``where``) and the key's path in it (``ppo.ent_coef``), apart."""
     if not isinstance(data, dict):
-        raise ConfigError(f"{where}: expected a mapping, got {type(data).__name__}")
+        raise ConfigError(f"{where}: {block or 'the config'}: expected a mapping, got {type(data).__name__}")
     fields = {f.name: f for f in dataclasses.fields(cls)}
     out = {}
     for key, value in data.items():
         if key not in fields:
-            raise ConfigError(f"{where}: unknown key {key!r}; allowed: {', '.join(fields)}")
+            raise ConfigError(f"{where}: unknown key {block + key!r}; allowed: {', '.join(fields)}")
         default = getattr(cls(), key)
         if dataclasses.is_dataclass(default):
-            out[key] = _build(type(default), value, f"{where}.{key}")
+            out[key] = _build(type(default), value, where, f"{block}{key}.")
         else:
-            out[key] = _check_value(key, value, default, where)
+            out[key] = _check_value(key, value, default, f"{where}: {block}{key}")
     return cls(**out)
 
 
@@ -222,10 +223,10 @@ def _check_value(key: str, value: Any, default: Any, where: str) -> Any:
     if default is None:  # optional: a number (target_kl) or an agent spec (teacher)
         if value is None or isinstance(value, (int, float, str)) and not isinstance(value, bool):
             return value
-        raise ConfigError(f"{where}.{key}: expected a number, a name or null, got {value!r}")
+        raise ConfigError(f"{where}: expected a number, a name or null, got {value!r}")
     if isinstance(default, bool) or isinstance(value, bool) and not isinstance(default, bool):
         if type(value) is not type(default):
-            raise ConfigError(f"{where}.{key}: expected {type(default).__name__}, got {value!r}")
+            raise ConfigError(f"{where}: expected {type(default).__name__}, got {value!r}")
     if isinstance(default, float) and isinstance(value, int):
         value = float(value)
     if isinstance(default, float) and isinstance(value, str):
@@ -234,7 +235,7 @@ def _check_value(key: str, value: Any, default: Any, where: str) -> Any:
         except ValueError:
             pass
     if type(value) is not type(default):
-        raise ConfigError(f"{where}.{key}: expected {type(default).__name__}, got {value!r}")
+        raise ConfigError(f"{where}: expected {type(default).__name__}, got {value!r}")
     return value
 
 

@@ -64,6 +64,9 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("-n and --rules are for a search spec; a run's config.yaml sets its players and rules")
     if model_folder.format_of(args.run) is not None:
         return _export_model(args)
+    if not Path(args.run).is_dir():
+        raise UserError(f"{args.run}: no such folder; give a kc train run folder, a model folder "
+                        f"or a search spec")
     from .. import trainers
 
     try:
