@@ -147,6 +147,7 @@ def _init_worker(job: _Job, quiet: bool = False) -> None:
     _AGENTS.clear()
     if quiet:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not a parent's handler (Ray's prints a trace when the pool stops)
 
 
 def _make_agent(entry: str | Agent, seed: int) -> Agent:
