@@ -144,7 +144,7 @@ def test_trainer_and_rllib_block_are_strict(tmp_path):
     cases = [
         ({"trainer": "jax"}, "trainer must be one of sb3, rllib, turn_value, not 'jax'"),
         ({"rllib": {"num_learners": 2}}, "rllib.num_learners must be 0 or 1"),
-        ({"rllib": {"num_runners": 2}}, "unknown key 'num_runners'"),
+        ({"rllib": {"num_runners": 2}}, "unknown key 'rllib.num_runners'"),
         ({"rllib": {"minibatch_size": 10_000, "train_batch_size": 400}}, "rllib.minibatch_size must be"),
         ({"rllib": {"num_envs_per_env_runner": "many"}}, "num_envs_per_env_runner: expected int"),
         ({"rllib": [1, 2]}, "rllib: expected a mapping"),

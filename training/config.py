@@ -203,7 +203,7 @@ def _build(cls, data: Any, where: str, block: str = ""):
     """Strictly build dataclass ``cls`` from a mapping; nested dataclasses by their field types.
     Errors name the file (``where``) and the key's path in it (``ppo.ent_coef``), apart."""
     if not isinstance(data, dict):
-        raise ConfigError(f"{where}: {block or 'the config'}: expected a mapping, got {type(data).__name__}")
+        raise ConfigError(f"{where}: {block.rstrip('.') or 'the config'}: expected a mapping, got {type(data).__name__}")
     fields = {f.name: f for f in dataclasses.fields(cls)}
     out = {}
     for key, value in data.items():
