@@ -5,12 +5,10 @@ kc_env/web/static, that include-package-data took for a package)."""
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from wheel_build import build_wheel
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -43,14 +41,7 @@ def test_building_the_wheel_prints_no_setuptools_warning(tmp_path):
     """Build from a copy of the tree (nothing written into the checkout), verbosely, and read the
     backend's output. About 5 s."""
     pytest.importorskip("setuptools", minversion="77")
-    src = tmp_path / "src"
-    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info", "build")
-    for item in ("kc_env", "training", "models", "configs"):
-        shutil.copytree(ROOT / item, src / item, ignore=ignore)
-    for item in ("setup.py", "pyproject.toml", "README.md", "LICENSE"):
-        shutil.copy(ROOT / item, src / item)
-    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-v", "-w",
-                           str(tmp_path / "out"), str(src)], capture_output=True, text=True, timeout=300)
+    done = build_wheel(tmp_path, "-v")
     assert done.returncode == 0, done.stderr[-2000:]
     output = done.stdout + done.stderr
     assert "BuildBackendWarning" not in output and "absent from the `packages`" not in output

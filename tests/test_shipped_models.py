@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 import zipfile
 from importlib.resources import files
 from pathlib import Path
 
 import pytest
+from wheel_build import build_wheel
 
 from kc_env import agents
 from kc_env.agents.policy_model import PolicyAgent, shipped_models
@@ -98,14 +97,7 @@ def test_the_wheel_installs_training_models_and_configs_inside_kc_env(tmp_path):
     no top-level module and no ``.pth`` file (nothing runs at interpreter start; ``import kc_env``
     registers the envs, tests/test_registration.py). About 5 s."""
     pytest.importorskip("setuptools", minversion="77")  # pyproject.toml's build requirement
-    src = tmp_path / "src"
-    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info", "build")
-    for item in ("kc_env", "training", "models", "configs"):
-        shutil.copytree(ROOT / item, src / item, ignore=ignore)
-    for item in ("setup.py", "pyproject.toml", "README.md", "LICENSE"):
-        shutil.copy(ROOT / item, src / item)
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w",
-                    str(tmp_path / "out"), str(src)], check=True, capture_output=True, timeout=300)
+    build_wheel(tmp_path, "-q").check_returncode()
     (wheel,) = (tmp_path / "out").glob("kc_env-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
     dist_info = next(n.split("/")[0] for n in names if ".dist-info/" in n)

@@ -6,31 +6,12 @@
 from __future__ import annotations
 
 import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
 import pytest
+from without_sb3 import run_without_sb3
 
 ROOT = Path(__file__).resolve().parent.parent
-
-BLOCK_SB3 = textwrap.dedent("""
-    import importlib.abc, sys
-
-    class NoSB3(importlib.abc.MetaPathFinder):
-        def find_spec(self, name, path=None, target=None):
-            if name.split(".")[0] in ("stable_baselines3", "sb3_contrib"):
-                raise ImportError(f"No module named {name!r} (blocked in this test)")
-            return None
-
-    sys.meta_path.insert(0, NoSB3())
-    try:
-        import stable_baselines3
-    except ImportError:
-        pass
-    else:
-        raise SystemExit("the block did not stop stable_baselines3: the test proves nothing")
-""")
 
 NO_SB3_LOADED = """
     loaded = sorted(m for m in sys.modules if m.split(".")[0] in ("stable_baselines3", "sb3_contrib"))
@@ -39,8 +20,7 @@ NO_SB3_LOADED = """
 
 
 def _run_without_sb3(code: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", BLOCK_SB3 + textwrap.dedent(code) + textwrap.dedent(NO_SB3_LOADED)],
-                          capture_output=True, text=True, timeout=600, cwd=ROOT)
+    return run_without_sb3(code, after=NO_SB3_LOADED)
 
 
 def test_make_vec_plays_with_masks_without_sb3():
