@@ -186,10 +186,6 @@ def _episode(job: _Job, index: int) -> EpisodeResult:
                          int(state.blocked or truncated), 1, state.move_count, os.getpid())
 
 
-play_out = play_deal
-"""``play.play_deal`` under the name this module gave it first (tests and research scripts use it)."""
-
-
 def _play_match(job: _Job, index: int, lineup: tuple[int, ...], seed: int, agents: list[Agent]) -> EpisodeResult:
     match = Match(job.rules, job.num_players, seed=seed)
     moves = play_match(match, agents, job.max_moves, job.max_deals)
@@ -449,4 +445,4 @@ def one_against_the_table(player: str | Agent, opponent: str | Agent, rules: Rul
 
 __all__ = ["run_tournament", "one_against_the_table", "TournamentResult", "AgentStats", "EpisodeResult", "IllegalAgentAction",
            "TournamentInterrupted",
-           "lineups", "labels_for", "wilson", "win_share", "play_out"]
+           "lineups", "labels_for", "wilson", "win_share"]

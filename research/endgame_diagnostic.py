@@ -29,7 +29,8 @@ from kc_env.agents import load, view
 from kc_env.agents.greedy import vector
 from kc_env.agents.turn_value import HEURISTIC_TURN, TurnValueAgent
 from kc_env.match import deal_seed
-from kc_env.tournament import agent_seed, play_out
+from kc_env.play import play_deal
+from kc_env.tournament import agent_seed
 
 MODEL = "models/turn-ranking-2p"
 ENDGAMES = ("model", "heuristic", "heuristic_if_unseen")
@@ -68,7 +69,7 @@ def play(job) -> list[dict]:
             state = engine.new_deal("standard", 2, seed=deal_seed(seed, i), dealer=0)
             me = load("heuristic") if who == BASELINE else Endgame(who)
             other = load(opponent, seed=agent_seed(seed, i, seat))
-            play_out(state, [me, other] if seat == 0 else [other, me])
+            play_deal(state, [me, other] if seat == 0 else [other, me])
             out.append({"deal": i, "seat": seat, "outcome": outcome(state, seat), "seen": isinstance(me, Endgame) and me.seen_careless})
     return out
 

@@ -42,7 +42,8 @@ from kc_env.agents.heuristic.weights import HEURISTIC_WEIGHTS
 from kc_env.agents.playouts import OTHERS, line_values
 from kc_env.agents.turn_value import FEATURES, TurnValueAgent, candidate_features, mask_of
 from kc_env.match import deal_seed
-from kc_env.tournament import agent_seed, play_out
+from kc_env.play import play_deal
+from kc_env.tournament import agent_seed
 
 MODEL = "models/turn-ranking-2p"
 K = 6
@@ -100,7 +101,7 @@ def label_job(job):
         for seat in (0, 1):
             state = engine.new_deal("standard", 2, seed=deal_seed(seed, i), dealer=0)
             me, other = Recorder(), load(against, seed=agent_seed(seed, i, seat))
-            play_out(state, [me, other] if seat == 0 else [other, me])
+            play_deal(state, [me, other] if seat == 0 else [other, me])
             for n, (ob, mask, was_seen, pick) in enumerate(me.kept):
                 row = label_one(ob, mask, seed * 1000 + i * 100 + seat * 50 + n)
                 if row is not None:
@@ -187,7 +188,7 @@ def play_job(job):
             state = engine.new_deal("standard", 2, seed=deal_seed(seed, i), dealer=0)
             me = LearnedEndgame(nets) if who == "learned" else load(MODEL if who == "model" else who)
             other = load(against, seed=agent_seed(seed, i, seat))
-            play_out(state, [me, other] if seat == 0 else [other, me])
+            play_deal(state, [me, other] if seat == 0 else [other, me])
             out.append(0.5 if state.winner is None else float(state.winner == seat))
     return out
 

@@ -62,7 +62,7 @@ from kc_env import PRESETS, Rules, actions, engine, observation  # noqa: E402
 from kc_env.agents.heuristic import HeuristicAgent  # noqa: E402
 from kc_env.agents.heuristic.weights import evaluation_weights  # noqa: E402
 from kc_env.engine import GameState  # noqa: E402
-from kc_env.tournament import play_out  # noqa: E402
+from kc_env.play import play_deal  # noqa: E402
 
 RULE_BASED = agents.RULE_BASED
 
@@ -113,7 +113,7 @@ def test_agents_get_only_the_seats_observation_dict():
             return self.inner.act(obs)
 
     state = engine.new_deal(Rules(), 3, seed=5)
-    play_out(state, [Spy(agents.load(s, seed=1)) for s in RULE_BASED])
+    play_deal(state, [Spy(agents.load(s, seed=1)) for s in RULE_BASED])
     assert state.is_over and all(v == 1 for v in seen)  # always the view of the seat to act
 
 
@@ -159,10 +159,10 @@ def any_rules():
 @given(any_rules(), st.integers(GAME_INFO.min_num_players, GAME_INFO.max_num_players), st.integers(0, 2**32),
        st.permutations(list(RULE_BASED) * 2))
 def test_agents_never_choose_an_illegal_action(rules, players, seed, seats):
-    """Whole deals under every preset and variant mix: ``play_out`` raises IllegalAgentAction
+    """Whole deals under every preset and variant mix: ``play_deal`` raises IllegalAgentAction
     the moment an agent picks an action whose mask entry is 0."""
     state = engine.new_deal(rules, players, seed=seed)
-    play_out(state, [agents.load(s, seed=seed) for s in seats[:players]], max_moves=400)
+    play_deal(state, [agents.load(s, seed=seed) for s in seats[:players]], max_moves=400)
     assert state.is_over
 
 
@@ -363,7 +363,7 @@ def test_heuristic_turns_end_under_partial_pile_moves(preset):
     rules = Rules.preset(preset, pile_moves="partial", jokers=2)
     for seed in range(40):
         state = engine.new_deal(rules, 2 + seed % 2, seed=seed)
-        assert not play_out(state, [agents.load("heuristic")] * state.num_players, max_moves=1000), seed
+        assert not play_deal(state, [agents.load("heuristic")] * state.num_players, max_moves=1000), seed
 
 
 def test_the_python_examples_in_docs_agents_run(capsys):

@@ -57,7 +57,7 @@ LAYERS = {
     "kc_env.cli": "CLI",
     "kc_env.commands": "CLI",
     "kc_env.web": "CLI",  # kc serve's server: imports the engine, agents, match and records
-    "kc_env.openspiel": "CLI",  # the OpenSpiel game: reads its rules parameter as kc --rules (commands.common)
+    "kc_env.openspiel": "envs / vector env / opponents",  # the game for OpenSpiel, beside the envs (Rules.parse)
     "kc_env.training": "training",
 }
 """Module (or package prefix) -> its layer. ``kc_env`` itself is the package's ``__init__``

@@ -24,7 +24,7 @@ from kc_env.agents.heuristic.search import turn_candidates  # noqa: E402
 from kc_env.agents.heuristic.weights import HEURISTIC_WEIGHTS  # noqa: E402
 from kc_env.agents.search_agent import SearchAgent  # noqa: E402
 from kc_env.observation import SLICES  # noqa: E402
-from kc_env.tournament import play_out  # noqa: E402
+from kc_env.play import play_deal  # noqa: E402
 from kc_env.vector import kernel as K  # noqa: E402
 
 QUICK = "search:redeals=2,candidates=3"
@@ -188,7 +188,7 @@ def test_with_a_very_large_margin_it_plays_its_blueprints_moves():
     plays what the model itself plays, the model's gate fed every observation of the deal."""
     search = Spy(agents.load("search:redeals=2,margin=1000,blueprint=turn-ranking-2p", seed=2))
     model, other = agents.load("turn-ranking-2p"), agents.load("random", seed=3)
-    play_out(engine.new_deal("standard", 2, seed=41), [search, other])
+    play_deal(engine.new_deal("standard", 2, seed=41), [search, other])
     assert search.agent.stats["searches"] > 0
     assert all(action == model.act(obs) for obs, action in search.seen)
 
@@ -207,7 +207,7 @@ def test_in_the_endgame_mode_it_searches_only_once_the_stock_is_empty():
             return real.line_values(ob, *args)
 
     search.agent._playouts = Watch()
-    play_out(engine.new_deal("standard", 2, seed=40), [search, agents.load("random", seed=3)])  # the stock runs out
+    play_deal(engine.new_deal("standard", 2, seed=40), [search, agents.load("random", seed=3)])  # the stock runs out
     assert searched and set(searched) == {0}
     early = [(obs, action) for obs, action in search.seen if obs["observation"][SLICES["stock_size"].start] > 0]
     assert early and all(action == model.act(obs) for obs, action in early)
@@ -249,7 +249,7 @@ def test_once_the_blueprints_gate_sees_a_careless_seat_the_playouts_leave_out_th
             return real.line_values(ob, *args)
 
     agent._playouts = Watch()
-    play_out(engine.new_deal("standard", 2, seed=47), [agent, agents.load("random", seed=3)])
+    play_deal(engine.new_deal("standard", 2, seed=47), [agent, agents.load("random", seed=3)])
     before, after = [code for seen, code in calls if not seen], [code for seen, code in calls if seen]
     assert before and after, "a deal in which random shows itself after some searches"
     assert before == [0, 2] * (len(before) // 2) and set(after) == {2}
@@ -261,7 +261,7 @@ def test_with_a_very_large_margin_it_plays_its_heuristic_blueprints_moves():
     prior = "corner=0,fit_close=0.25,penalty=0.175,card=1.1"
     search = Spy(agents.load(f"search:redeals=2,margin=1000,{prior}", seed=2))
     blueprint, shipped = agents.load(f"heuristic:{prior}"), agents.load("heuristic")
-    play_out(engine.new_deal("standard", 4, seed=43), [search] + [agents.load("heuristic")] * 3)
+    play_deal(engine.new_deal("standard", 4, seed=43), [search] + [agents.load("heuristic")] * 3)
     assert search.agent.stats["searches"] > 0
     assert all(action == blueprint.act(obs) for obs, action in search.seen)
     assert any(action != shipped.act(obs) for obs, action in search.seen), "a deal where the weights matter"
@@ -275,7 +275,7 @@ def test_it_plays_only_legal_moves_against_the_heuristic():
               (random_rules(random.Random(4), num_players=3), 3, [heuristic, search, heuristic])]
     for deal, (rules, n, seats) in enumerate(tables):
         search.reset(seed=deal)
-        play_out(engine.new_deal(rules, n, seed=900 + deal), seats)  # raises on an illegal action
+        play_deal(engine.new_deal(rules, n, seed=900 + deal), seats)  # raises on an illegal action
     assert search.stats["searches"] > 0 and search.stats["followed"] > 0
 
 
@@ -283,7 +283,7 @@ def test_with_a_very_large_margin_it_plays_the_heuristics_moves():
     search = Spy(agents.load("search:redeals=2,margin=1000", seed=2))
     heuristic = agents.load("heuristic")
     for deal in range(2):
-        play_out(engine.new_deal("standard", 2, seed=40 + deal), [search, heuristic])
+        play_deal(engine.new_deal("standard", 2, seed=40 + deal), [search, heuristic])
     assert search.agent.stats["searches"] > 0
     assert all(action == heuristic.act(obs) for obs, action in search.seen)
 

@@ -12,7 +12,7 @@ from positions import KING_TABLE, position
 
 from kc_env import actions, agents, engine, observation
 from kc_env.agents import turn_value as tv
-from kc_env.tournament import play_out
+from kc_env.play import play_deal
 
 RESEARCH_CONFIGS = Path(__file__).resolve().parents[1] / "research" / "configs"
 """The experiments' configs (not shipped): the turn-value trainer's own tests train them."""
@@ -61,7 +61,7 @@ def test_a_saved_model_loads_by_folder_and_plays_legal_moves(tmp_path):
     assert isinstance(agent, tv.TurnValueAgent)
     for seed in range(3):
         state = engine.new_deal("standard", 2, seed=seed)
-        play_out(state, [agent, agents.load("heuristic")])  # raises on an illegal action
+        play_deal(state, [agent, agents.load("heuristic")])  # raises on an illegal action
         assert state.is_over
 
 
@@ -137,7 +137,7 @@ def test_the_trainer_runs_resumes_and_leaves_a_model(tmp_path):
     assert set(result.curve[-1]) >= {"heuristic", "greedy", "random"}
     agent = agents.load(str(run / "model"))
     state = engine.new_deal("standard", 2, seed=1)
-    play_out(state, [agent, agents.load("random")])
+    play_deal(state, [agent, agents.load("random")])
     with pytest.raises(FileExistsError, match="holds a run already"):
         train(cfg, run, log=lambda _: None)
 
@@ -260,7 +260,7 @@ def test_the_ranking_trainer_labels_fits_resumes_and_leaves_a_model(tmp_path):
     assert result.curve[-1]["seconds"] >= result.curve[-2]["seconds"] > 0
     agent = agents.load(str(run / "model"))
     state = engine.new_deal("standard", 2, seed=1)
-    play_out(state, [agent, agents.load("random")])
+    play_deal(state, [agent, agents.load("random")])
 
 
 def gated_model(folder, patience=2):

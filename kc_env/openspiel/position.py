@@ -28,7 +28,7 @@ def rules_text(rules: Rules) -> str:
 
 
 def _yaml(value) -> str:
-    """A rule's value as YAML reads it back (``parse_rules`` reads overrides as YAML)."""
+    """A rule's value as YAML reads it back (``Rules.parse`` reads overrides as YAML)."""
     return "null" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
 
 
