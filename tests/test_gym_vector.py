@@ -119,3 +119,11 @@ def test_cleanrl_style_masked_ppo_loop():
             assert torch.isfinite(loss)
     assert len(returns_seen) > 20 and all(-1 <= r <= 1 for r in returns_seen)
     envs.close()
+
+
+def test_the_dict_observation_is_refused_in_one_line_by_the_vector_env():
+    """KingsCorner-v0(observation="dict") exists; make_vec's fast env answered it with a TypeError
+    about LearnerGames.__init__ (found by the integrations work)."""
+    with pytest.raises(ValueError) as caught:
+        gymnasium.make_vec("KingsCorner-v0", num_envs=4, observation="dict")
+    assert "observation must be 'vector', not 'dict'" in str(caught.value) and "\n" not in str(caught.value)

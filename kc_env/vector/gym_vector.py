@@ -56,7 +56,10 @@ class KingsCornerVectorEnv(VectorEnv):
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
 
     def __init__(self, num_envs: int = 256, episode: str = "deal", render_mode: str | None = None,
-                 **kwargs: Any) -> None:
+                 observation: str = "vector", **kwargs: Any) -> None:
+        if observation != "vector":
+            raise ValueError(f"the vector env gives the observation vector and the masks in info['action_mask']: "
+                             f"observation must be 'vector', not {observation!r} (KingsCorner-v0 takes 'dict')")
         if episode != "deal":
             raise ValueError(f"the vector env plays one deal per episode: episode must be 'deal', not {episode!r}")
         if render_mode is not None:
