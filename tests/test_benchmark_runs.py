@@ -108,3 +108,60 @@ def test_kc_benchmark_table_puts_scorecards_side_by_side(tmp_path, capsys):
     assert lines[0] == "| task | `a` | `b` |"
     assert f"| {TASKS[0].id} | 0.600 [0.590, 0.610] | 0.400 [0.390, 0.410] |" in lines
     assert any(line.startswith("| IQM relative share: all |") for line in lines)
+
+
+def test_each_track_is_aggregated_over_the_runs_apart(tmp_path):
+    report = runs.aggregate(make_runs(tmp_path, FINALS))
+    # standard rules at 2 and 4 seats are also the rule-generalisation track's train tables
+    assert list(report["groups"]) == ["head-to-head", "multi-player", "rule-generalisation",
+                                      "rule-generalisation/train"]
+    assert report["groups"]["multi-player"]["tasks"] == [TASKS[1].id]
+    fours = np.array([[four / 0.25] for _, four in FINALS])
+    assert report["groups"]["multi-player"]["iqm"]["value"] == pytest.approx(intervals.iqm(fours))
+
+
+def final_scorecards(tmp_path, finals):
+    paths = []
+    for seed, (two, four) in enumerate(finals):
+        path = tmp_path / f"seed-{seed}.json"
+        path.write_text(json.dumps(card({TASKS[0].id: two, TASKS[1].id: four}, quick=False).to_dict()))
+        paths.append(path)
+    return paths
+
+
+def test_scorecards_of_the_final_policies_aggregate_as_the_runs_last_rows_do(tmp_path):
+    """A run scored at other tables than its own comes as its final policy's scorecard."""
+    from_folders = runs.aggregate(make_runs(tmp_path, FINALS))
+    from_cards = runs.aggregate(final_scorecards(tmp_path, FINALS))
+    assert from_cards["iqm"] == from_folders["iqm"]
+    assert from_cards["groups"] == from_folders["groups"]
+    assert from_cards["final_steps"] == [None] * 5
+    assert from_cards["curve"] == []
+
+
+def test_run_folders_and_scorecards_do_not_mix(tmp_path):
+    folders = make_runs(tmp_path, FINALS[:2])
+    cards = final_scorecards(tmp_path, FINALS[:2])
+    for folder in folders:  # both quick=True in make_runs: make the deal counts agree
+        data = runs.read(folder)
+        data["quick"] = False
+        (folder / runs.FILE).write_text(json.dumps(data))
+    with pytest.raises(runs.RunError, match="not both"):
+        runs.aggregate([folders[0], cards[1]])
+
+
+def test_kc_benchmark_runs_over_scorecards_prints_each_track_and_refuses_a_curve(tmp_path, capsys):
+    paths = [str(p) for p in final_scorecards(tmp_path, FINALS)]
+    assert main(["benchmark", "--runs", *paths]) == 0
+    out = capsys.readouterr().out
+    assert "final policies' scorecards" in out
+    assert "multi-player (1 task(s)): IQM" in out
+    assert main(["benchmark", "--runs", *paths, "--plot", str(tmp_path / "c.png")]) == 2
+    assert "no curve" in capsys.readouterr().err
+
+
+def test_a_file_that_is_not_a_scorecard_is_refused_in_one_line(tmp_path):
+    path = tmp_path / "notes.json"
+    path.write_text('{"schema": "something else"}')
+    with pytest.raises(runs.RunError, match="not a run folder nor a kc-bench-scorecard/1 scorecard"):
+        runs.aggregate([path, path])

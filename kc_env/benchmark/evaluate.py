@@ -26,7 +26,7 @@ from ..match import win_share
 from ..tournament import EpisodeResult, run_tournament
 from . import intervals, shuffles, submission
 from .submission import label
-from .tasks import DEFAULT_SUITE, TRACKS, Task, find, suite
+from .tasks import DEFAULT_SUITE, Task, find, suite, task_groups
 
 SCHEMA = "kc-bench-scorecard/1"
 """The scorecard JSON's schema and its version (docs/benchmark.md, The scorecard)."""
@@ -132,17 +132,12 @@ class Scorecard:
 
     def aggregates(self) -> dict[str, dict[str, dict[str, float]]]:
         """IQM and mean of the relative share, with intervals, over every group of tasks."""
-        groups = {"all": self.scores}
-        for track in TRACKS:
-            groups[track] = [s for s in self.scores if track in s.task.tracks]
-        for split in ("train", "held-out"):
-            groups[f"rule-generalisation/{split}"] = [
-                s for s in self.scores if "rule-generalisation" in s.task.tracks and s.task.split == split]
-        return {name: {agg: intervals.aggregate_over_groups([s.relative for s in members], agg,
+        groups = task_groups([(s.task.tracks, s.task.split) for s in self.scores])
+        return {name: {agg: intervals.aggregate_over_groups([self.scores[i].relative for i in members], agg,
                                                             seed=len(members))
                        for agg in intervals.AGGREGATES}
                 | {"tasks": len(members)}
-                for name, members in groups.items() if members}
+                for name, members in groups.items()}
 
     def to_dict(self) -> dict[str, Any]:
         """The scorecard JSON (its schema: docs/benchmark.md). Deterministic: no timings."""

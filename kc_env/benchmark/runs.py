@@ -7,6 +7,10 @@ of several seeds of one config: the final scores make a ``runs x tasks`` matrix 
 shares, reported as its IQM and mean with stratified bootstrap intervals over runs, and, against
 a baseline scorecard, the probability that a run beats the baseline on a task; the rows at every
 step give the sample-efficiency curve (IQM over runs at each step, with its interval).
+
+A run may also be given as the scorecard of its final policy (``kc benchmark MODEL --json``): how
+a run is scored on tasks at other tables than the one it trained at (the multi-player and
+rule-generalisation tracks). Such a run has its final scores and no curve.
 """
 
 from __future__ import annotations
@@ -20,7 +24,9 @@ import numpy as np
 
 from ..files import write_atomic
 from . import intervals
+from .evaluate import SCHEMA as SCORECARD_SCHEMA
 from .evaluate import Scorecard
+from .tasks import task_groups
 
 FILE = "benchmark.json"
 SCHEMA = "kc-bench-run/1"
@@ -44,17 +50,34 @@ def record(run: str | Path, step: int, card: Scorecard) -> None:
 
 
 def read(run: str | Path) -> dict[str, Any]:
-    """A run's ``benchmark.json``; one line naming the folder when it has none."""
-    path = Path(run) / FILE
+    """A run's ``benchmark.json``, or a scorecard JSON file made into a run of one final row (step
+    ``None``); one line naming the path when it is neither."""
+    path = Path(run)
+    if path.is_file():
+        return from_scorecard(path)
+    path = path / FILE
     try:
         data = json.loads(path.read_text())
     except FileNotFoundError:
-        raise RunError(f"{run}: no {FILE} (train with benchmark.tasks set in the config)") from None
+        raise RunError(f"{run}: no {FILE} (train with benchmark.tasks set in the config), "
+                       "and not a scorecard file") from None
     except (OSError, ValueError) as exc:
         raise RunError(f"{path}: cannot read ({exc})") from None
     if not isinstance(data, dict) or data.get("schema") != SCHEMA or not data.get("rows"):
         raise RunError(f"{path}: not a {SCHEMA} file with rows")
     return data
+
+
+def from_scorecard(path: Path) -> dict[str, Any]:
+    """A scorecard (``kc benchmark --json``) as a run whose one row is its final policy's scores."""
+    try:
+        card = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise RunError(f"{path}: cannot read ({exc})") from None
+    if not isinstance(card, dict) or card.get("schema") != SCORECARD_SCHEMA or not card.get("tasks"):
+        raise RunError(f"{path}: not a run folder nor a {SCORECARD_SCHEMA} scorecard with tasks")
+    return {"schema": SCHEMA, "suite": card["suite"], "quick": card["quick"],
+            "rows": [{"step": None, "tasks": {t["id"]: t for t in card["tasks"]}}]}
 
 
 def final_scores(runs: Sequence[dict[str, Any]]) -> tuple[list[str], np.ndarray]:
@@ -67,7 +90,10 @@ def final_scores(runs: Sequence[dict[str, Any]]) -> tuple[list[str], np.ndarray]
 
 
 def curve(runs: Sequence[dict[str, Any]], task_ids: list[str]) -> list[dict[str, float]]:
-    """IQM of the relative share over runs and tasks at each step every run reached."""
+    """IQM of the relative share over runs and tasks at each step every run reached (none for
+    runs given as scorecards)."""
+    if any(row["step"] is None for r in runs for row in r["rows"]):
+        return []
     steps = sorted(set.intersection(*({row["step"] for row in r["rows"]} for r in runs)))
     out = []
     for step in steps:
@@ -86,6 +112,8 @@ def aggregate(run_folders: Sequence[str | Path], baseline: dict[str, Any] | None
     runs = [read(r) for r in run_folders]
     if len({(r["suite"], r["quick"]) for r in runs}) != 1:
         raise RunError("the runs were scored on different suites or deal counts")
+    if len({r["rows"][-1]["step"] is None for r in runs}) != 1:
+        raise RunError("give run folders or scorecards of final policies, not both")
     ids, scores = final_scores(runs)
     out: dict[str, Any] = {
         "schema": "kc-bench-runs/1", "suite": runs[0]["suite"], "quick": runs[0]["quick"],
@@ -93,6 +121,7 @@ def aggregate(run_folders: Sequence[str | Path], baseline: dict[str, Any] | None
         "final_steps": [r["rows"][-1]["step"] for r in runs],
         "per_task_mean": dict(zip(ids, scores.mean(axis=0).tolist(), strict=True)),
         **{name: intervals.aggregate_over_runs(scores, name) for name in intervals.AGGREGATES},
+        "groups": by_group(runs[0]["rows"][-1]["tasks"], ids, scores),
         "curve": curve(runs, ids)}
     if baseline is not None:
         if (baseline.get("suite"), baseline.get("quick")) != (out["suite"], out["quick"]):
@@ -101,6 +130,15 @@ def aggregate(run_folders: Sequence[str | Path], baseline: dict[str, Any] | None
                            "score it on the same deals")
         out["improvement"] = improvement_over(ids, scores, baseline)
     return out
+
+
+def by_group(tasks: dict[str, Any], ids: list[str], scores: np.ndarray) -> dict[str, Any]:
+    """IQM and mean over runs of each group of tasks (each track; the rule-generalisation track's
+    train and held-out tables apart), as a scorecard's aggregates group them."""
+    groups = task_groups([(tasks[t]["tracks"], tasks[t]["split"]) for t in ids])
+    return {name: {"tasks": [ids[i] for i in members]}
+            | {agg: intervals.aggregate_over_runs(scores[:, members], agg) for agg in intervals.AGGREGATES}
+            for name, members in groups.items() if name != "all"}
 
 
 def improvement_over(ids: list[str], scores: np.ndarray, baseline: dict[str, Any]) -> dict[str, Any]:

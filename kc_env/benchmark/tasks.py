@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 
 from ..game_info import GAME_INFO
@@ -21,6 +22,21 @@ from ..rules import Rules
 
 TRACKS = ("head-to-head", "multi-player", "rule-generalisation")
 """The tracks of a suite, in the order the scorecard lists them."""
+
+
+
+def task_groups(tasks: Sequence[tuple[Sequence[str], str]]) -> dict[str, list[int]]:
+    """The groups a report aggregates over, by name (``all``, each track, and the rule-generalisation
+    track's ``train`` and ``held-out`` tables apart), each the indices of its members in ``tasks``
+    (each task given as its ``(tracks, split)``); a group with no member is left out."""
+    groups = {"all": list(range(len(tasks)))}
+    for track in TRACKS:
+        groups[track] = [i for i, (tracks, _) in enumerate(tasks) if track in tracks]
+    for split in ("train", "held-out"):
+        groups[f"rule-generalisation/{split}"] = [
+            i for i, (tracks, task_split) in enumerate(tasks) if "rule-generalisation" in tracks and task_split == split]
+    return {name: members for name, members in groups.items() if members}
+
 
 CHEAP_SEARCH = "search:redeals=4,candidates=2"
 """The search agent at a cheap setting, as the head-to-head pool's member."""

@@ -36,7 +36,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--plot", metavar="PNG", help="draw each task's relative share with its interval "
                                                       "(with --runs: the sample-efficiency curve)")
     parser.add_argument("--runs", nargs="+", metavar="RUN",
-                        help="instead of an agent: aggregate the benchmark scores of training runs (seeds of one config)")
+                        help="instead of an agent: aggregate the benchmark scores of training runs (seeds of one "
+                             "config): their run folders, or the scorecards of their final policies")
     parser.add_argument("--table", nargs="+", metavar="SCORECARD",
                         help="instead of an agent: one Markdown table of several scorecards (a row per task)")
     parser.add_argument("--baseline", metavar="SCORECARD",
@@ -97,6 +98,8 @@ def run_aggregate(args: argparse.Namespace) -> int:
         report = runs.aggregate(args.runs, baseline)
     except runs.RunError as exc:
         raise UserError(str(exc)) from None
+    if args.plot and not report["curve"]:
+        raise UserError("--plot: runs given as scorecards of their final policies have no curve to draw")
     print(runs_text(report))
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=1) + "\n")
@@ -142,12 +145,17 @@ def scorecards_table(cards: list[dict]) -> str:
 
 def runs_text(report: dict) -> str:
     quick = " (quick: not for reporting)" if report["quick"] else ""
-    lines = [f"{len(report['runs'])} runs on {len(report['tasks'])} task(s) of {report['suite']}{quick}, "
-             f"final steps {', '.join(map(str, report['final_steps']))}"]
+    steps = report["final_steps"]
+    ends = "final policies' scorecards" if None in steps else f"final steps {', '.join(map(str, steps))}"
+    lines = [f"{len(report['runs'])} runs on {len(report['tasks'])} task(s) of {report['suite']}{quick}, {ends}"]
     for name in ("iqm", "mean"):
         agg = report[name]
         lines.append(f"{name.upper():>4} relative share {agg['value']:.3f} [{agg['low']:.3f}, {agg['high']:.3f}] "
                      "(95%, stratified bootstrap over runs)")
+    for group, agg in report["groups"].items():
+        iqm = agg["iqm"]
+        lines.append(f"  {group} ({len(agg['tasks'])} task(s)): IQM {iqm['value']:.3f} "
+                     f"[{iqm['low']:.3f}, {iqm['high']:.3f}]")
     if "improvement" in report:
         imp = report["improvement"]
         lines.append(f"P(a run beats {imp['baseline']}) {imp['value']:.3f} [{imp['low']:.3f}, {imp['high']:.3f}] "
