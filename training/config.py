@@ -25,6 +25,7 @@ from kc_env.rules import Rules, RulesError
 
 from .rllib.settings import RLlibSettings  # each trainer owns its settings (trainers.py)
 from .sb3.settings import PretrainSettings, TuneSettings
+from .turn_ppo.settings import TurnPPOSettings
 from .turn_value.settings import TurnValueSettings
 
 
@@ -179,7 +180,8 @@ class TrainConfig:
     trainer: str = "sb3"
     """A trainer of the registry (``training/trainers.py``): ``sb3`` (sb3-contrib's MaskablePPO on
     the vector env, one machine), ``rllib`` (Ray RLlib's PPO on the PettingZoo env, many cores and
-    machines; needs the ``rllib`` extra) or ``turn_value`` (a learned value of whole turns)."""
+    machines; needs the ``rllib`` extra), ``turn_value`` (a learned value of whole turns) or
+    ``turn_ppo`` (PPO over whole turns)."""
     ppo: PPOSettings = field(default_factory=PPOSettings)
     network: NetworkSettings = field(default_factory=NetworkSettings)
     league: LeagueSettings = field(default_factory=LeagueSettings)
@@ -189,6 +191,7 @@ class TrainConfig:
     benchmark: BenchmarkSettings = field(default_factory=BenchmarkSettings)
     rllib: RLlibSettings = field(default_factory=RLlibSettings)
     turn_value: TurnValueSettings = field(default_factory=TurnValueSettings)
+    turn_ppo: TurnPPOSettings = field(default_factory=TurnPPOSettings)
 
     def rules_object(self) -> Rules:
         """The ``Rules`` this config trains under."""

@@ -5,7 +5,7 @@ A ``Trainer`` names where its code is (``train``: ``module:function`` under ``kc
 imported only when it runs, so choosing one never imports another's library), the extra it needs,
 the config blocks it reads beyond the shared ones, its settings' checks, what ``kc export`` runs
 on its run folders, and how to tell a finished run. Only the ``sb3`` trainer's modules import
-stable-baselines3; ``rllib`` imports Ray, ``turn_value`` torch alone.
+stable-baselines3; ``rllib`` imports Ray, ``turn_value`` and ``turn_ppo`` torch alone.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from typing import Any
 
 from .rllib import settings as rllib_settings
 from .sb3 import settings as sb3_settings
+from .turn_ppo import settings as turn_ppo_settings
 from .turn_value import settings as turn_value_settings
 
 DEFAULT = "sb3"
@@ -113,6 +114,9 @@ REGISTRY: dict[str, Trainer] = {t.name: t for t in (
             "turn_value.train:train", "publish:publish_turn_value", TRAIN_EXTRA,
             frozenset({"turn_value", "benchmark"}), turn_value_settings.checks, _turn_value_finished,
             _turn_value_outputs),
+    Trainer("turn_ppo", "PPO over whole turns: a policy over the heuristic's candidate turns (training/turn_ppo)",
+            "turn_ppo.train:train", "publish:publish_turn_value", TRAIN_EXTRA, frozenset({"turn_ppo", "benchmark"}),
+            turn_ppo_settings.checks, _turn_value_finished, _turn_value_outputs),
 )}
 
 

@@ -1,0 +1,73 @@
+"""The turn-PPO trainer's own settings (the ``turn_ppo:`` block of a config) and their checks."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from kc_env.agents.playouts import OTHERS
+
+ADVANTAGES = ("outcome", "expected")
+
+
+@dataclass
+class TurnPPOSettings:
+    """PPO over whole turns (``trainer: turn_ppo``, ``training/turn_ppo/``). ``num_players``,
+    ``rules``, ``max_moves``, ``seed``, ``eval`` and ``benchmark`` mean what they mean for the other
+    trainers; the rest of the config is not read."""
+
+    iterations: int = 10
+    """Rounds of play, then a PPO update, then an evaluation (a point of the curve)."""
+    games: int = 4000
+    """Deals played per iteration."""
+    self_play: float = 0.5
+    """Share of the deals in which every seat learns; in the others one seat learns and every other
+    seat plays one of ``against`` (cycled over the deals)."""
+    against: list[str] = field(default_factory=lambda: ["heuristic", "greedy", "random"])
+    """The league the single learner meets (the compiled agents: heuristic, greedy, random)."""
+    candidates: int = 6
+    """End-of-turn positions the policy chooses among (the heuristic's best ones)."""
+    hidden: list[int] = field(default_factory=list)
+    """Widths of the policy network's hidden layers (relu); none: a linear score of a candidate's
+    features, the form of ``models/turn-ranking-2p``."""
+    critic_hidden: list[int] = field(default_factory=lambda: [64])
+    """Widths of the critic's hidden layers: it values a candidate's end-of-turn position (the
+    win share from there), and the policy's baseline is its expectation over the candidates."""
+    advantage: str = "outcome"
+    """``outcome``: the deal's result less the baseline (unbiased); ``expected``: the critic's value
+    of the chosen candidate less the baseline (lower variance, biased by the critic's errors)."""
+    epochs: int = 4
+    """PPO passes over each iteration's decisions."""
+    batch_size: int = 4096
+    """Decisions per gradient step."""
+    learning_rate: float = 3.0e-4
+    """Adam's step size (the policy and the critic)."""
+    clip_range: float = 0.2
+    """PPO's clip of the probability ratio."""
+    ent_coef: float = 0.01
+    """Weight of the policy's entropy over the valid candidates."""
+    start: str | None = None
+    """A turn-value model folder whose network is the policy's start (its layer sizes replace
+    ``hidden``); none: a policy that starts uniform over the candidates."""
+
+
+def checks(config: Any) -> list[tuple[bool, str]]:
+    """The ``turn_ppo:`` block's checks (``trainers.Trainer.checks``)."""
+    t = config.turn_ppo
+    widths = [*t.hidden, *t.critic_hidden]
+    return [
+        (type(t.iterations) is int and t.iterations > 0 and type(t.games) is int and t.games > 0,
+         "turn_ppo.iterations and games must be positive integers"),
+        (0 <= t.self_play <= 1, "turn_ppo.self_play must be in [0, 1]"),
+        (t.self_play == 1 or (bool(t.against) and all(a in OTHERS for a in t.against)),
+         f"turn_ppo.against must list some of {', '.join(OTHERS)}"),
+        (type(t.candidates) is int and 2 <= t.candidates <= 16, "turn_ppo.candidates must be 2 to 16"),
+        (all(type(w) is int and 0 < w <= 4096 for w in widths), "turn_ppo.hidden and critic_hidden must be "
+                                                                 "positive widths up to 4096"),
+        (t.advantage in ADVANTAGES, f"turn_ppo.advantage must be one of {', '.join(ADVANTAGES)}, not {t.advantage!r}"),
+        (type(t.epochs) is int and t.epochs > 0 and type(t.batch_size) is int and t.batch_size > 0,
+         "turn_ppo.epochs and batch_size must be positive integers"),
+        (t.learning_rate > 0 and 0 < t.clip_range < 1 and t.ent_coef >= 0,
+         "turn_ppo.learning_rate must be positive, clip_range in (0, 1) and ent_coef at least 0"),
+        (t.start is None or isinstance(t.start, str), "turn_ppo.start must be a turn-value model folder or null"),
+    ]
