@@ -177,14 +177,17 @@ class KingsCornerEnv(gymnasium.Env):
         self._reward = 0.0
         self._aec_step(operator.index(action))
         self._play_opponents()
-        terminated = self.aec.terminations[self.learner]
-        truncated = self.aec.truncations[self.learner]
+        learner = self.learner
+        terminated = self.aec.terminations[learner]
+        truncated = self.aec.truncations[learner]
         self._done = terminated or truncated
         if self.render_mode == "human":
             self.render()
         return self._observation(), float(self._reward), bool(terminated), bool(truncated), self._info()
 
     def _why_illegal(self, action: Any) -> str | None:
+        if type(action) is int and 0 <= action < actions.NUM_ACTIONS and self.aec.is_legal(action):
+            return None
         try:
             if isinstance(action, (bool, np.bool_)):  # True is not action 1
                 raise TypeError
@@ -193,10 +196,10 @@ class KingsCornerEnv(gymnasium.Env):
             return f"{action!r}, which is not an action (a whole number 0..{actions.NUM_ACTIONS - 1})"[:200]
         if not 0 <= index < actions.NUM_ACTIONS:
             return f"action {index}, outside 0..{actions.NUM_ACTIONS - 1}"
+        if self.aec.is_legal(index):
+            return None
         reason = engine.why_illegal(self.aec.game, actions.decode(index))
-        if reason is not None:
-            return f"action {index} ({actions.name(index)}), which is illegal: {reason}"
-        return None
+        return f"action {index} ({actions.name(index)}), which is illegal: {reason}"
 
     def _aec_step(self, action: int) -> None:
         self.aec.step(action)
@@ -205,9 +208,11 @@ class KingsCornerEnv(gymnasium.Env):
     def _play_opponents(self) -> None:
         """Let the opponents act until it is the learner's turn or the episode is over."""
         aec = self.aec
-        while not self._episode_over() and aec.agent_selection != self.learner:
+        learner = self.learner
+        while not (aec.terminations[learner] or aec.truncations[learner]) and aec.agent_selection != learner:
             agent = aec.agent_selection
-            self._aec_step(self._opponent_at(aec.agent_seat[agent]).act(aec.observe(agent)))
+            aec.step(self._opponent_at(aec.agent_seat[agent]).act(aec.observe(agent)))
+            self._reward += aec.rewards[learner]
 
     def _episode_over(self) -> bool:
         return self.aec.terminations[self.learner] or self.aec.truncations[self.learner]
@@ -215,7 +220,7 @@ class KingsCornerEnv(gymnasium.Env):
     # -- what the learner sees -------------------------------------------------------------
 
     def _observation(self) -> np.ndarray | dict[str, np.ndarray]:
-        vector = obs_mod.encode(self.aec.game, self.learner_seat, self.aec.totals)
+        vector = self.aec.observation_vector(self.learner)
         if self.observation_kind == "dict":
             return {"observation": vector, "action_mask": self._learner_mask()}
         return vector

@@ -170,6 +170,8 @@ DEFAULT_MAX_MOVES = match_mod.DEFAULT_MAX_MOVES
 DEFAULT_MAX_DEALS = 100
 ILLEGAL_REWARD = -1
 SEED_BOUND = 2**63
+NUM_ACTIONS = actions.NUM_ACTIONS
+KERNEL_OVER = 8  # vector.single.OVER: the kernel step's codes below it are the seat to act next
 NO_WINNER = -1
 """``info["deal"]["winner"]`` of a deal nobody won, and the padding of ``info["match"]["winners"]``:
 an int like a seat, so that infos stack into arrays (Tianshou's buffer, Gymnasium's vector envs)."""
@@ -194,8 +196,11 @@ def _positive(name: str, value: Any) -> int:
     return value
 
 
-class raw_env(AECEnv, EzPickle):
-    """Kings in the Corner as a PettingZoo AEC environment (see the module docstring)."""
+class engine_env(AECEnv, EzPickle):
+    """Kings in the Corner as a PettingZoo AEC environment on the reference engine
+    (``kc_env.engine``): what ``raw_env`` is, move for move, on the compiled kernel. Kept as the
+    reference the differential test (``tests/test_vector_diff.py``) plays ``raw_env`` against, and
+    where numba is missing."""
 
     metadata = {
         "name": "kings_corner_v0",
@@ -233,7 +238,13 @@ class raw_env(AECEnv, EzPickle):
         self._np_random: np.random.Generator | None = None
         self.state_: GameState | None = None
         self.match: match_mod.Match | None = None
-        self.move_log: list[str] = []
+        self._log: list[int] = []  # the episode's moves: seat << 9 | action index
+
+    @property
+    def move_log(self) -> list[str]:
+        """The episode's moves so far, ``"player_1 play 9H->N"``..., for rendering."""
+        names, agents = actions.NAMES, self.possible_agents
+        return [f"{agents[m >> 9]} {names[m & 511]}" for m in self._log]
 
     @staticmethod
     def _make_observation_space() -> spaces.Dict:
@@ -253,6 +264,21 @@ class raw_env(AECEnv, EzPickle):
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         """Deal a new episode. The same ``seed`` gives the same game; ``options={"position":
         TEXT}`` starts from that position."""
+        dealer, seed_, position = self._episode_start(seed, options)
+        if self.episode == "match":
+            self.match = match_mod.Match(self.rules, self.num_players, seed=seed_, dealer=dealer)
+            state = self.match.new_deal()
+        else:
+            self.match = None
+            state = engine.new_deal(self.rules, self.num_players, seed=seed_, dealer=dealer)
+        if position is not None:
+            state = self._read_position(position, seed_)
+        self.state_ = state
+        self._start_episode(state.current_player)
+
+    def _episode_start(self, seed: int | None, options: dict | None) -> tuple[int, int, str | None]:
+        """The episode's first dealer and deal seed, drawn from its seed, and the position of
+        ``options`` (checked), or None."""
         if seed is not None or self._np_random is None:
             self._np_random, _ = seeding.np_random(seed)
         rng = self._np_random
@@ -263,23 +289,18 @@ class raw_env(AECEnv, EzPickle):
         position = (options or {}).get("position")
         if position is not None and not isinstance(position, str):
             raise ValueError(f"options['position'] must be a position written as text, not {position!r}")
-        if self.episode == "match":
-            self.match = match_mod.Match(self.rules, self.num_players, seed=seed_, dealer=dealer)
-            state = self.match.new_deal()
-        else:
-            self.match = None
-            state = engine.new_deal(self.rules, self.num_players, seed=seed_, dealer=dealer)
-        if position is not None:
-            state = self._read_position(position, seed_)
-        self.state_ = state
-        self.move_log = []
+        return dealer, seed_, position
+
+    def _start_episode(self, to_act: int) -> None:
+        """PettingZoo's bookkeeping for a new episode whose first deal has seat ``to_act`` to act."""
+        self._log = []
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
-        self.agent_selection = self.agents[state.current_player]
+        self.agent_selection = self.agents[to_act]
         if self.render_mode == "human":
             self.render()
 
@@ -312,6 +333,14 @@ class raw_env(AECEnv, EzPickle):
             "action_mask": self.action_mask(agent),
         }
 
+    def observation_vector(self, agent: str) -> np.ndarray:
+        """``observe(agent)["observation"]`` alone."""
+        return obs_mod.encode(self.game, self.agent_seat[agent], self.totals)
+
+    def is_legal(self, index: int) -> bool:
+        """Whether action ``index`` (0..496) is legal for the agent to act (the game going on)."""
+        return engine.why_illegal(self.game, actions.MOVES[index]) is None
+
     def state(self) -> np.ndarray:
         """The whole table (every hand and the stock order) as ``float32[1977]``, in
         ``state_space`` (``kc_env.full_state``). Training-only information (e.g. a centralised
@@ -342,7 +371,7 @@ class raw_env(AECEnv, EzPickle):
             engine.apply(state, actions.MOVES[index])  # checks the move first, once
         except IllegalMove:
             raise self._illegal(index) from None
-        self.move_log.append(f"{agent} {actions.NAMES[index]}")
+        self._log.append(seat << 9 | index)
         self._cumulative_rewards[agent] = 0.0
         self._clear_rewards()
         if state.is_over:
@@ -377,7 +406,7 @@ class raw_env(AECEnv, EzPickle):
 
     def _end_deal(self, truncated: bool) -> None:
         """Score the finished (or cut-off) deal; end the episode or deal the match's next deal."""
-        state = self.game
+        state = self._finished_deal()
         if self.match is None:
             self._set_deal_info(state, truncated, engine.deal_penalties(state) if state.is_over else None)
             if truncated:
@@ -388,6 +417,7 @@ class raw_env(AECEnv, EzPickle):
             return
         if truncated:
             match_mod.truncate(state)
+            self._deal_cut_off(state)
         record = self.match.record_deal(state, truncated=truncated)
         self._set_deal_info(state, truncated, list(record.penalties))
         if self.reward_kind == "score":
@@ -402,7 +432,18 @@ class raw_env(AECEnv, EzPickle):
             self._set_match_info()
             self.truncations = dict.fromkeys(self.agents, True)
         else:
-            self.state_ = self.match.new_deal()
+            self._next_deal()
+
+    def _finished_deal(self) -> GameState:
+        """The deal that just ended (or was cut off), to score."""
+        return self.game
+
+    def _deal_cut_off(self, state: GameState) -> None:
+        """Hook: ``state``, cut off in a match, was ended as a blocked deal (``match.truncate``)."""
+
+    def _next_deal(self) -> None:
+        """Deal the match's next deal."""
+        self.state_ = self.match.new_deal()
 
     def _give_deal_rewards(self, winner: int | None, penalties: list[int]) -> None:
         if self.reward_kind == "score":
@@ -475,4 +516,180 @@ class raw_env(AECEnv, EzPickle):
         pass
 
 
-__all__ = ["env", "raw_env", "EPISODES", "REWARDS", "DEFAULT_MAX_MOVES", "DEFAULT_MAX_DEALS", "NO_WINNER"]
+class raw_env(engine_env):
+    """Kings in the Corner as a PettingZoo AEC environment (see the module docstring), played on
+    the compiled kernel (``kc_env.vector.single``: one game in one buffer, a compiled call per
+    step), equal to ``engine_env`` in every observation, mask, reward, info, error and seed.
+
+    ``game`` is the reference engine's ``GameState`` of the deal, built when asked: the deal
+    dealt by the engine from the same seed, then the moves played since replayed through
+    ``engine.apply`` (so it is exactly ``engine_env``'s state, hand order included). A match's
+    deal is replayed when it ends, to be scored by ``kc_env.match``; a one-deal episode is
+    scored from the kernel's state (``VecGame.to_state``)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        from .vector import single  # numba loads here, not when kc_env is imported
+
+        assert single.OVER == KERNEL_OVER
+        self._single = single
+        self._kernel = single.SingleGame()
+        self._kernel.set_rules([0], self.rules, self.max_moves, self.reward_kind)
+        self._mem = self._kernel.mem
+        self._step_kernel = single.step
+        self._deal_args: tuple[int, int] | None = None  # (seed, dealer) of an engine deal not built yet
+        self._engine: GameState | None = None  # the engine's copy of the deal, synced up to _synced
+        self._deal_start = 0  # where the deal's moves start in _log
+        self._synced = 0
+        self._view: str | None = None  # the agent whose observation and mask are in the buffer
+        self._view_terms: dict | None = None  # the terminations it was written under (a new dict: stale)
+        self._clean: dict | None = None  # self.rewards when it is known to hold only 0 (ints)
+
+    # -- episode ---------------------------------------------------------------------------
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Deal a new episode. The same ``seed`` gives the same game; ``options={"position":
+        TEXT}`` starts from that position."""
+        dealer, seed_, position = self._episode_start(seed, options)
+        if self.episode == "match":
+            self.match = match_mod.Match(self.rules, self.num_players, seed=seed_, dealer=dealer)
+            deal_args = (self.match.next_seed, self.match.next_dealer)
+        else:
+            self.match = None
+            deal_args = (seed_, dealer)
+        self._log = []
+        if position is not None:
+            self._begin_deal(state=self._read_position(position, seed_))
+        else:
+            self._begin_deal(deal_args=deal_args)
+        self._set_totals()
+        self._clean = None
+        self._start_episode(self._kernel.to_act(0))
+
+    def _begin_deal(self, deal_args: tuple[int, int] | None = None, state: GameState | None = None) -> None:
+        """Put a deal in the kernel: dealt there from ``deal_args`` (seed, dealer; the engine's
+        copy is dealt when asked for), or copied from the engine ``state``."""
+        if state is None:
+            seed, dealer = deal_args
+            self._kernel.deal_one(self.rules, self.num_players, seed, dealer)
+        else:
+            self._kernel.load_state(state, self.max_moves, self.reward_kind)
+        self._deal_args, self._engine = deal_args, state
+        self._deal_start = self._synced = len(self._log)
+        self._view = None
+
+    def _set_totals(self) -> None:
+        """The match totals as the observation writes them (``observation.encode``), by seat."""
+        if self.match is None:
+            self._kernel.set_totals(None)
+            return
+        scale = obs_mod.score_scale(self.rules)
+        clip = obs_mod.SCORE_CLIP
+        self._kernel.set_totals([min(max(t / scale, -clip), clip) for t in self.match.totals])
+        self._view = None
+
+    @property
+    def game(self) -> GameState:
+        """The engine state of the deal being played (after ``reset``), built from the deal's
+        seed and its moves so far (see the class docstring)."""
+        state = self._engine
+        if state is None:
+            if self._deal_args is None:
+                raise RuntimeError("call reset() first")
+            seed, dealer = self._deal_args
+            state = self._engine = engine.new_deal(self.rules, self.num_players, seed=seed, dealer=dealer)
+        log, moves = self._log, actions.MOVES
+        while self._synced < len(log):
+            engine.apply(state, moves[log[self._synced] & 511])
+            self._synced += 1
+        return state
+
+    # -- observing -------------------------------------------------------------------------
+
+    def _write_view(self, agent: str) -> None:
+        """``agent``'s observation and mask into the buffer, unless they are there already."""
+        if agent == self._view and self._view_terms is self.terminations:
+            return
+        live = agent in self.terminations and not (self.terminations[agent] or self.truncations[agent])
+        self._single.observe(self._mem, self.agent_seat[agent], live and agent == self.agent_selection)
+        self._view, self._view_terms = agent, self.terminations
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        if self._deal_args is None and self._engine is None:
+            raise RuntimeError("call reset() first")
+        self._write_view(agent)
+        return {"observation": self._kernel.obs.copy(), "action_mask": self._kernel.mask.copy()}
+
+    def observation_vector(self, agent: str) -> np.ndarray:
+        """``observe(agent)["observation"]`` alone."""
+        if self._deal_args is None and self._engine is None:
+            raise RuntimeError("call reset() first")
+        self._write_view(agent)
+        return self._kernel.obs.copy()
+
+    def action_mask(self, agent: str) -> np.ndarray:
+        """The int8 mask of ``agent``'s legal actions (all 0 unless it is to act in a live game)."""
+        self._write_view(agent)
+        return self._kernel.mask.copy()
+
+    def is_legal(self, index: int) -> bool:
+        """Whether action ``index`` (0..496) is legal for the agent to act (the game going on)."""
+        return bool(self._single.is_legal(self._mem, index))
+
+    # -- stepping --------------------------------------------------------------------------
+
+    def step(self, action: int | None) -> None:
+        """Play ``action`` for the agent to act; raises ``IllegalMove`` for an illegal action
+        (the state unchanged). A terminated or truncated agent steps ``None``."""
+        if not self.agents:
+            raise RuntimeError("every agent is done: call reset() before step()")
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._view = None
+            return self._was_dead_step(action)
+        index = action if type(action) is int and 0 <= action < NUM_ACTIONS else self._action_index(action)
+        code = self._step_kernel(self._mem, index)
+        if code < 0:
+            raise self._illegal(index)
+        seat = self.agent_seat[agent]
+        self._log.append(seat << 9 | index)
+        self._cumulative_rewards[agent] = 0.0
+        if self._clean is not self.rewards:
+            self._clear_rewards()
+            self._clean = self.rewards
+        if code < KERNEL_OVER:  # the deal goes on; the buffer holds the next agent's view
+            self._view = self.agent_selection = self.agents[code]  # (self._view_terms unchanged)
+        else:
+            self._view = None
+            self._end_deal(truncated=code != KERNEL_OVER)
+            if not (self.terminations[agent] or self.truncations[agent]):
+                self.agent_selection = self.agents[self._kernel.to_act(0)]
+            else:
+                self.agent_selection = self.agents[seat]
+        if self._clean is not self.rewards:
+            self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _give(self, values: list[float]) -> None:
+        super()._give(values)
+        self._clean = None
+
+    def _finished_deal(self) -> GameState:
+        if self.match is None:  # scored from the kernel: hands as sets, which no score reads in order
+            return self._kernel.to_state(0)
+        return self.game  # a match scores the engine's deal (chips count its turns without a play)
+
+    def _deal_cut_off(self, state: GameState) -> None:
+        self._kernel.load_state(state, self.max_moves, self.reward_kind)  # ended blocked as the engine did
+
+    def _next_deal(self) -> None:
+        self._begin_deal(deal_args=(self.match.next_seed, self.match.next_dealer))
+
+    def _end_deal(self, truncated: bool) -> None:
+        super()._end_deal(truncated)
+        if self.match is not None:
+            self._set_totals()
+
+
+__all__ = ["env", "raw_env", "engine_env", "EPISODES", "REWARDS", "DEFAULT_MAX_MOVES", "DEFAULT_MAX_DEALS", "NO_WINNER"]

@@ -37,6 +37,7 @@ import numpy as np
 from pettingzoo import AECEnv
 from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers import BaseWrapper, OrderEnforcingWrapper
+from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable, AECOrderEnforcingIterator
 
 
 def _from_raw(name: str, needs_reset: bool) -> property:
@@ -83,6 +84,26 @@ class ClassicWrapper(OrderEnforcingWrapper):
         if agent == self.env.agent_selection:
             self._prev_mask = obs["action_mask"]
         return obs
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """``AECEnv.last`` reading the raw env directly (keeping the mask it shows, as ``observe``
+        does); before ``reset`` the chain's error."""
+        if not self._has_reset:
+            return super().last(observe)
+        raw = self.env
+        agent = raw.agent_selection
+        assert agent is not None
+        obs = None
+        if observe:
+            obs = raw.observe(agent)
+            self._prev_mask = obs["action_mask"]
+        return obs, raw._cumulative_rewards[agent], raw.terminations[agent], raw.truncations[agent], raw.infos[agent]
+
+    def agent_iter(self, max_iter: int = 2**63) -> AECOrderEnforcingIterable:
+        """``OrderEnforcingWrapper.agent_iter``, whose iterator reads the raw env directly."""
+        if not self._has_reset:
+            EnvLogger.error_agent_iter_before_reset()
+        return _Iterable(self, max_iter)
 
     def step(self, action: Any) -> None:
         raw = self.env
@@ -131,6 +152,26 @@ class ClassicWrapper(OrderEnforcingWrapper):
 
     def __str__(self) -> str:
         return str(self.env)
+
+
+class _Iterable(AECOrderEnforcingIterable):
+    def __iter__(self) -> _Iterator:
+        return _Iterator(self.env, self.max_iter)
+
+
+class _Iterator(AECOrderEnforcingIterator):
+    """``AECOrderEnforcingIterator``: the same checks, the same order, without the wrapper's
+    attribute hops."""
+
+    def __next__(self) -> str:
+        wrapper = self.env
+        raw = wrapper.env
+        if not raw.agents or self.iters_til_term <= 0:
+            raise StopIteration
+        self.iters_til_term -= 1
+        assert wrapper._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        wrapper._has_updated = False
+        return raw.agent_selection
 
 
 class SelfPlayWrapper(BaseWrapper, gymnasium.Env):

@@ -89,7 +89,7 @@ class Reference:
     def __init__(self, k: int, game: VecGame, b: int) -> None:
         self.k, self.b = k, b
         self.rules, self.n, self.reward, self.max_moves = deal_config(k)
-        self.aec = kings_corner_v0.raw_env(rules=self.rules, num_players=self.n, reward=self.reward,
+        self.aec = kings_corner_v0.engine_env(rules=self.rules, num_players=self.n, reward=self.reward,
                                            max_moves=self.max_moves)
         self.aec.reset(seed=k)
         state = self.aec.game
@@ -270,7 +270,7 @@ def replay(info: dict, seen: list[tuple[np.ndarray, np.ndarray]], rules: Rules, 
     """Replay one finished vec-env episode through the AEC env and compare what the learner saw;
     a rule-based opponent's every move must be the one its reference agent picks."""
     deal = info["deal"]
-    aec = kings_corner_v0.raw_env(rules=rules, num_players=n, reward=reward, max_moves=max_moves)
+    aec = kings_corner_v0.engine_env(rules=rules, num_players=n, reward=reward, max_moves=max_moves)
     aec.reset(seed=0)
     aec.state_ = engine.new_deal(rules, n, seed=deal["seed"], dealer=deal["dealer"])  # the same deal
     aec.agent_selection = aec.agents[aec.state_.current_player]

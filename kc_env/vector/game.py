@@ -273,7 +273,7 @@ class VecGame:
             if any(52 + j in p for p in piles):
                 jv[52 + j] = (int(S[K.JR + j]), int(S[K.JC + j]))
         rng = random.Random()
-        rng.setstate((3, tuple(int(w) for w in self.mt[b]), None))
+        rng.setstate((3, tuple(self.mt[b].tolist()), None))
         state = GameState(
             rules=self.rules[b], num_players=n, dealer=int(S[K.DEALER]), piles=piles,
             hands=[engine.cards_of(int(self.hands[b, s])) for s in range(n)],
