@@ -1,0 +1,106 @@
+"""PPO over whole turns (``trainer: turn_ppo``, ``training/turn_ppo``): its deals, its update, its
+run folder and its checks."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+
+from kc_env.training import config as config_mod  # noqa: E402
+from kc_env.training.turn_ppo import rollouts  # noqa: E402
+from kc_env.training.turn_ppo.settings import TurnPPOSettings  # noqa: E402
+from kc_env.training.turn_ppo.update import ppo_update  # noqa: E402
+
+from kc_env import agents, engine  # noqa: E402
+from kc_env.agents.turn_value import FEATURES  # noqa: E402
+from kc_env.play import play_deal  # noqa: E402
+from kc_env.rules import Rules  # noqa: E402
+
+CONFIG = Path(__file__).resolve().parents[1] / "configs" / "turn-ppo-2p.yaml"
+STANDARD = Rules.preset("standard")
+UNIFORM = [(np.zeros((1, FEATURES), np.float32), np.zeros(1, np.float32))]
+
+
+def test_a_uniform_policy_samples_every_candidate_and_records_its_probability():
+    seeds = np.arange(12, dtype=np.int64) + 500
+    data = rollouts.generate(STANDARD, 2, seeds, np.full(12, 0b11), np.zeros(12), UNIFORM, k=4, seed=1)
+    assert len(data["picks"]) > 100
+    assert (data["valid"] >= 2).all() and (data["valid"] <= 4).all()
+    np.testing.assert_allclose(data["logps"], -np.log(data["valid"]), rtol=1e-5)
+    assert set(np.unique(data["picks"])) == {0, 1, 2, 3}
+    assert set(np.unique(data["outcomes"])) <= {0.0, 0.5, 1.0}
+    again = rollouts.generate(STANDARD, 2, seeds, np.full(12, 0b11), np.zeros(12), UNIFORM, k=4, seed=1)
+    np.testing.assert_array_equal(data["picks"], again["picks"])
+
+
+def test_a_seat_that_does_not_learn_records_nothing():
+    seeds = np.arange(6, dtype=np.int64)
+    data = rollouts.generate(STANDARD, 2, seeds, np.full(6, 0b01), np.zeros(6), UNIFORM, k=4, seed=0)
+    both = rollouts.generate(STANDARD, 2, seeds, np.full(6, 0b11), np.zeros(6), UNIFORM, k=4, seed=0)
+    assert 0 < len(data["picks"]) < len(both["picks"])
+
+
+def synthetic_choices(n=4000, k=3, seed=0):
+    """Decisions where the candidate whose first feature is set wins and every other loses."""
+    rng = np.random.default_rng(seed)
+    feats = rng.normal(0, 0.1, (n, k, FEATURES)).astype(np.float32)
+    good = rng.integers(0, k, n)
+    feats[np.arange(n), good, 0] = 1.0
+    picks = rng.integers(0, k, n)
+    return {"feats": feats, "valid": np.full(n, k), "picks": picks, "logps": np.full(n, -np.log(k), np.float32),
+            "outcomes": (picks == good).astype(np.float32)}
+
+
+@pytest.mark.parametrize("advantage", ["outcome", "expected"])
+def test_updates_move_the_policy_towards_the_candidates_that_win(advantage):
+    data = synthetic_choices()
+    s = TurnPPOSettings(epochs=4, batch_size=500, learning_rate=0.01, advantage=advantage, critic_hidden=[16])
+    actor, critic = UNIFORM, None
+    for step in range(2):  # "expected" needs a critic: the first update trains it from scratch
+        actor, critic, stats = ppo_update(actor, critic, data, s, seed=step, log=lambda _: None)
+    assert actor[0][0][0, 0] > 0.05  # the policy's weight on the winning feature
+    test = synthetic_choices(seed=1)
+    z = np.einsum("nkf,f->nk", test["feats"], actor[0][0][0])
+    good = test["feats"][:, :, 0].argmax(axis=1)
+    assert (z.argmax(axis=1) == good).mean() > 0.9
+    assert stats["other_than_heuristic"] == pytest.approx((data["picks"] != 0).mean())
+    assert 0.0 <= stats["clip_fraction"] <= 1.0 and stats["entropy"] > 0
+
+
+@pytest.mark.parametrize("key, value, message", [
+    ("self_play", 1.5, "turn_ppo.self_play must be in"),
+    ("against", ["search"], "turn_ppo.against must list some of heuristic, greedy, random"),
+    ("candidates", 1, "turn_ppo.candidates must be 2 to 16"),
+    ("critic_hidden", [0], "turn_ppo.hidden and critic_hidden must be positive widths"),
+    ("advantage", "gae", "turn_ppo.advantage must be one of outcome, expected"),
+    ("clip_range", 0.0, "clip_range in"),
+    ("games", 0, "turn_ppo.iterations and games must be positive"),
+])
+def test_the_trainer_config_is_checked_up_front(key, value, message):
+    with pytest.raises(config_mod.ConfigError, match=message):
+        config_mod.load(CONFIG, None, {f"turn_ppo.{key}": value})
+
+
+@pytest.mark.slow
+def test_the_trainer_runs_resumes_and_leaves_a_model_that_plays(tmp_path):
+    from kc_env.training.turn_ppo.train import train
+
+    cfg = config_mod.load(CONFIG, "smoke")
+    cfg.turn_ppo.iterations = 1
+    run = tmp_path / "run"
+    train(cfg, run, log=lambda _: None)
+    assert json.loads((run / "progress.json").read_text())["done"] == 1
+    cfg.turn_ppo.iterations = 2
+    result = train(cfg, run, resume=True, log=lambda _: None)
+    assert [p["iteration"] for p in result.curve] == [0, 1, 2]
+    assert {"heuristic", "greedy", "random", "explained_variance", "entropy"} <= set(result.curve[-1])
+    agent = agents.load(str(run / "model"))
+    assert json.loads((run / "model" / "model.json").read_text())["trained"]["trainer"] == "turn_ppo"
+    play_deal(engine.new_deal("standard", 2, seed=3), [agent, agents.load("random")])
+    with pytest.raises(FileExistsError, match="holds a run already"):
+        train(cfg, run, log=lambda _: None)
