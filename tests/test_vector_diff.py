@@ -21,6 +21,7 @@ The default run plays 1,000 deals; ``-m slow`` plays 10,000 (``test_kernel_equal
 from __future__ import annotations
 
 import random
+import warnings
 
 import numpy as np
 import pytest
@@ -34,6 +35,7 @@ from kc_env.rules import CHOICES  # noqa: E402
 from kc_env.vector import VecGame  # noqa: E402
 from kc_env.vector import kernel as K  # noqa: E402
 from kc_env.vector.game import rules_row  # noqa: E402
+from kc_env.wrappers import ClassicWrapper  # noqa: E402
 
 PRESET_NAMES = sorted(PRESETS)
 MAX_MOVES = GAME_INFO.default_max_moves
@@ -382,3 +384,136 @@ def test_the_house_rule_positions_play_the_same_in_the_kernel(text, overrides, m
         engine.apply(state, actions.decode(a))
         game.step([0], [a])
     assert state.is_over == game.is_over(0)
+
+
+# -- the AEC env itself: raw_env (the kernel) against engine_env (the engine) --------------------
+
+def aec_config(k: int) -> tuple[dict, bool]:
+    """Episode ``k``'s env arguments (deal ``k``'s rules, players, reward and max_moves; one in
+    three a match of 1 to 3 deals; a fixed dealer sometimes) and whether to play it through
+    ``env()``'s wrapper."""
+    rules, n, reward, max_moves = deal_config(k)
+    rng = random.Random(5000 + k)
+    kwargs = dict(rules=rules, num_players=n, reward=reward, max_moves=max_moves)
+    if rng.random() < 1 / 3:
+        kwargs.update(episode="match", max_deals=rng.choice([1, 2, 3]),
+                      max_moves=rng.choice([max_moves, 60]))
+    if rng.random() < 0.2:
+        kwargs["dealer"] = rng.randrange(n)
+    return kwargs, rng.random() < 0.5
+
+
+def same_view(got: dict, ref: dict, where: str) -> None:
+    for key in ("observation", "action_mask"):
+        assert got[key].dtype == ref[key].dtype and np.array_equal(got[key], ref[key]), f"{key} differs {where}"
+
+
+def same_books(env, ref, where: str) -> None:
+    """Everything PettingZoo keeps, value and type, and the view of the agent to act."""
+    assert env.agents == ref.agents and env.agent_selection == ref.agent_selection, f"the agent to act {where}"
+    for name in ("rewards", "_cumulative_rewards", "terminations", "truncations", "infos"):
+        got, want = getattr(env, name), getattr(ref, name)
+        assert got == want and [type(v) for v in got.values()] == [type(v) for v in want.values()], (
+            f"{name} differ {where}: {got} vs {want}")
+    if env.agents:
+        same_view(env.observe(env.agent_selection), ref.observe(ref.agent_selection), where)
+
+
+def try_both(env, ref, action) -> tuple:
+    """Step both with ``action``; the errors and warnings they give, as text."""
+    out = []
+    for e in (env, ref):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                e.step(action)
+                error = None
+            except Exception as exc:  # noqa: BLE001 - the two must fail alike, whatever the error
+                error = f"{type(exc).__name__}: {exc}"
+        out.append((error, [str(w.message) for w in caught]))
+    return tuple(out)
+
+
+def play_aec_episode(k: int) -> dict[str, int]:
+    """Episode ``k`` through ``kings_corner_v0.raw_env`` and ``engine_env`` (both wrapped by
+    ``ClassicWrapper`` when ``aec_config`` says so) with the same seed and actions: an illegal or
+    malformed action now and then (same error or warning, nothing changed), sometimes a reset
+    from the position of another deal; compared after every step (``same_books``), at the end
+    every agent's view, ``state()``, the move log and the engine state itself (hand order
+    included)."""
+    kwargs, wrapped = aec_config(k)
+    if wrapped:
+        env, ref = kings_corner_v0.env(**kwargs), ClassicWrapper(kings_corner_v0.engine_env(**kwargs), -1)
+    else:
+        env, ref = kings_corner_v0.raw_env(**kwargs), kings_corner_v0.engine_env(**kwargs)
+    raw, raw_ref = env.unwrapped, ref.unwrapped
+    rng = random.Random(k)
+    options = None
+    if k % 7 == 3:  # a position: another deal's, some moves in
+        donor = kings_corner_v0.engine_env(**kwargs)
+        donor.reset(seed=k + 1)
+        for _ in range(rng.randrange(1, 30)):
+            state = donor.unwrapped.game
+            if state.is_over or not donor.agents or donor.terminations[donor.agent_selection]:
+                break
+            donor.step(int(rng.choice(np.flatnonzero(actions.legal_mask(state)))))
+        if not donor.unwrapped.game.is_over:
+            options = {"position": engine.to_text(donor.unwrapped.game)}
+    env.reset(seed=k, options=options)
+    ref.reset(seed=k, options=options)
+    where = f"in episode {k} ({kwargs}, wrapped={wrapped})"
+    same_books(env, ref, where + " after reset")
+    steps = illegal = truncated = 0
+    while ref.agents:
+        agent = ref.agent_selection
+        done = ref.terminations[agent] or ref.truncations[agent]
+        truncated |= ref.truncations[agent]
+        if not done and rng.random() < 0.02:  # an illegal action, or no action at all
+            bad = rng.choice([rng.randrange(actions.NUM_ACTIONS), -1, 497, 3.5, True, None])
+            if not isinstance(bad, int) or type(bad) is bool or not 0 <= bad < 497 or not raw_ref.is_legal(bad):
+                got, want = try_both(env, ref, bad)
+                assert got == want, f"illegal action {bad!r} {where}: {got} vs {want}"
+                illegal += 1
+                same_books(env, ref, f"{where} after illegal action {bad!r}")
+                continue
+        if done:
+            action = None
+        else:
+            mask = ref.observe(agent)["action_mask"]
+            action = int(rng.choice(np.flatnonzero(mask)))
+        env.step(action)
+        ref.step(action)
+        steps += 1
+        same_books(env, ref, f"{where} after {steps} steps")
+        if rng.random() < 0.03:
+            assert raw.game.snapshot() == raw_ref.game.snapshot(), f"the engine state {where}"
+    for agent in raw.possible_agents:
+        same_view(raw.observe(agent), raw_ref.observe(agent), f"{where}, {agent}'s final view")
+    assert np.array_equal(raw.state(), raw_ref.state()), f"state() {where}"
+    assert raw.move_log == raw_ref.move_log, f"the move log {where}"
+    assert raw.game.snapshot() == raw_ref.game.snapshot(), f"the final engine state {where}"
+    return {"episodes": 1, "steps": steps, "illegal": illegal, "matches": kwargs.get("episode") == "match",
+            "truncated": truncated}
+
+
+def play_aec_episodes(first: int, count: int) -> dict[str, int]:
+    stats: dict[str, int] = {}
+    for k in range(first, first + count):
+        for key, value in play_aec_episode(k).items():
+            stats[key] = stats.get(key, 0) + int(value)
+    return stats
+
+
+def test_aec_env_equals_engine_env():
+    """raw_env on the kernel is engine_env on the engine, step for step: every preset and player
+    count (deal_config's cycle of 35) three times over, both episode kinds and reward kinds."""
+    stats = play_aec_episodes(0, 105)
+    print(stats)
+    assert stats["episodes"] == 105 and stats["illegal"] > 0 and stats["matches"] > 0 and stats["truncated"] > 0
+
+
+@pytest.mark.slow
+def test_aec_env_equals_engine_env_2k():
+    stats = play_aec_episodes(140, 2000)
+    print(stats)
+    assert stats["episodes"] == 2000
