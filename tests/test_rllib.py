@@ -142,7 +142,7 @@ def loopback_ray(temp: str):
 def test_trainer_and_rllib_block_are_strict(tmp_path):
     assert small_config(tmp_path).rllib.num_env_runners == 2
     cases = [
-        ({"trainer": "jax"}, "trainer must be one of sb3, rllib, turn_value, not 'jax'"),
+        ({"trainer": "jax"}, "trainer must be one of sb3, rllib, turn_value, turn_ppo, not 'jax'"),
         ({"rllib": {"num_learners": 2}}, "rllib.num_learners must be 0 or 1"),
         ({"rllib": {"num_runners": 2}}, "unknown key 'rllib.num_runners'"),
         ({"rllib": {"minibatch_size": 10_000, "train_batch_size": 400}}, "rllib.minibatch_size must be"),

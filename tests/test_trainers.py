@@ -27,7 +27,7 @@ def test_the_rllib_trainer_and_the_shared_modules_load_without_sb3():
     done = _run_blocked("""
         import kc_env.training.rllib.train, kc_env.training.rllib.export, kc_env.training.commands.train
         import kc_env.training.commands.export, kc_env.training.trainers, kc_env.training.run
-        import kc_env.training.turn_value.train, kc_env.training.bench
+        import kc_env.training.turn_value.train, kc_env.training.turn_ppo.train, kc_env.training.bench
         assert not any(m.split(".")[0] in ("stable_baselines3", "sb3_contrib") for m in sys.modules)
         try:
             import kc_env.training.sb3.train
@@ -87,7 +87,7 @@ def test_no_module_compares_a_trainer_name_but_the_registry():
 
 def test_a_config_names_a_registered_trainer_and_sets_only_what_it_reads():
     default = config_mod.find("default")
-    with pytest.raises(config_mod.ConfigError, match="trainer must be one of sb3, rllib, turn_value, not 'jax'"):
+    with pytest.raises(config_mod.ConfigError, match="trainer must be one of sb3, rllib, turn_value, turn_ppo, not 'jax'"):
         config_mod.load(default, None, {"trainer": "jax"})
     with pytest.raises(config_mod.ConfigError, match="network.heuristic_weights is read by the sb3 trainer only"):
         config_mod.load(default, None, {"trainer": "rllib", "network.prior": "heuristic", "pretrain.teacher": None,
