@@ -5,15 +5,16 @@ where the prior agent would play ``h`` is rewarded, right away, by
 
     share(a, then every seat plays like the prior) - share(h, then the same)
 
-where ``share`` is the learner's win share of the deal (1 for a win, 1/n for a deal nobody won,
-0 for a loss). Both continuations are played to the end on copies of the real deal (the true
-hands and stock order: the reward may know what the seat cannot, as a critic may); the
-rule-based prior is deterministic, so the difference is exact for that deal, not a noisy sample
-of it. Where ``a == h`` the reward is 0. With ``ppo.gamma: 0`` PPO then maximises, move by move,
-how much better the learner's move is than the prior's: one step of policy improvement over the
-prior (the rollout algorithm of Bertsekas, and of Tesauro and Galperin's backgammon rollouts),
-learned from the seat's own observation. In a game this much of luck, the deal's outcome says
-little about one move; the difference of two play-outs of the same deal says exactly that.
+where ``share`` is the learner's win share of the deal, ``match.win_share`` (1 for a win, 1/n for
+a deal nobody won, 0 for a loss; a deal cut off after ``max_moves`` ends as blocked). Both
+continuations are played to the end on copies of the real deal (the true hands and stock order:
+the reward may know what the seat cannot, as a critic may); the rule-based prior is deterministic,
+so the difference is exact for that deal, not a noisy sample of it. Where ``a == h`` the reward is
+0. With ``ppo.gamma: 0`` PPO then maximises, move by move, how much better the learner's move is
+than the prior's: one step of policy improvement over the prior (the rollout algorithm of
+Bertsekas, and of Tesauro and Galperin's backgammon rollouts), learned from the seat's own
+observation. In a game this much of luck, the deal's outcome says little about one move; the
+difference of two play-outs of the same deal says exactly that.
 
 ``move_values`` is the one valuation of moves by play-outs: rollout rewards use it on the true
 deal; ``improve.py`` (labels for ``pretrain.method: rollouts``) and
@@ -34,6 +35,7 @@ from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
 
 from kc_env.agents.batch import rule_based, weighted_heuristic
 from kc_env.agents.heuristic.weights import HEURISTIC_WEIGHTS, evaluation_weights
+from kc_env.match import win_share
 from kc_env.vector import KingsCornerVecEnv, VecGame
 from kc_env.vector import kernel as K
 
@@ -48,21 +50,26 @@ def play_out(game: VecGame, idx: np.ndarray, policy, seated: bool = False) -> np
     """Let ``policy(obs, masks)`` play every seat of games ``idx`` until each deal ends; returns
     each game's winner (-1: nobody). With ``seated``, the policy is asked
     ``policy(obs, masks, games, seats)``, so it can play each game's seats differently. A deal
-    cut off after ``max_moves`` ends as a blocked deal (``VecGame.end_cut_off``)."""
+    cut off after ``max_moves`` ends as a blocked deal (``VecGame.end_cut_off``), also one the
+    move before the play-out ended or cut off: no seat moves in a deal that is over."""
     active = idx
-    while active.size:
+    while True:
+        game.end_cut_off(active)
+        active = active[~game.over(active)]
+        if not active.size:
+            return game.winners(idx)
         seats = game.to_act(active)
         obs, masks = game.observe(active, seats), game.legal_masks(active)
         game.step(active, policy(obs, masks, active, seats) if seated else policy(obs, masks))
-        game.end_cut_off(active)
-        active = active[~game.over(active)]
-    return game.winners(idx)
 
 
 def shares(winners: np.ndarray, seats: np.ndarray, num_players) -> np.ndarray:
-    """The win share of ``seats`` in deals won by ``winners`` (-1: nobody), among ``num_players``
-    (one count, or one per deal)."""
-    return np.where(winners < 0, 1.0 / num_players, (winners == seats).astype(np.float64))
+    """``match.win_share`` of ``seats[i]`` in the deal won by ``winners[i]`` (-1: nobody), among
+    ``num_players`` (one count, or one per deal): the one definition, seat by seat (a Python loop
+    is nothing beside the play-outs that made ``winners``)."""
+    won, seat, players = (a.ravel().tolist() for a in np.broadcast_arrays(winners, seats, num_players))
+    values = [win_share(s, () if w < 0 else (w,), n) for w, s, n in zip(won, seat, players, strict=True)]
+    return np.array(values, dtype=np.float64).reshape(np.shape(winners))
 
 
 @njit(cache=True)
