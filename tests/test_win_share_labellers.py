@@ -112,3 +112,25 @@ def test_rollout_shares_are_match_win_share():
 
     assert shares(winners, seats, players).tolist() == [share(*x) for x in zip(winners, seats, players, strict=True)]
     assert shares(winners, seats, 4).tolist() == [share(w, s, 4) for w, s in zip(winners, seats, strict=True)]
+
+
+# -- the turn-value trainer's self-play labels (training/turn_value/learn.py) ----------------------
+
+@pytest.mark.parametrize("blocked", BLOCKED)
+def test_turn_value_labels_are_the_win_share_of_the_deal_however_it_ends(blocked):
+    """Every seat played by the heuristic (no learner): ``generate``'s shares are the engine's
+    deal, cut off after 40 moves or played to its end. No preset uses ``fewest_cards``: the rules
+    are built here."""
+    from kc_env.training.turn_value.learn import generate
+
+    rules = Rules.preset("standard", blocked=blocked)
+    seeds = np.arange(100, 130)
+    kinds = set()
+    for cap in (40, 1000):
+        _, _, _, shares = generate(rules, PLAYERS, seeds, np.zeros(len(seeds), np.int64), max_moves=cap)
+        for i, seed in enumerate(seeds.tolist()):
+            deal = engine.new_deal(rules, PLAYERS, seed=seed, dealer=seed % PLAYERS)
+            expected, kind = engine_shares(deal, cap)
+            kinds.add(kind)
+            assert shares[i].tolist() == pytest.approx(expected), (seed, cap, kind)
+    assert {"won", "cut off, won" if blocked == "fewest_cards" else "cut off"} <= kinds, kinds

@@ -6,8 +6,10 @@ seats in ``learners`` choose a whole turn at a time among the heuristic's candid
 positions (the network's best, or the heuristic's best without a network; a random candidate
 with probability ``epsilon``), the other seats play the heuristic move by move. For every turn a
 learner chose it records the features of the position it chose to end in; when the deal ends,
-each record's target is what the deal was worth to its seat (1 a win, 0 a loss, 1 / players a
-deal nobody won): Monte-Carlo returns of afterstates, as TD-Gammon's first runs and DouZero.
+each record's target is what the deal was worth to its seat, ``match.win_share`` (1 a win, 0 a
+loss, 1 / players a deal nobody won; a deal cut off after ``max_moves`` ends as blocked, so under
+``blocked: fewest_cards`` the one seat with the fewest cards wins it): Monte-Carlo returns of
+afterstates, as TD-Gammon's first runs and DouZero.
 
 ``fit`` trains the network (torch) on those records, ``export`` writes the model folder.
 """
@@ -83,6 +85,8 @@ def _play_game(i, deals, num_players, rules_row, rules_vec, choice, records):
             K.apply_action(g, b, other_action(deals.others[i], ob, mask, w, g, b, rng, scratch), scratch)
             continue
         n += _learner_turn(g, b, ob, mask, choice, rng, records, i, n, scratch)
+    if not g.S[b, K.OVER]:  # cut off after max_moves: ended as blocked, as match.truncate ends one
+        K.finish_blocked(g, b)  # (under blocked: fewest_cards the one seat with the fewest cards wins)
     records.counts[i] = n
     for s in range(num_players):
         records.shares[i, s] = seat_share(g, b, s)
