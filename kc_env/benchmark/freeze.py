@@ -19,7 +19,7 @@ import sys
 from importlib import resources
 from pathlib import Path
 
-from .. import actions, engine, observation
+from .. import engine, play
 from ..agents import load
 from ..rules import Rules
 from . import shuffles
@@ -55,14 +55,14 @@ def draw_positions(rules: str, players: int) -> list[str]:
 
 
 def opponent_moves(spec: str, rules: str, positions: list[str]) -> list[int]:
-    """The actions ``spec`` chooses on ``positions`` (its agent reseeded by position)."""
+    """The actions ``spec`` chooses on ``positions`` (its agent reseeded by position), each from
+    the seat to act's observation (``play.observe``, as every table shows it)."""
     agent = load(spec, seed=0)
     chosen = []
     for i, text in enumerate(positions):
         state = engine.from_text(text, Rules.preset(rules))
         agent.reset(seed=i)
-        obs = {"observation": observation.encode(state, state.current_player), "action_mask": actions.legal_mask(state)}
-        chosen.append(int(agent.act(obs)))
+        chosen.append(int(agent.act(play.observe(state))))
     return chosen
 
 

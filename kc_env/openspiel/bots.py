@@ -13,7 +13,7 @@ import numpy as np
 import pyspiel
 from open_spiel.python.algorithms import ismcts, mcts
 
-from .. import actions, observation
+from .. import actions, play
 from ..agents import Agent, load
 from .game import KingsCornerState
 from .position import seat_position
@@ -39,10 +39,8 @@ class AgentBot(pyspiel.Bot):
         """Nothing to do: the agent reads the whole view at each step."""
 
     def step(self, state: KingsCornerState) -> int:
-        """The agent's action for the seat to act."""
-        deal = state.table.deal
-        obs = {"observation": observation.encode(deal, deal.current_player), "action_mask": actions.legal_mask(deal)}
-        return int(self.agent.act(obs))
+        """The agent's action for the seat to act, from what that seat sees (``play.observe``)."""
+        return int(self.agent.act(play.observe(state.table.deal)))
 
 
 class BotAgent(Agent):
