@@ -1150,19 +1150,13 @@ def play_random(idx, g, rng, max_steps):
 @njit(cache=True)
 def sample_masks(masks, rng, out):
     """A uniformly random legal action per row of ``masks`` (SplitMix64 stream ``rng[i]`` per
-    row), into ``out``; -1 for a row with no legal action. For random baselines and benchmarks."""
+    row), into ``out``; -1 for a row with no legal action. For random baselines and benchmarks.
+    One pass over each row, keeping its legal actions in order."""
+    legal = np.empty(masks.shape[1], dtype=np.int64)
     for i in range(masks.shape[0]):
         n = 0
         for a in range(masks.shape[1]):
             if masks[i, a]:
+                legal[n] = a
                 n += 1
-        if n == 0:
-            out[i] = -1
-            continue
-        k = randbelow(rng, i, n)
-        for a in range(masks.shape[1]):
-            if masks[i, a]:
-                if k == 0:
-                    out[i] = a
-                    break
-                k -= 1
+        out[i] = legal[randbelow(rng, i, n)] if n else -1

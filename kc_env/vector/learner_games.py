@@ -60,6 +60,7 @@ not import this module, and nothing here imports an RL library.
 
 from __future__ import annotations
 
+import sys
 import time
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -147,6 +148,7 @@ class LearnerGames:
             rules_vecs=self.game.rules_vecs, obs=self._obs, masks=self._masks, rewards=self._rewards,
             status=self._status, opp_obs=self._opp_obs, opp_mask=self._opp_mask, deal_seeds=self._deal_seed)
         self._all = np.arange(B, dtype=np.int64)
+        self._obs_pool = [self._obs]  # observation buffers the kernel may write (see _writable_obs)
         self._refused: list[str] = []  # outside opponents' illegal actions, this step
         self._started = False
         self._t0 = time.perf_counter()
@@ -172,10 +174,11 @@ class LearnerGames:
                 if s is not None:
                     self._rng[b] = s % 2**64
         self._refused = []
+        self._obs[...] = self._writable_obs()  # every row is dealt again; the old values until then
         self._new_episodes(self._all)
         self._started = True
-        self._raise_refused(self._obs.copy())
-        return self._obs.copy()
+        self._raise_refused(self._obs)
+        return self._obs
 
     def step(self, actions: Any) -> StepReturn:
         """Play one action per game (see the module docstring); returns ``obs, rewards, dones, infos``."""
@@ -187,8 +190,12 @@ class LearnerGames:
             self._check_learner_actions(acts, actions)
         self._refused = []
         self._rewards[:] = 0.0
+        old = self._writable_obs()
         self._advance(self._all, np.full(B, K.MODE_ACT, dtype=np.int64), acts)
         status = self._status
+        unwritten = (status == K.ILLEGAL) | self._opp_refused  # their state, so their view, is unchanged
+        if unwritten.any():
+            self._obs[unwritten] = old[unwritten]
         dones = (status == K.DONE) | (status == K.ILLEGAL)
         rewards = self._rewards.astype(np.float32)
         infos: list[dict[str, Any]] = [{} for _ in range(B)]
@@ -200,9 +207,27 @@ class LearnerGames:
             for b in ended.tolist():
                 infos[b] = self._end_info(b)
             self._new_episodes(ended)
-        result = self._obs.copy(), rewards, dones, infos
+        result = self._obs, rewards, dones, infos  # not a copy: see _writable_obs
         self._raise_refused(result)
         return result
+
+    def _writable_obs(self) -> np.ndarray:
+        """Switch the kernel to an observation buffer that nobody outside holds and return the
+        previous one. ``step`` and ``reset`` return the buffer itself, not a copy (copying 6.4 kB
+        a game cost as much as encoding it): the next step writes into the other buffer of the
+        pool if the caller has let go of it (its only reference is the pool's: ``sys.getrefcount``
+        sees every array, view or tensor still made from it), else into a new one."""
+        old = self._obs
+        for buf in self._obs_pool:
+            if buf is not old and sys.getrefcount(buf) <= _FREE_REFS:
+                new = buf
+                break
+        else:
+            new = np.empty_like(old)
+            self._obs_pool = [old, new]
+        self._obs = new
+        self._bufs = self._bufs._replace(obs=new)
+        return old
 
     def _check_learner_actions(self, acts: np.ndarray, given: Any) -> None:
         """``illegal_action="raise"``: refuse the first illegal action before any game moves."""
@@ -302,11 +327,12 @@ class LearnerGames:
         return out, raw
 
     def _end_info(self, b: int) -> dict[str, Any]:
-        S = self.game.S[b]
-        truncated = bool(S[K.TRUNC]) and not S[K.OVER]  # game.cut_off(b), without its overhead
+        S = self.game.S[b].tolist()  # Python ints: game.cut_off(b), game.winner(b)... without their overhead
+        truncated = bool(S[K.TRUNC]) and not S[K.OVER]
         reward = float(self._rewards[b])
-        deal = {"seed": int(self._deal_seed[b]), "dealer": int(S[K.DEALER]), "learner_seat": int(S[K.LEARNER]),
-                "winner": self.game.winner(b), "blocked": bool(S[K.BLOCKED]), "truncated": truncated}
+        winner = S[K.WINNER] if S[K.OVER] and S[K.WINNER] >= 0 else None
+        deal = {"seed": int(self._deal_seed[b]), "dealer": S[K.DEALER], "learner_seat": S[K.LEARNER],
+                "winner": winner, "blocked": bool(S[K.BLOCKED]), "truncated": truncated}
         if self.record:
             deal["actions"] = self._log[b, :S[K.LOGLEN]].tolist()
         info = {"terminal_observation": self._obs[b].copy(), "TimeLimit.truncated": truncated,
@@ -478,6 +504,11 @@ def whole_actions(actions: Any, n: int) -> np.ndarray:
             if isinstance(a, (int, np.integer)) and not isinstance(a, (bool, np.bool_)) and 0 <= a < K.NUM_ACTIONS:
                 out[i] = int(a)
     return out
+
+
+_FREE_REFS = 3
+"""``sys.getrefcount`` of a pooled buffer inside ``_writable_obs``'s loop when nothing outside holds
+it: the pool's list, the loop variable and the call's argument."""
 
 
 def _describe(action: Any) -> str:
