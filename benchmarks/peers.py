@@ -3,10 +3,13 @@
     python benchmarks/peers.py            # every peer that is installed
     python benchmarks/peers.py --json
 
-Rows (each the median of ``--runs`` timed runs of ``--seconds``, with min and max):
+Rows (each the median of ``--runs`` timed runs of ``--seconds``, with min and max). The runs are
+interleaved: round ``r`` times every row once, so that on a shared machine each row meets the
+same background load and the ratios stay steady while the absolute figures move with the load:
 
 - kc_env: the reference ``engine`` (moves/s), the ``compiled`` kernel (moves/s, no observations),
-  the PettingZoo ``aec`` env (``kings_corner_v0.env()``) with ``last()`` every step, and the
+  the PettingZoo ``aec`` env (``kings_corner_v0.env()``) with ``last()`` every step, the
+  Gymnasium env ``single`` (``KingsCorner-v0``, random opponents inside ``step``), and the
   vector env at batch 256 (``vector_256``, observations and masks included); the loops of
   ``kc bench``.
 - PettingZoo classic (``pip install pettingzoo[classic] pygame rlcard shimmy open_spiel``):
@@ -27,13 +30,14 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import statistics
 import sys
 import time
 import warnings
 from collections.abc import Callable
 
 from kc_env import Rules
-from kc_env.commands.bench import aec_loop, compiled_loop, engine_loop, measure, vector_loop
+from kc_env.commands.bench import aec_loop, compiled_loop, engine_loop, measure, single_loop, vector_loop
 
 PETTINGZOO = ("connect_four_v3", "leduc_holdem_v4", "texas_holdem_v4", "texas_holdem_no_limit_v6", "hanabi_v5")
 RLCARD = ("no-limit-holdem", "leduc-holdem", "uno", "gin-rummy")
@@ -108,6 +112,7 @@ def main() -> int:
         ("kc_env engine", "moves/s", lambda: lambda s: engine_loop(rules, n, s)),
         ("kc_env compiled", "moves/s", lambda: lambda s: compiled_loop(rules, n, s)),
         ("kc_env aec", "steps/s", lambda: lambda s: aec_loop(_kc_aec(rules, n), s)),
+        ("kc_env single", "steps/s", lambda: lambda s: single_loop(rules, n, s)),
         ("kc_env vector_256", "steps/s", lambda: lambda s: vector_loop(rules, n, s, 0, 256)),
     ]
     rows += [(f"pettingzoo {m}", "steps/s", lambda m=m: pettingzoo_loop(m)) for m in PETTINGZOO]
@@ -116,14 +121,21 @@ def main() -> int:
         rows.append((f"open_spiel {m}", "steps/s", lambda m=m: openspiel_loop(m, observe=False)))
         rows.append((f"open_spiel {m} +obs", "steps/s", lambda m=m: openspiel_loop(m, observe=True)))
 
-    results, notes = {}, []
+    loops, notes = {}, []
     for name, unit, make in rows:
         try:
             loop = make()
-            results[name] = {"unit": unit, **measure(loop, args.runs, args.seconds)}
+            measure(loop, 1, min(0.2, args.seconds))  # it runs (and warms up) before the rounds
+            loops[name] = (unit, loop)
         except Exception as exc:  # an optional peer that is missing or broken is a note, not a failure
             notes.append(f"{name}: skipped ({type(exc).__name__}: {str(exc).splitlines()[0][:100]})")
-        print(f"measured {name}", file=sys.stderr, flush=True)
+    rates: dict[str, list[float]] = {name: [] for name in loops}
+    for round_ in range(args.runs):
+        for name, (_, loop) in loops.items():
+            rates[name].append(_rate(loop, args.seconds))
+        print(f"round {round_ + 1} of {args.runs} measured", file=sys.stderr, flush=True)
+    results = {name: {"unit": unit, "median": statistics.median(rates[name]), "min": min(rates[name]),
+                      "max": max(rates[name]), "runs": rates[name]} for name, (unit, _) in loops.items()}
     aec = results.get("kc_env aec", {}).get("median")
     vec = results.get("kc_env vector_256", {}).get("median")
     for r in results.values():
@@ -143,6 +155,13 @@ def main() -> int:
     for note in notes:
         print(f"  note: {note}")
     return 0
+
+
+def _rate(loop: Callable[[float], int], seconds: float) -> float:
+    """One timed run of ``loop`` (``kc bench``'s ``measure`` without its warm-up)."""
+    start = time.perf_counter()
+    count = loop(seconds)
+    return count / (time.perf_counter() - start)
 
 
 def _kc_aec(rules, n):

@@ -536,6 +536,7 @@ class raw_env(engine_env):
         self._kernel = single.SingleGame()
         self._kernel.set_rules([0], self.rules, self.max_moves, self.reward_kind)
         self._mem = self._kernel.mem
+        self._obs_out, self._mask_out = self._kernel.obs, self._kernel.mask  # what the compiled calls write
         self._step_kernel = single.step
         self._deal_args: tuple[int, int] | None = None  # (seed, dealer) of an engine deal not built yet
         self._engine: GameState | None = None  # the engine's copy of the deal, synced up to _synced
@@ -618,19 +619,19 @@ class raw_env(engine_env):
         if self._deal_args is None and self._engine is None:
             raise RuntimeError("call reset() first")
         self._write_view(agent)
-        return {"observation": self._kernel.obs.copy(), "action_mask": self._kernel.mask.copy()}
+        return {"observation": self._obs_out.copy(), "action_mask": self._mask_out.copy()}
 
     def observation_vector(self, agent: str) -> np.ndarray:
         """``observe(agent)["observation"]`` alone."""
         if self._deal_args is None and self._engine is None:
             raise RuntimeError("call reset() first")
         self._write_view(agent)
-        return self._kernel.obs.copy()
+        return self._obs_out.copy()
 
     def action_mask(self, agent: str) -> np.ndarray:
         """The int8 mask of ``agent``'s legal actions (all 0 unless it is to act in a live game)."""
         self._write_view(agent)
-        return self._kernel.mask.copy()
+        return self._mask_out.copy()
 
     def is_legal(self, index: int) -> bool:
         """Whether action ``index`` (0..496) is legal for the agent to act (the game going on)."""
@@ -659,6 +660,7 @@ class raw_env(engine_env):
             self._clean = self.rewards
         if code < KERNEL_OVER:  # the deal goes on; the buffer holds the next agent's view
             self._view = self.agent_selection = self.agents[code]  # (self._view_terms unchanged)
+            # no rewards: _accumulate_rewards would add 0 to every total, which changes none
         else:
             self._view = None
             self._end_deal(truncated=code != KERNEL_OVER)
@@ -666,7 +668,6 @@ class raw_env(engine_env):
                 self.agent_selection = self.agents[self._kernel.to_act(0)]
             else:
                 self.agent_selection = self.agents[seat]
-        if self._clean is not self.rewards:
             self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()

@@ -74,6 +74,8 @@ class ClassicWrapper(OrderEnforcingWrapper):
         super().__init__(env)
         self._illegal_value = illegal_reward
         self._prev_mask: np.ndarray | None = None  # the mask the agent to act was last shown
+        self._bounds_of: Any = None  # the action space whose bounds are in _bounds
+        self._bounds = (0, 0)
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         self._prev_mask = None
@@ -134,7 +136,10 @@ class ClassicWrapper(OrderEnforcingWrapper):
         ``int`` is compared directly (``Discrete.contains`` converts it to numpy first, a few times slower)."""
         space = self.env.action_space(agent)
         if type(action) is int:
-            return space.start <= action < space.start + space.n
+            if space is not self._bounds_of:  # its bounds as ints (numpy scalars compare slowly)
+                self._bounds_of, self._bounds = space, (int(space.start), int(space.start + space.n))
+            low, high = self._bounds
+            return low <= action < high
         return not isinstance(action, bool) and space.contains(action)
 
     def _end_on_illegal_action(self, agent: str) -> None:
