@@ -36,6 +36,7 @@ import numpy as np
 from kc_env.training.turn_value import learn as tv
 
 from kc_env import engine
+from kc_env.actions import END_TURN_ACTION
 from kc_env.agents import load, turns, view
 from kc_env.agents.greedy import vector
 from kc_env.agents.heuristic.weights import HEURISTIC_WEIGHTS
@@ -151,33 +152,211 @@ def fit(args) -> None:
             over_model = [one[i][1][_pick(layers, one[i][0])] - one[i][1][picks[i]] for i in held]
             print(json.dumps({"network": name, "data": path, **g, "gain_over_model": round(float(np.mean(over_model)), 4),
                               "half_width": round(float(1.96 * np.std(over_model) / np.sqrt(len(held))), 4)}))
-        arrays[f"{name}_w"], arrays[f"{name}_b"] = layers[0]
+        arrays.update(layer_arrays(name, layers))
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     np.savez(args.out, **arrays)
+
+
+def layer_arrays(name: str, layers) -> dict[str, np.ndarray]:
+    """A network's (weight, bias) pairs as ``{name}_w0, {name}_b0, ...`` (float32)."""
+    out = {}
+    for i, (w, b) in enumerate(layers):
+        out[f"{name}_w{i}"], out[f"{name}_b{i}"] = np.asarray(w, np.float32), np.asarray(b, np.float32)
+    return out
+
+
+def read_layers(z, name: str):
+    """``layer_arrays`` read back as ``value``'s (weights, biases) tuples."""
+    count = sum(1 for key in z.files if key.startswith(f"{name}_w"))
+    return (tuple(np.ascontiguousarray(z[f"{name}_w{i}"], np.float32) for i in range(count)),
+            tuple(np.ascontiguousarray(z[f"{name}_b{i}"], np.float32) for i in range(count)))
 
 
 def _pick(layers, x) -> int:
     from kc_env.agents.turn_value import value
 
-    return int(np.argmax(value(x, (np.ascontiguousarray(layers[0][0], np.float32),),
-                               (np.ascontiguousarray(layers[0][1], np.float32),))))
+    return int(np.argmax(value(x, tuple(np.ascontiguousarray(w, np.float32) for w, _ in layers),
+                               tuple(np.ascontiguousarray(b, np.float32) for _, b in layers))))
+
+
+def padded(rows):
+    """Decisions as arrays padded to ``K`` candidates: features [n, K, F], values [n, K, 2], and
+    which candidates are real [n, K]."""
+    x = np.zeros((len(rows), K, FEATURES), np.float32)
+    y = np.zeros((len(rows), K, 2), np.float32)
+    real = np.zeros((len(rows), K), bool)
+    for i, (f, v) in enumerate(rows):
+        x[i, :len(v)], y[i, :len(v)], real[i, :len(v)] = f, v, True
+    return x, y, real
+
+
+def fit_network(x, v, real, *, hidden: int, loss: str, epochs: int, lr: float, weight_decay: float,
+                temperature: float, seed: int, dropout: float = 0.0, val=None, log=print):
+    """A relu network (``hidden`` units, then one score) fitted to rank each decision's candidates
+    by ``v`` [n, K] (the search's values): ``loss`` ``choice`` is the cross-entropy of a softmax over
+    the candidates against the search's own pick (ExIt's target: the best-valued candidate),
+    ``soft`` against a softmax of the values at ``temperature``, ``centred`` the squared error of
+    score less its decision's mean against value less its decision's mean. Minibatches of 256
+    decisions; the epoch whose picks are worth most on ``val`` (x, v, real) is kept."""
+    import torch
+
+    torch.set_num_threads(1)
+    torch.manual_seed(seed)
+    net = torch.nn.Sequential(torch.nn.Linear(x.shape[2], hidden), torch.nn.ReLU(), torch.nn.Dropout(dropout),
+                              torch.nn.Linear(hidden, 1))
+    opt = torch.optim.Adam(net.parameters(), lr=lr, weight_decay=weight_decay)
+    xt, vt, mt = torch.from_numpy(x), torch.from_numpy(v), torch.from_numpy(real)
+    neg = torch.tensor(-1e9)
+    choice = torch.where(mt, vt, neg).argmax(1)
+    soft = torch.softmax(torch.where(mt, vt / temperature, neg), 1)
+    gen = torch.Generator().manual_seed(seed)
+    best, kept = -1.0, None
+    for epoch in range(epochs):
+        net.train()
+        for idx in torch.randperm(len(xt), generator=gen).split(256):
+            s = torch.where(mt[idx], net(xt[idx]).squeeze(2), neg)
+            if loss == "choice":
+                err = torch.nn.functional.cross_entropy(s, choice[idx])
+            elif loss == "soft":
+                err = -(soft[idx] * torch.log_softmax(s, 1)).sum(1).mean()
+            else:
+                m, n = mt[idx].float(), mt[idx].float().sum(1, keepdim=True)
+                sc = (s * m) - (s * m).sum(1, keepdim=True) / n
+                vc = (vt[idx] * m) - (vt[idx] * m).sum(1, keepdim=True) / n
+                err = ((sc - vc) ** 2 * m).sum() / m.sum()
+            opt.zero_grad()
+            err.backward()
+            opt.step()
+        net.eval()
+        layers = [(lin.weight.detach().numpy().copy(), lin.bias.detach().numpy().copy()) for lin in (net[0], net[3])]
+        if val is not None:
+            d = diagnose(layers, *val)
+            log(f"epoch {epoch + 1}: validation {d}")
+            if d["value"] > best:
+                best, kept = d["value"], layers
+    return kept or layers
+
+
+def net_picks(layers, x, real) -> np.ndarray:
+    """The network's pick in each padded decision."""
+    from kc_env.agents.turn_value import value
+
+    ws = tuple(np.ascontiguousarray(w, np.float32) for w, _ in layers)
+    bs = tuple(np.ascontiguousarray(b, np.float32) for _, b in layers)
+    s = value(x.reshape(-1, x.shape[2]), ws, bs).reshape(real.shape)
+    return np.where(real, s, -1.0).argmax(1)
+
+
+def diagnose(layers, x, v, real, picks=None, heuristic_column=None) -> dict:
+    """On padded decisions valued ``v`` [n, K]: the network's agreement with the search's pick,
+    its mean gain over the model's own pick (``picks``) and the search's, each with the 95%
+    half-width; ``heuristic_column``: the same gains in the play-outs against the heuristic."""
+    n = np.arange(len(v))
+    mine, search = net_picks(layers, x, real), np.where(real, v, -1e9).argmax(1)
+    out = {"decisions": len(v), "agreement": round(float(np.mean(mine == search)), 4),
+           "value": round(float(v[n, mine].mean()), 4), "search_value": round(float(v[n, search].mean()), 4)}
+    if picks is not None:
+        for tag, col in (("", v), ("_vs_heuristic", heuristic_column)):
+            if col is None:
+                continue
+            g, b = col[n, mine] - col[n, picks], col[n, search] - col[n, picks]
+            out[f"gain{tag}"] = round(float(g.mean()), 4)
+            out[f"half_width{tag}"] = round(float(1.96 * g.std() / np.sqrt(len(g))), 4)
+            out[f"search_gain{tag}"] = round(float(b.mean()), 4)
+            out[f"model_agrees_with_search{tag}"] = round(float(np.mean(picks == search)), 4)
+    return out
+
+
+def net(args) -> None:
+    """``net``: a hidden-layer network for each target (``TARGETS``) on every labelled decision, 20%
+    held out (``tv.held_out``) and a tenth of the rest to choose the epoch; the held-out diagnostic."""
+    data = [read(p) for p in args.data]
+    arrays = {}
+    for name in TARGETS:
+        if name == "seen" and not args.seen:
+            continue
+        train_rows, val_rows, held = [], [], []
+        for rows, picks, _seen in data:
+            out = set(tv.held_out(len(rows)))
+            rest = [i for i in range(len(rows)) if i not in out]
+            train_rows += [rows[i] for i in rest if i % 10]
+            val_rows += [rows[i] for i in rest if i % 10 == 0]
+            held.append(([rows[i] for i in sorted(out)], np.array([picks[i] for i in sorted(out)])))
+        xt, yt, rt = padded(train_rows)
+        xv, yv, rv = padded(val_rows)
+        layers = fit_network(xt, target_of(name, yt), rt, hidden=args.hidden, loss=args.loss, epochs=args.epochs,
+                             lr=args.lr, weight_decay=args.weight_decay, temperature=args.temperature,
+                             seed=args.fit_seed, dropout=args.dropout, val=(xv, target_of(name, yv), rv),
+                             log=lambda m, tag=name: print(f"{tag} {m}", flush=True))
+        for path, (rows, picks) in zip(args.data, held, strict=True):
+            xh, yh, rh = padded(rows)
+            print(json.dumps({"network": name, "data": path, "hidden": args.hidden, "loss": args.loss,
+                              **diagnose(layers, xh, target_of(name, yh), rh, picks, yh[:, :, 0])}), flush=True)
+        arrays.update(layer_arrays(name, layers))
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    np.savez(args.out, **arrays)
+
+
+def target_of(name: str, y: np.ndarray) -> np.ndarray:
+    """``TARGETS[name]`` of padded values [n, K, 2]."""
+    return y.mean(axis=2) if name == "unseen" else y[:, :, 1]
 
 
 class LearnedEndgame(TurnValueAgent):
     """The model, its endgame turns ranked by the fitted networks (``play``)."""
 
-    def __init__(self, nets: str) -> None:
+    def __init__(self, nets: str, keep_plan: bool = False) -> None:
         super().__init__(MODEL)
         with np.load(nets) as z:
-            self.endgame_nets = {seen: ((np.ascontiguousarray(z[f"{n}_w"], np.float32),),
-                                        (np.ascontiguousarray(z[f"{n}_b"], np.float32),))
+            self.endgame_nets = {seen: read_layers(z, n) if f"{n}_w0" in z.files else None
                                  for seen, n in ((False, "unseen"), (True, "seen"))}
+        self.keep_plan, self.plan = keep_plan, []
+
+    def act(self, obs) -> int:
+        """With ``keep_plan``, an endgame turn follows the line its start chose to its end (what the
+        labels valued), instead of ranking again after each move."""
+        if not self.keep_plan:
+            return super().act(obs)
+        ob, mask = vector(obs), mask_of(obs)
+        if self.plan and not endgame_start(ob) and mask[self.plan[0]]:
+            return self.plan.pop(0)
+        self.plan = []
+        lines, lengths, vals, own = self.ranked(obs)
+        if vals is None or len(vals) < 2:
+            return own
+        best = int(np.argmax(vals))
+        line = [int(m) for m in lines[best, :lengths[best]]] + [END_TURN_ACTION]
+        if endgame_start(ob) and view.obs_count(ob[view.OBS_STOCK], view.CARD_SCALE) == 0:
+            self.plan = line[1:]
+        return line[0]
 
     def network(self, obs):
         net = super().network(obs)  # the gate's memory, updated once a decision
-        if view.obs_count(vector(obs)[view.OBS_STOCK], view.CARD_SCALE) == 0:
-            return self.endgame_nets[self.seen_careless]
+        learned = self.endgame_nets[self.seen_careless]
+        if learned is not None and view.obs_count(vector(obs)[view.OBS_STOCK], view.CARD_SCALE) == 0:
+            return learned
         return net
+
+
+def ship(args) -> None:
+    """``ship``: ``MODEL`` with the networks of ``--nets`` as its endgame networks (``unseen`` as
+    ``endgame_layers``, ``seen``, when there, as ``endgame_careless_layers``), written as a
+    turn-value model folder (``turn_value.save``); ``kc export`` then evaluates it into its card."""
+    from kc_env.agents import turn_value as tvm
+
+    card, layers = tvm.load(MODEL)
+    loose = tvm.load_careless(MODEL, card)
+    with np.load(args.nets) as z:
+        nets = {n: read_layers(z, n) for n in ("unseen", "seen") if f"{n}_w0" in z.files}
+    as_pairs = {n: list(zip(ws, bs, strict=True)) for n, (ws, bs) in nets.items()}
+    keep = {k: card[k] for k in ("candidates", "num_players", "rules")}
+    trained = dict(card["trained"], endgame={
+        "what": "once the stock is empty, the candidates ranked by a network fitted to a play-out search's values "
+                "there (research/endgame_ranking.py; research/experiments.md, 2026-12-03)",
+        "from": MODEL, "nets": args.nets, "commands": args.commands})
+    tvm.save(args.out, layers, keep | {"trained": trained}, careless_layers=loose, patience=card["patience"],
+             endgame_layers=as_pairs["unseen"], endgame_careless_layers=as_pairs.get("seen"))
+    print(json.dumps({"out": args.out, "endgame_layers": [len(b) for _, b in as_pairs["unseen"]]}))
 
 
 def play_job(job):
@@ -186,7 +365,10 @@ def play_job(job):
     for i in range(lo, hi):
         for seat in (0, 1):
             state = engine.new_deal("standard", 2, seed=deal_seed(seed, i), dealer=0)
-            me = LearnedEndgame(nets) if who == "learned" else load(MODEL if who == "model" else who)
+            if who in ("learned", "planned"):
+                me = LearnedEndgame(nets, keep_plan=who == "planned")
+            else:
+                me = load(MODEL if who == "model" else who)
             other = load(against, seed=agent_seed(seed, i, seat))
             play_deal(state, [me, other] if seat == 0 else [other, me])
             out.append(0.5 if state.winner is None else float(state.winner == seat))
@@ -194,13 +376,16 @@ def play_job(job):
 
 
 def play(args) -> None:
-    for against in ("heuristic", "random"):
-        for who in ("learned", "model", "heuristic"):
+    for against in args.against:
+        for who in args.who:
             if who == "heuristic" and against == "heuristic":
                 continue
             jobs = [(args.seed, k, min(args.deals, k + 50), who, against, args.nets) for k in range(0, args.deals, 50)]
             with ProcessPoolExecutor(args.workers) as pool:
                 shares = [s for part in pool.map(play_job, jobs) for s in part]
+            if args.save:
+                Path(args.save).mkdir(parents=True, exist_ok=True)
+                np.save(Path(args.save) / f"{who}-{against}-{args.seed}-{args.deals}.npy", np.array(shares))
             print(json.dumps({"agent": who, "against": against, "episodes": len(shares),
                               "share": round(float(np.mean(shares)), 4),
                               "half_width": round(float(1.96 * np.std(shares) / np.sqrt(len(shares))), 4)}), flush=True)
@@ -217,14 +402,34 @@ def main() -> None:
     p = sub.add_parser("fit")
     p.add_argument("--data", nargs="+", required=True)
     p.add_argument("--out", required=True)
+    p = sub.add_parser("net")
+    p.add_argument("--data", nargs="+", required=True)
+    p.add_argument("--out", required=True)
+    p.add_argument("--hidden", type=int, default=64)
+    p.add_argument("--loss", choices=("choice", "soft", "centred"), default="choice")
+    p.add_argument("--epochs", type=int, default=40)
+    p.add_argument("--lr", type=float, default=1e-3)
+    p.add_argument("--weight-decay", type=float, default=1e-5)
+    p.add_argument("--temperature", type=float, default=0.05)
+    p.add_argument("--fit-seed", type=int, default=0)
+    p.add_argument("--dropout", type=float, default=0.0)
+    p.add_argument("--seen", action="store_true", help="also the network against random (after the gate fires)")
+    p = sub.add_parser("ship")
+    p.add_argument("--nets", required=True)
+    p.add_argument("--out", required=True)
+    p.add_argument("--commands", nargs="*", default=[], help="the commands that made the nets, for the card")
     p = sub.add_parser("play")
     p.add_argument("--nets", required=True)
     p.add_argument("--deals", type=int, default=1000)
     p.add_argument("--seed", type=int, default=5150)
+    p.add_argument("--against", nargs="+", choices=("heuristic", "random"), default=["heuristic", "random"])
+    p.add_argument("--who", nargs="+", choices=("learned", "planned", "model", "heuristic"),
+                   default=["learned", "model", "heuristic"])
+    p.add_argument("--save", help="a folder for each run's shares by episode (to pair runs on the same deals)")
     for p in sub.choices.values():
         p.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
-    {"label": label, "fit": fit, "play": play}[args.what](args)
+    {"label": label, "fit": fit, "net": net, "ship": ship, "play": play}[args.what](args)
 
 
 if __name__ == "__main__":
