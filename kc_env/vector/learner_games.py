@@ -204,8 +204,8 @@ class LearnerGames:
             if self.illegal_action == "raise" and (status[ended] == K.ILLEGAL).any():
                 b = int(ended[status[ended] == K.ILLEGAL][0])
                 self._raise_illegal(b, int(acts[b]))
-            for b in ended.tolist():
-                infos[b] = self._end_info(b)
+            for b, info in zip(ended.tolist(), self._end_infos(ended), strict=True):
+                infos[b] = info
             self._new_episodes(ended)
         result = self._obs, rewards, dones, infos  # not a copy: see _writable_obs
         self._raise_refused(result)
@@ -326,24 +326,33 @@ class LearnerGames:
             raw[rows] = list(np.asarray(got, dtype=object).reshape(-1)) if np.size(got) == len(games) else None
         return out, raw
 
-    def _end_info(self, b: int) -> dict[str, Any]:
-        S = self.game.S[b].tolist()  # Python ints: game.cut_off(b), game.winner(b)... without their overhead
-        truncated = bool(S[K.TRUNC]) and not S[K.OVER]
-        reward = float(self._rewards[b])
-        winner = S[K.WINNER] if S[K.OVER] and S[K.WINNER] >= 0 else None
-        deal = {"seed": int(self._deal_seed[b]), "dealer": S[K.DEALER], "learner_seat": S[K.LEARNER],
-                "winner": winner, "blocked": bool(S[K.BLOCKED]), "truncated": truncated}
-        if self.record:
-            deal["actions"] = self._log[b, :S[K.LOGLEN]].tolist()
-        info = {"terminal_observation": self._obs[b].copy(), "TimeLimit.truncated": truncated,
-                "episode": {"r": reward, "l": int(S[K.LSTEPS]), "t": round(time.perf_counter() - self._t0, 6)},
-                "deal": deal}
-        if self._status[b] == K.ILLEGAL:
-            info["illegal_action"] = True
-        if self._opp_refused[b]:
-            info["opponent_illegal_action"] = True
-            self._opp_refused[b] = False
-        return info
+    def _end_infos(self, ended: np.ndarray) -> list[dict[str, Any]]:
+        """The infos of games ``ended``, whose episodes just ended (read in a few numpy calls,
+        the scalars as Python ints)."""
+        rows = self.game.S[ended].tolist()
+        seeds, rewards = self._deal_seed[ended].tolist(), self._rewards[ended].tolist()
+        illegal = (self._status[ended] == K.ILLEGAL).tolist()
+        refused = self._opp_refused[ended].tolist()
+        self._opp_refused[ended] = False
+        elapsed = round(time.perf_counter() - self._t0, 6)
+        obs = self._obs
+        infos = []
+        for i, b in enumerate(ended.tolist()):
+            S = rows[i]
+            truncated = bool(S[K.TRUNC]) and not S[K.OVER]
+            winner = S[K.WINNER] if S[K.OVER] and S[K.WINNER] >= 0 else None
+            deal = {"seed": seeds[i], "dealer": S[K.DEALER], "learner_seat": S[K.LEARNER],
+                    "winner": winner, "blocked": bool(S[K.BLOCKED]), "truncated": truncated}
+            if self.record:
+                deal["actions"] = self._log[b, :S[K.LOGLEN]].tolist()
+            info = {"terminal_observation": obs[b].copy(), "TimeLimit.truncated": truncated,
+                    "episode": {"r": rewards[i], "l": S[K.LSTEPS], "t": elapsed}, "deal": deal}
+            if illegal[i]:
+                info["illegal_action"] = True
+            if refused[i]:
+                info["opponent_illegal_action"] = True
+            infos.append(info)
+        return infos
 
     def _raise_illegal(self, b: int, a: int, raw: Any = None) -> None:
         seat = int(self.game.S[b, K.LEARNER])
