@@ -16,7 +16,7 @@ from kc_env.training.turn_ppo import rollouts  # noqa: E402
 from kc_env.training.turn_ppo.settings import TurnPPOSettings  # noqa: E402
 from kc_env.training.turn_ppo.update import ppo_update  # noqa: E402
 
-from kc_env import agents, engine  # noqa: E402
+from kc_env import agents, engine, play  # noqa: E402
 from kc_env.agents.turn_value import FEATURES  # noqa: E402
 from kc_env.play import play_deal  # noqa: E402
 from kc_env.rules import Rules  # noqa: E402
@@ -28,20 +28,20 @@ UNIFORM = [(np.zeros((1, FEATURES), np.float32), np.zeros(1, np.float32))]
 
 def test_a_uniform_policy_samples_every_candidate_and_records_its_probability():
     seeds = np.arange(12, dtype=np.int64) + 500
-    data = rollouts.generate(STANDARD, 2, seeds, np.full(12, 0b11), np.zeros(12), UNIFORM, k=4, seed=1)
+    data = rollouts.generate(STANDARD, 2, seeds, np.full(12, 0b11), np.zeros(12), (UNIFORM, None), k=4, seed=1)
     assert len(data["picks"]) > 100
     assert (data["valid"] >= 2).all() and (data["valid"] <= 4).all()
     np.testing.assert_allclose(data["logps"], -np.log(data["valid"]), rtol=1e-5)
     assert set(np.unique(data["picks"])) == {0, 1, 2, 3}
     assert set(np.unique(data["outcomes"])) <= {0.0, 0.5, 1.0}
-    again = rollouts.generate(STANDARD, 2, seeds, np.full(12, 0b11), np.zeros(12), UNIFORM, k=4, seed=1)
+    again = rollouts.generate(STANDARD, 2, seeds, np.full(12, 0b11), np.zeros(12), (UNIFORM, None), k=4, seed=1)
     np.testing.assert_array_equal(data["picks"], again["picks"])
 
 
 def test_a_seat_that_does_not_learn_records_nothing():
     seeds = np.arange(6, dtype=np.int64)
-    data = rollouts.generate(STANDARD, 2, seeds, np.full(6, 0b01), np.zeros(6), UNIFORM, k=4, seed=0)
-    both = rollouts.generate(STANDARD, 2, seeds, np.full(6, 0b11), np.zeros(6), UNIFORM, k=4, seed=0)
+    data = rollouts.generate(STANDARD, 2, seeds, np.full(6, 0b01), np.zeros(6), (UNIFORM, None), k=4, seed=0)
+    both = rollouts.generate(STANDARD, 2, seeds, np.full(6, 0b11), np.zeros(6), (UNIFORM, None), k=4, seed=0)
     assert 0 < len(data["picks"]) < len(both["picks"])
 
 
@@ -104,3 +104,34 @@ def test_the_trainer_runs_resumes_and_leaves_a_model_that_plays(tmp_path):
     play_deal(engine.new_deal("standard", 2, seed=3), [agent, agents.load("random")])
     with pytest.raises(FileExistsError, match="holds a run already"):
         train(cfg, run, log=lambda _: None)
+
+
+def test_the_compiled_careless_check_is_the_agents():
+    from kc_env.agents import turn_value
+
+    rng = np.random.default_rng(0)
+    seen = {True: 0, False: 0}
+    for seed in range(40):
+        state = engine.new_deal(STANDARD, 2, seed=seed)
+        for _ in range(int(rng.integers(0, 60))):
+            if state.is_over:
+                break
+            moves = engine.legal_moves(state)
+            engine.apply(state, moves[int(rng.integers(len(moves)))])
+        o = play.observe(state, state.current_player)
+        ob, mask = o["observation"].astype(np.float32), o["action_mask"].astype(np.int8)
+        expected = turn_value.careless(ob, mask)
+        assert rollouts.careless(ob, mask) == expected
+        seen[expected] += 1
+    assert seen[True] and seen[False], seen
+
+
+def test_a_gated_policy_chooses_by_its_second_network_once_a_seat_has_been_careless():
+    seeds = np.arange(16, dtype=np.int64) + 40
+    random_code = rollouts.OTHERS.index("random")
+    data = rollouts.generate(STANDARD, 2, seeds, np.full(16, 0b01), np.full(16, random_code), (UNIFORM, UNIFORM),
+                             k=4, seed=2, patience=1)
+    assert set(np.unique(data["nets"])) == {0, 1}  # random leaves pile moves open: the second takes over
+    against_heuristic = rollouts.generate(STANDARD, 2, seeds, np.full(16, 0b01), np.zeros(16), (UNIFORM, UNIFORM),
+                                          k=4, seed=2, patience=1)
+    assert set(np.unique(against_heuristic["nets"])) == {0}

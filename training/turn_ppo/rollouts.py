@@ -2,8 +2,13 @@
 
 In each deal the seats in ``learners`` choose a whole turn at a time: the heuristic's ``k`` best
 end-of-turn positions (``candidate_features``) are scored by the policy network, and the seat
-samples one from the softmax of the scores, then plays its line and ends the turn (a line that
-goes out is always taken: no choice is recorded then, nor when there is one candidate). Every
+samples one from the softmax of the scores (or, ``greedy``, takes the best), then plays its line
+and ends the turn (a line that goes out is always taken: no choice is recorded then, nor when
+there is one candidate). A gated policy (``kc_env.agents.turn_value``'s gate) has a second network
+for careless opponents: each learning seat keeps, for the deal, whether another seat has been
+careless at the start of its turn and how many of its turns started clean; it plays the
+heuristic's own turn for its first ``patience`` clean turns, the first network from then on, and
+the second for the rest of the deal once a seat has been careless. Every
 choice is recorded with all its candidates' features, how many are valid, the pick and its
 log-probability; when the deal ends, every seat's share of it (1 a win, 0 a loss, 1 / players a
 deal nobody won). The other seats play the compiled heuristic, greedy or random move by move.
@@ -16,23 +21,25 @@ from collections import namedtuple
 import numpy as np
 from numba import prange
 
-from kc_env.agents import turns
+from kc_env.agents import turns, view
 from kc_env.agents.heuristic.weights import HEURISTIC_WEIGHTS
-from kc_env.agents.playouts import other_action, seat_share
-from kc_env.agents.turn_value import FEATURES, candidate_features
+from kc_env.agents.playouts import OTHERS, other_action, seat_share
+from kc_env.agents.turn_value import _FIRST_TURN, _SIDE_LENGTHS, FEATURES, candidate_features
 from kc_env.compiled import njit, njit_parallel
 from kc_env.vector import kernel as K
 
 from ..turn_value.learn import Deals, rules_arrays
 
-Policy = namedtuple("Policy", "k seed layers_w layers_b")
+Policy = namedtuple("Policy", "k seed greedy gated patience layers_w layers_b loose_w loose_b")
 Policy.__doc__ = """The learners' policy: the network (relu layers ``layers_w``, ``layers_b`` to one score)
-over the heuristic's ``k`` best candidates, sampled with a generator per game from ``seed``."""
+over the heuristic's ``k`` best candidates, sampled with a generator per game from ``seed`` (the best
+taken when ``greedy``); when ``gated``, the second network ``loose_w``, ``loose_b`` and the gate's
+``patience`` (module docstring)."""
 
-Choices = namedtuple("Choices", "feats valid picks logps seats counts shares")
+Choices = namedtuple("Choices", "feats valid picks logps seats nets counts shares")
 Choices.__doc__ = """What ``play`` writes: game ``i``'s choices ``[i, :counts[i]]`` (each one's candidates'
-features ``feats[i, n, :valid[i, n]]``, the pick, its log-probability and the chooser's seat; at
-most ``feats.shape[1]`` a game) and every seat's share of the deal, ``shares[i]``."""
+features ``feats[i, n, :valid[i, n]]``, the pick, its log-probability, the chooser's seat and which
+network chose, 0 or 1; at most ``feats.shape[1]`` a game) and every seat's share of the deal, ``shares[i]``."""
 
 
 @njit
@@ -48,15 +55,51 @@ def scores(x, layers_w, layers_b):
     return h[:, 0]
 
 
+SIDES = np.array(_SIDE_LENGTHS, dtype=np.int64)
+HEURISTIC_TURN = -1
+"""What ``gate`` gives for a turn the seat plays as the heuristic does."""
+
+
+@njit
+def careless(ob, mask):
+    """``kc_env.agents.turn_value.careless``, compiled (a test holds them equal): at the start of
+    the seat's turn, after another seat's turn, a pile move is open or a side is empty."""
+    if ob[view.OBS_PLAYED] > 0.5 or ob[view.OBS_MOVED] > 0.5 or ob[_FIRST_TURN] > 0.5:
+        return False
+    for a in range(K.MOVE_OFFSET, K.END_TURN_ACTION):
+        if mask[a]:
+            return True
+    for i in SIDES:
+        if ob[i] == 0:
+            return True
+    return False
+
+
+@njit
+def gate(ob, mask, seat, seen, clean, policy):
+    """Which network seat ``seat`` plays this turn (0, 1, or ``HEURISTIC_TURN``), updating what it
+    keeps for the deal (``seen``, ``clean``: one entry a seat), as the agent's gate does."""
+    if not policy.gated:
+        return 0
+    if careless(ob, mask):
+        seen[seat] = True
+    elif ob[view.OBS_PLAYED] < 0.5 and ob[view.OBS_MOVED] < 0.5 and ob[_FIRST_TURN] < 0.5:
+        clean[seat] += 1
+    if seen[seat]:
+        return 1
+    return HEURISTIC_TURN if clean[seat] < policy.patience else 0
+
+
 @njit_parallel
 def play(deals, num_players, rules_row, rules_vec, policy, out):
     """Play every deal of ``deals`` (``turn_value.learn.Deals``) into ``out`` (``Choices``)."""
     seeds, dealers, learners, others = deals  # numba cannot hand a namedtuple to a prange body (numba#4846)
-    k, seed, layers_w, layers_b = policy
-    feats, valid, picks, logps, seats, counts, shares = out
+    k, seed, greedy, gated, patience, layers_w, layers_b, loose_w, loose_b = policy
+    feats, valid, picks, logps, seats, nets, counts, shares = out
     for i in prange(seeds.shape[0]):
         _play_deal(np.int64(i), Deals(seeds, dealers, learners, others), num_players, rules_row, rules_vec,
-                   Policy(k, seed, layers_w, layers_b), Choices(feats, valid, picks, logps, seats, counts, shares))
+                   Policy(k, seed, greedy, gated, patience, layers_w, layers_b, loose_w, loose_b),
+                   Choices(feats, valid, picks, logps, seats, nets, counts, shares))
 
 
 @njit
@@ -72,13 +115,16 @@ def _play_deal(i, deals, num_players, rules_row, rules_vec, policy, out):
     rng[0] = np.uint64(policy.seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(i)
     ob = np.zeros(K.OBS_SIZE, dtype=np.float32)
     mask = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
+    seen = np.zeros(num_players, dtype=np.bool_)
+    clean = np.zeros(num_players, dtype=np.int64)
     n = 0
     while not (g.S[b, K.OVER] or g.S[b, K.TRUNC]):
         seat = g.S[b, K.CUR]
         K.encode(g, b, seat, rules_vec, ob)
         K.write_mask(g, b, mask, scratch)
         if (deals.learners[i] >> seat) & 1:
-            n += _choose_turn(g, b, ob, mask, policy, rng, out, i, n, scratch)
+            net = gate(ob, mask, seat, seen, clean, policy)
+            n += _choose_turn(g, b, ob, mask, policy, net, rng, out, i, n, scratch)
         else:
             K.apply_action(g, b, other_action(deals.others[i], ob, mask, w, g, b, rng, scratch), scratch)
     out.counts[i] = n
@@ -87,9 +133,10 @@ def _play_deal(i, deals, num_players, rules_row, rules_vec, policy, out):
 
 
 @njit
-def _choose_turn(g, b, ob, mask, policy, rng, out, i, n, scratch):
-    """A learner's whole turn: sample a candidate, record the choice (if there was one and there is
-    room) and play it. Returns the number of choices recorded (0 or 1)."""
+def _choose_turn(g, b, ob, mask, policy, net, rng, out, i, n, scratch):
+    """A learner's whole turn by network ``net`` (the heuristic's best for ``HEURISTIC_TURN``):
+    sample a candidate (or take the best), record the choice (if there was one and there is room)
+    and play it. Returns the number of choices recorded (0 or 1)."""
     k = policy.k
     lines = np.zeros((k, turns.MAX_DEPTH), dtype=np.int64)
     lengths = np.zeros(k, dtype=np.int64)
@@ -98,24 +145,21 @@ def _choose_turn(g, b, ob, mask, policy, rng, out, i, n, scratch):
     pick, wrote = 0, 0
     if wins >= 0:
         pick = wins
-    elif valid > 1:
-        z = scores(feats[:valid], policy.layers_w, policy.layers_b).astype(np.float64)
+    elif valid > 1 and net != HEURISTIC_TURN:
+        if net == 0:
+            z = scores(feats[:valid], policy.layers_w, policy.layers_b).astype(np.float64)
+        else:
+            z = scores(feats[:valid], policy.loose_w, policy.loose_b).astype(np.float64)
         p = np.exp(z - z.max())
         p /= p.sum()
-        u = K.randbelow(rng, b, 1 << 30) / (1 << 30)
-        pick = valid - 1
-        acc = 0.0
-        for j in range(valid):
-            acc += p[j]
-            if u < acc:
-                pick = j
-                break
-        if n < out.feats.shape[1]:
+        pick = np.argmax(z) if policy.greedy else _sample(p, K.randbelow(rng, b, 1 << 30) / (1 << 30))
+        if n < out.feats.shape[1] and not policy.greedy:
             out.feats[i, n, :valid] = feats[:valid]
             out.valid[i, n] = valid
             out.picks[i, n] = pick
             out.logps[i, n] = np.log(p[pick])
             out.seats[i, n] = g.S[b, K.CUR]
+            out.nets[i, n] = net
             wrote = 1
     for j in range(lengths[pick]):
         K.apply_action(g, b, lines[pick, j], scratch)
@@ -124,27 +168,58 @@ def _choose_turn(g, b, ob, mask, policy, rng, out, i, n, scratch):
     return wrote
 
 
+@njit
+def _sample(p, u):
+    """The index the uniform ``u`` falls on in the distribution ``p``."""
+    acc = 0.0
+    for j in range(len(p) - 1):
+        acc += p[j]
+        if u < acc:
+            return j
+    return len(p) - 1
+
+
 def network_arrays(layers) -> tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...]]:
     """(weights, biases) of numpy (weight, bias) pairs, contiguous float32 as the compiled code takes."""
     return (tuple(np.ascontiguousarray(w, np.float32) for w, _ in layers),
             tuple(np.ascontiguousarray(b, np.float32) for _, b in layers))
 
 
-def generate(rules, num_players: int, seeds: np.ndarray, learners: np.ndarray, others: np.ndarray, layers, *,
-             k: int, seed: int, max_moves: int = 1000, max_records: int = 80) -> dict[str, np.ndarray]:
+def generate(rules, num_players: int, seeds: np.ndarray, learners: np.ndarray, others: np.ndarray, nets, *,
+             k: int, seed: int = 0, greedy: bool = False, patience: int = 0, max_moves: int = 1000,
+             max_records: int = 80) -> dict[str, np.ndarray]:
     """Play the deals ``seeds`` (dealer ``seed % players``; ``learners[i]``: bit ``s`` for each
     seat that learns; ``others[i]``: the code of what the other seats play) with the policy
-    ``layers``; returns every recorded choice: ``feats [N, k, FEATURES]``, ``valid``, ``picks``,
-    ``logps``, ``outcomes`` (the chooser's share of its deal) and ``games`` (its deal's index)."""
+    ``nets``: (first network, second network or None for no gate), each numpy (weight, bias)
+    pairs. Returns every recorded choice: ``feats [N, k, FEATURES]``, ``valid``, ``picks``,
+    ``logps``, ``nets`` (which network chose), ``outcomes`` (the chooser's share of its deal), and
+    ``shares`` (every seat's share of every deal)."""
     seeds = np.asarray(seeds, dtype=np.int64)
     rrow, rvec = rules_arrays(rules, max_moves)
-    n = len(seeds)
-    out = Choices(np.zeros((n, max_records, k, FEATURES), np.float32), np.zeros((n, max_records), np.int64),
-                  np.zeros((n, max_records), np.int64), np.zeros((n, max_records), np.float32),
-                  np.zeros((n, max_records), np.int64), np.zeros(n, np.int64), np.zeros((n, num_players), np.float64))
+    n, (first, loose) = len(seeds), nets
+    rows = 1 if greedy else max_records  # a greedy policy records nothing
+    out = Choices(np.zeros((n, rows, k, FEATURES), np.float32), np.zeros((n, rows), np.int64),
+                  np.zeros((n, rows), np.int64), np.zeros((n, rows), np.float32), np.zeros((n, rows), np.int64),
+                  np.zeros((n, rows), np.int64), np.zeros(n, np.int64), np.zeros((n, num_players), np.float64))
+    policy = Policy(k, seed, bool(greedy), loose is not None, int(patience), *network_arrays(first),
+                    *network_arrays(loose if loose is not None else first))
     play(Deals(seeds, seeds % num_players, np.asarray(learners, np.int64), np.asarray(others, np.int64)),
-         num_players, rrow, rvec, Policy(k, seed, *network_arrays(layers)), out)
-    keep = np.arange(max_records)[None, :] < out.counts[:, None]
+         num_players, rrow, rvec, policy, out)
+    keep = np.arange(rows)[None, :] < out.counts[:, None]
     games = np.broadcast_to(np.arange(n)[:, None], keep.shape)[keep]
     return {"feats": out.feats[keep], "valid": out.valid[keep], "picks": out.picks[keep], "logps": out.logps[keep],
-            "outcomes": out.shares[games, out.seats[keep]].astype(np.float32), "games": games}
+            "nets": out.nets[keep], "outcomes": out.shares[games, out.seats[keep]].astype(np.float32),
+            "shares": out.shares}
+
+
+def duel(rules, num_players: int, seeds: np.ndarray, nets, *, k: int, against: str, patience: int = 0,
+         max_moves: int = 1000) -> tuple[float, float]:
+    """The policy's win share (taking its best candidate, gated as it ships) and its 95% half-width
+    in one seat against ``against`` in the others, every deal once from each seat (duplicate deals)."""
+    seeds = np.asarray(seeds, np.int64)
+    all_seeds = np.repeat(seeds, num_players)
+    learner = np.tile(np.arange(num_players), len(seeds))
+    shares = generate(rules, num_players, all_seeds, 1 << learner, np.full(len(all_seeds), OTHERS.index(against)),
+                      nets, k=k, greedy=True, patience=patience, max_moves=max_moves)["shares"]
+    won = shares[np.arange(len(all_seeds)), learner].reshape(len(seeds), num_players).mean(axis=1)
+    return float(won.mean()), float(1.96 * won.std() / np.sqrt(len(won)))

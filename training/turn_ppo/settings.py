@@ -8,6 +8,7 @@ from typing import Any
 from kc_env.agents.playouts import OTHERS
 
 ADVANTAGES = ("outcome", "expected")
+GATES = ("none", "careless")
 
 
 @dataclass
@@ -46,9 +47,18 @@ class TurnPPOSettings:
     """PPO's clip of the probability ratio."""
     ent_coef: float = 0.01
     """Weight of the policy's entropy over the valid candidates."""
+    gate: str = "none"
+    """``none``: one policy; ``careless``: two, as ``models/turn-ranking-2p`` has (the agent's gate,
+    ``kc_env.agents.turn_value``): the first plays until another seat has been careless in the deal
+    (left a pile move open or a side empty, which the heuristic never does), the second from then
+    on; each learns from the turns it chose."""
+    patience: int = 0
+    """``gate: careless``: the seat plays the heuristic's own turn for its first this many clean
+    turns of a deal."""
     start: str | None = None
-    """A turn-value model folder whose network is the policy's start (its layer sizes replace
-    ``hidden``); none: a policy that starts uniform over the candidates."""
+    """A turn-value model folder whose network(s) start the policy (their layer sizes replace
+    ``hidden``; a model with one network starts both of a gated policy); none: a policy that starts
+    uniform over the candidates."""
 
 
 def checks(config: Any) -> list[tuple[bool, str]]:
@@ -70,4 +80,6 @@ def checks(config: Any) -> list[tuple[bool, str]]:
         (t.learning_rate > 0 and 0 < t.clip_range < 1 and t.ent_coef >= 0,
          "turn_ppo.learning_rate must be positive, clip_range in (0, 1) and ent_coef at least 0"),
         (t.start is None or isinstance(t.start, str), "turn_ppo.start must be a turn-value model folder or null"),
+        (t.gate in GATES, f"turn_ppo.gate must be one of {', '.join(GATES)}, not {t.gate!r}"),
+        (type(t.patience) is int and 0 <= t.patience <= 100, "turn_ppo.patience must be an integer from 0 to 100"),
     ]

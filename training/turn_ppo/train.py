@@ -12,6 +12,10 @@ The run folder holds only JSON and ``.npz`` arrays: ``iteration_N/model`` (the p
 turn-value model folder) and ``iteration_N/critic.npz``, ``progress.json``, ``config.yaml``, and at
 the end ``model`` (what ``kc export`` copies). ``--resume`` continues after the newest whole
 iteration; a resumed run plays the same deals and samples as an uninterrupted one.
+
+Under ``gate: careless`` the policy is two networks (``rollouts``' gate, the agent's): each
+iteration's choices update the network that made them, each with its own critic, and the model
+folder holds both (``careless_layers``) with the gate's ``patience``.
 """
 
 from __future__ import annotations
@@ -61,21 +65,20 @@ def _train(cfg, folder: Path, resume: bool, log) -> TurnValueResult:
     state = _start(cfg, folder, resume)
     torch.set_num_threads(update_threads(cfg.update_threads, state.get("update_threads"), log))
     state["update_threads"] = torch.get_num_threads()
-    actor, critic = _networks(cfg, folder, state["done"])
+    nets, critics = _networks(cfg, folder, state["done"])
     if not state["curve"]:
         start = time.perf_counter()
-        state["curve"].append(_evaluate(cfg, actor, {"iteration": 0, "games": 0}))
+        state["curve"].append(_evaluate(cfg, nets, {"iteration": 0, "games": 0}))
         state["seconds"] = state["curve"][-1]["seconds"] = round(time.perf_counter() - start)
         log(f"iteration 0 (the starting policy): {json.dumps(state['curve'][-1])}")
     for it in range(state["done"] + 1, t.iterations + 1):
         start = time.perf_counter()
-        data = _play(cfg, it, actor)
+        data = _play(cfg, it, nets)
         log(f"iteration {it}: {len(data['picks']):,} choices from {t.games:,} deals in {time.perf_counter() - start:.0f} s")
-        actor, critic, stats = ppo_update(actor, critic, data, t, seed=cfg.seed * 1000 + it,
-                                          log=lambda msg, it=it: log(f"iteration {it}: {msg}"))
-        agent = _save(cfg, folder / f"iteration_{it}", actor, critic, state["curve"])
+        nets, critics, stats = _update(cfg, it, nets, critics, data, log)
+        agent = _save(cfg, folder / f"iteration_{it}", nets, critics, state["curve"])
         point = {"iteration": it, "games": it * t.games, **{k: round(v, 4) for k, v in stats.items()}}
-        state["curve"].append(_evaluate(cfg, actor, point))
+        state["curve"].append(_evaluate(cfg, nets, point))
         if cfg.benchmark.tasks:
             bench.score(str(agent), cfg, folder, it * t.games, log)
         state["seconds"] = state["curve"][-1]["seconds"] = state.get("seconds", 0) + round(time.perf_counter() - start)
@@ -85,7 +88,7 @@ def _train(cfg, folder: Path, resume: bool, log) -> TurnValueResult:
         _plot(state["curve"], cfg.eval.opponents, folder / "learning_curve.png", 1.0 / cfg.num_players)
     write_atomic(folder / "curve.json", json.dumps(state["curve"], indent=1) + "\n")
     _plot(state["curve"], cfg.eval.opponents, folder / "learning_curve.png", 1.0 / cfg.num_players)
-    _save_model(cfg, folder / "model", actor, state["curve"])
+    _save_model(cfg, folder / "model", nets, state["curve"])
     log(f"model: {folder / 'model'}   learning curve: {folder / 'learning_curve.png'}")
     return TurnValueResult(folder, state["curve"])
 
@@ -106,25 +109,55 @@ def _start(cfg, folder: Path, resume: bool) -> dict:
 
 
 def _networks(cfg, folder: Path, done: int):
-    """The policy and critic to go on from: iteration ``done``'s, or the start (``turn_ppo.start``'s
-    network, or a linear policy of zeros: uniform over the candidates; no critic yet)."""
+    """The policy ((first, second or None) networks) and critics to go on from: iteration
+    ``done``'s, or the start (``turn_ppo.start``'s networks, or linear networks of zeros: uniform
+    over the candidates; no critics yet)."""
     t = cfg.turn_ppo
+    gated = t.gate == "careless"
     if done:
         where = folder / f"iteration_{done}"
-        _, actor = model.load(where / "model")
-        return actor, _load_critic(where / CRITIC_FILE, t.critic_hidden)
+        card, first = model.load(where / "model")
+        loose = model.load_careless(where / "model", card) if gated else None
+        return (first, loose), _load_critics(where / CRITIC_FILE, t.critic_hidden, gated)
     if t.start:
-        card, actor = model.load(t.start)
-        if card.get("careless_layers"):
-            raise config_mod.ConfigError(f"turn_ppo.start: {t.start} holds two networks (a gate); start from one")
-        return actor, None
+        card, first = model.load(t.start)
+        loose = model.load_careless(t.start, card) if card.get("careless_layers") else None
+        if loose is not None and not gated:
+            raise config_mod.ConfigError(f"turn_ppo.start: {t.start} holds two networks (a gate): set turn_ppo.gate "
+                                         "careless to train both")
+        return (first, (loose or first) if gated else None), (None, None)
     if not t.hidden:
-        return [(np.zeros((1, FEATURES), np.float32), np.zeros(1, np.float32))], None
-    _, linears = tv._network(FEATURES, list(t.hidden), cfg.seed, None)
-    return tv._numpy_layers(linears), None
+        first = [(np.zeros((1, FEATURES), np.float32), np.zeros(1, np.float32))]
+    else:
+        first = tv._numpy_layers(tv._network(FEATURES, list(t.hidden), cfg.seed, None)[1])
+    return (first, first if gated else None), (None, None)
 
 
-def _play(cfg, it: int, actor) -> dict[str, np.ndarray]:
+def _update(cfg, it: int, nets, critics, data, log):
+    """One PPO update of each network on the choices it made; returns the networks, the critics and
+    the diagnostics (of the second network with the prefix ``careless_``)."""
+    t, stats, new_nets, new_critics = cfg.turn_ppo, {}, [], []
+    for which, (net, critic) in enumerate(zip(nets, critics, strict=True)):
+        if net is None:
+            new_nets.append(None)
+            new_critics.append(None)
+            continue
+        mine = data["nets"] == which
+        if not mine.any():  # this network chose nothing this iteration (no seat was careless)
+            new_nets.append(net)
+            new_critics.append(critic or tv._numpy_layers(tv._network(FEATURES, list(t.critic_hidden), it, None)[1]))
+            continue
+        part = {key: value[mine] for key, value in data.items() if key != "shares"}
+        prefix = "careless_" if which else ""
+        net, critic, s = ppo_update(net, critic, part, t, seed=cfg.seed * 1000 + it * 2 + which,
+                                    log=lambda msg, p=prefix: log(f"iteration {it}: {p}{msg}"))
+        new_nets.append(net)
+        new_critics.append(critic)
+        stats |= {f"{prefix}{key}": value for key, value in s.items()}
+    return tuple(new_nets), tuple(new_critics), stats
+
+
+def _play(cfg, it: int, nets) -> dict[str, np.ndarray]:
     """Iteration ``it``'s deals, on training seeds (never an evaluation shuffle of the benchmark)."""
     t, n = cfg.turn_ppo, cfg.num_players
     seeds = np.arange(t.games, dtype=np.int64) + cfg.seed * 10**9 + (it - 1) * t.games
@@ -136,44 +169,51 @@ def _play(cfg, it: int, actor) -> dict[str, np.ndarray]:
     others = np.array([OTHERS.index(t.against[j % len(t.against)]) for j in range(len(seeds))]) if t.against else \
         np.zeros(len(seeds), np.int64)
     parts = [rollouts.generate(cfg.rules_object(), n, seeds[at:at + 512], learners[at:at + 512], others[at:at + 512],
-                               actor, k=t.candidates, seed=cfg.seed * 10**6 + it * 10**3 + at // 512,
-                               max_moves=cfg.max_moves) for at in range(0, len(seeds), 512)]
-    return {key: np.concatenate([p[key] for p in parts]) for key in parts[0] if key != "games"}
+                               nets, k=t.candidates, seed=cfg.seed * 10**6 + it * 10**3 + at // 512,
+                               patience=t.patience, max_moves=cfg.max_moves) for at in range(0, len(seeds), 512)]
+    return {key: np.concatenate([p[key] for p in parts]) for key in parts[0] if key != "shares"}
 
 
-def _evaluate(cfg, actor, point: dict) -> dict:
-    """The policy's best candidate in one seat against each of ``eval.opponents`` in the others,
-    every deal from each seat (the compiled duel of whole chosen lines)."""
+def _evaluate(cfg, nets, point: dict) -> dict:
+    """The policy, taking its best candidate and gated as it ships, in one seat against each of
+    ``eval.opponents`` in the others, every deal from each seat (``rollouts.duel``)."""
     first = cfg.seed * 10**9 + EVAL_SEED_OFFSET
     for spec in cfg.eval.opponents:
-        share, half = tv.duel(cfg.rules_object(), cfg.num_players, np.arange(cfg.eval.deals, dtype=np.int64) + first,
-                              actor, k=cfg.turn_ppo.candidates, against=spec, max_moves=cfg.max_moves)
+        share, half = rollouts.duel(cfg.rules_object(), cfg.num_players, np.arange(cfg.eval.deals, dtype=np.int64) + first,
+                                    nets, k=cfg.turn_ppo.candidates, against=spec, patience=cfg.turn_ppo.patience,
+                                    max_moves=cfg.max_moves)
         point[spec] = [round(share, 4), round(max(0.0, share - half), 4), round(min(1.0, share + half), 4)]
     return point
 
 
-def _save(cfg, where: Path, actor, critic, curve: list[dict]) -> Path:
-    """Iteration folder: the policy as a model folder and the critic's arrays (both written whole)."""
-    agent = _save_model(cfg, where / "model", actor, curve)
+def _save(cfg, where: Path, nets, critics, curve: list[dict]) -> Path:
+    """Iteration folder: the policy as a model folder and the critics' arrays (both written whole)."""
+    agent = _save_model(cfg, where / "model", nets, curve)
     buf = io.BytesIO()
-    np.savez(buf, **model.network_arrays(critic))
+    np.savez(buf, **model.network_arrays(*critics))
     write_atomic(where / CRITIC_FILE, buf.getvalue())
     return agent
 
 
-def _load_critic(path: Path, hidden: list[int]):
-    sizes, shapes, fan_in = [*hidden, 1], {}, FEATURES
-    for i, size in enumerate(sizes):
-        shapes[f"w{i}"], shapes[f"b{i}"] = (size, fan_in), (size,)
-        fan_in = size
+def _load_critics(path: Path, hidden: list[int], gated: bool):
+    """The critics an iteration saved (the second only under a gate)."""
+    prefixes = ["", model.CARELESS] if gated else [""]
+    shapes, sizes = {}, [*hidden, 1]
+    for prefix in prefixes:
+        fan_in = FEATURES
+        for i, size in enumerate(sizes):
+            shapes[f"{prefix}w{i}"], shapes[f"{prefix}b{i}"] = (size, fan_in), (size,)
+            fan_in = size
     arrays = folders.read_arrays(path, shapes, MAX_CRITIC_BYTES, dtypes=("float32",))
-    return [(arrays[f"w{i}"], arrays[f"b{i}"]) for i in range(len(sizes))]
+    critics = [[(arrays[f"{p}w{i}"], arrays[f"{p}b{i}"]) for i in range(len(sizes))] for p in prefixes]
+    return (critics[0], critics[1] if gated else None)
 
 
-def _save_model(cfg, where: Path, actor, curve: list[dict]) -> Path:
+def _save_model(cfg, where: Path, nets, curve: list[dict]) -> Path:
     t = cfg.turn_ppo
-    return model.save(where, actor, {
+    return model.save(where, nets[0], {
         "candidates": t.candidates, "num_players": cfg.num_players, "rules": cfg.rules_object().to_dict(),
         "trained": {"trainer": "turn_ppo", "iterations": t.iterations, "games_per_iteration": t.games,
                     "self_play": t.self_play, "against": list(t.against), "advantage": t.advantage,
-                    "start": t.start, "seed": cfg.seed, "curve": curve}})
+                    "gate": t.gate, "start": t.start, "seed": cfg.seed, "curve": curve}},
+        careless_layers=nets[1], patience=t.patience)
