@@ -65,17 +65,33 @@ def _moves_whole_pile(obs, src, dst):
     return bottom_rank == view.obs_argmax(obs, db + view.OFF_TOP_RANK, 13)  # one below the top's rank
 
 
+SERIAL_ROWS = 1024
+"""A batch of fewer rows is decided on one core: a decision takes about a microsecond, and waking
+the threads of a parallel loop on a busy machine can take milliseconds (the vector env's batches
+of greedy opponents ran 10 to 40 times faster so, on 2 cores shared with other jobs)."""
+
+
 @njit_parallel
 def _greedy_loop(obs, masks, out):
     for i in prange(obs.shape[0]):
         out[i] = greedy_action(obs[i], masks[i])
 
 
+@njit
+def _greedy_rows(obs, masks, out):
+    for i in range(obs.shape[0]):
+        out[i] = greedy_action(obs[i], masks[i])
+
+
 def greedy_actions(obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
-    """``greedy_action`` for every row of a batch (or one row), the rows shared among the cores."""
+    """``greedy_action`` for every row of a batch (or one row); a batch of ``SERIAL_ROWS`` rows or
+    more is shared among the cores."""
     obs, masks = batch_arrays(obs, masks)
     out = np.zeros(len(obs), dtype=np.int64)
-    _greedy_loop(obs, masks, out)
+    if len(obs) < SERIAL_ROWS:
+        _greedy_rows(obs, masks, out)
+    else:
+        _greedy_loop(obs, masks, out)
     return out
 
 

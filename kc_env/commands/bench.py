@@ -1,6 +1,6 @@
 """``kc bench``: throughput of every layer, each the median of several timed runs (min and max).
 
-Every benchmark but ``heuristic`` and ``search`` plays uniformly random legal actions and builds
+Every benchmark but ``heuristic``, ``batched_*`` and ``search`` plays uniformly random legal actions and builds
 the observation and mask at every step where the layer does (the engine rows build none):
 
 | name | what is timed | unit |
@@ -11,6 +11,8 @@ the observation and mask at every step where the layer does (the engine rows bui
 | ``single`` | ``KingsCorner-v0`` (random opponents inside ``step``) | learner steps/s |
 | ``vector_B`` | ``KingsCornerVecEnv(B)``, random opponents, observations + masks | learner steps/s |
 | ``heuristic`` | the ``heuristic`` agent's ``act`` at every decision, itself in every seat (engine, observation, mask untimed) | decisions/s |
+| ``batched_heuristic`` | the compiled heuristic as the vector env's opponent: ``LearnerGames(256)``, the heuristic in every other seat, random learner actions; counts the opponent decisions, timed inside the batched calls only (every waiting game's at once) | decisions/s |
+| ``batched_greedy`` | the same with greedy as the opponent | decisions/s |
 | ``search`` | the ``search`` agent's ``act`` at its decisions (seat 0, the heuristic in the other seats; plans followed and single-candidate decisions included) | ms/decision |
 | ``ppo_single`` | sb3-contrib ``MaskablePPO.collect_rollouts`` on ``KingsCorner-v0`` in a ``DummyVecEnv`` | frames/s |
 | ``ppo_vector`` | the same policy network (same weights) collecting on ``KingsCornerVecEnv`` | frames/s |
@@ -38,11 +40,14 @@ import numpy as np
 
 from .common import UserError, add_rules_argument
 
-HELP = ("throughput of the engine, the envs, the vector env at batch 1..1024, the heuristic, the search agent "
-        "and PPO rollouts")
-NAMES = ("engine", "compiled", "aec", "single", "vector", "heuristic", "search", "ppo")
+HELP = ("throughput of the engine, the envs, the vector env at batch 1..1024, the heuristic (alone and batched "
+        "as the vector env's opponent), the search agent and PPO rollouts")
+NAMES = ("engine", "compiled", "aec", "single", "vector", "heuristic", "batched", "search", "ppo")
 UNITS = {"engine": "moves/s", "compiled": "moves/s", "aec": "steps/s", "single": "steps/s", "vector": "steps/s",
-         "heuristic": "decisions/s", "search": "ms/decision", "ppo": "frames/s"}
+         "heuristic": "decisions/s", "batched": "decisions/s", "search": "ms/decision", "ppo": "frames/s"}
+BATCHED = ("heuristic", "greedy")
+"""The rule-based agents with a batched compiled form that the ``batched_*`` rows time."""
+BATCHED_GAMES = 256
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -175,6 +180,44 @@ def heuristic_loop(rules, n: int, seconds: float, seed: int = 0) -> tuple[int, f
         decisions, spent = decisions + len(timed.times), spent + sum(timed.times)
         timed.times.clear()
     return decisions, spent
+
+
+def batched_loop(rules, n: int, seconds: float, seed: int = 0, name: str = "heuristic",
+                 batch: int = BATCHED_GAMES) -> tuple[int, float]:
+    """The batched compiled ``name`` (``agents.batch.rule_based``) as the opponent in every other
+    seat of ``LearnerGames(batch)``, the learner's actions sampled from its masks in compiled
+    code: the env calls it once for all the games waiting for it, again while some still wait
+    (each action of a turn is a decision). Steps until those calls have taken ``seconds``; only
+    they are timed. Returns the opponent decisions (rows answered) and their seconds."""
+    from ..agents.batch import rule_based
+    from ..vector import LearnerGames
+    from ..vector.kernel import sample_masks
+
+    timed = _TimedBatch(rule_based(name))
+    games = LearnerGames(batch, rules=rules, num_players=n, opponents=timed, seed=seed)
+    games.reset()
+    streams = np.arange(batch, dtype=np.uint64) + np.uint64(seed)
+    acts = np.zeros(batch, dtype=np.int64)
+    while timed.spent < seconds:
+        sample_masks(games.action_masks(), streams, acts)
+        games.step(acts)
+    return timed.decisions, timed.spent
+
+
+class _TimedBatch:
+    """A batched policy whose calls are timed and whose rows are counted (``decisions``,
+    ``spent`` seconds): what ``LearnerGames`` calls as an ``act_batch`` opponent."""
+
+    def __init__(self, policy: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> None:
+        self.policy = policy
+        self.decisions, self.spent = 0, 0.0
+
+    def act_batch(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        start = time.perf_counter()
+        out = self.policy(obs, masks)
+        self.spent += time.perf_counter() - start
+        self.decisions += len(out)
+        return out
 
 
 class _Timed:
@@ -322,6 +365,9 @@ def run(args: argparse.Namespace) -> int:
             loops.append((f"vector_{b}", lambda s, b=b: vector_loop(rules, n, s, args.seed, b)))
     if "heuristic" in only:
         loops.append(("heuristic", lambda s: heuristic_loop(rules, n, s, args.seed)))
+    if "batched" in only:
+        for agent in BATCHED:
+            loops.append((f"batched_{agent}", lambda s, agent=agent: batched_loop(rules, n, s, args.seed, agent)))
     if "search" in only:
         loops.append(("search", search_loop(rules, n, args.seed, args.search)))
     for name, loop in loops:
@@ -363,9 +409,10 @@ def _unit(name: str) -> str:
 def _print_table(report: dict[str, Any]) -> None:
     print(f"kc bench: rules {report['rules']}, {report['players']} players, "
           f"median of {report['runs']} runs of {report['seconds']:g} s ({report['machine']})")
-    print(f"  {'benchmark':<14} {'median':>12} {'min':>12} {'max':>12}  unit")
+    width = max([14] + [len(name) for name in report["results"]])
+    print(f"  {'benchmark':<{width}} {'median':>12} {'min':>12} {'max':>12}  unit")
     for name, r in report["results"].items():
-        print(f"  {name:<14} {r['median']:>12,.0f} {r['min']:>12,.0f} {r['max']:>12,.0f}  {_unit(name)}")
+        print(f"  {name:<{width}} {r['median']:>12,.0f} {r['min']:>12,.0f} {r['max']:>12,.0f}  {_unit(name)}")
     if "ppo_vector" in report["results"]:
         print(f"  (ppo rows: MaskablePPO MlpPolicy, vector env of {report['ppo_envs']} games, "
               f"{report['torch_threads']} torch thread(s))")

@@ -17,10 +17,16 @@ are ``weights.HEURISTIC_WEIGHTS``.
 
 Positions are rows of a turn-search table (``turns.alloc``: a ``kernel.Games``, seat 0 to act); what the
 turn cannot change is read once per decision from the observation into ``ctx``
-(``read_context``).
+(``read_context``). What the evaluation works out from ``ctx`` and the weights alone (each
+card's cost, the chances that a place survives or that a player can use it, the weight of each
+player) is worked out once per decision too (``prepare``, into a ``Scorer``), with the very
+expressions ``evaluate`` once wrote inline, so that ``score`` gives the same float64 bits while the search scores
+each position without allocating or counting references.
 """
 
 from __future__ import annotations
+
+from collections import namedtuple
 
 import numpy as np
 
@@ -65,6 +71,26 @@ C_IDLE = C_STOCK + 1  # turns in a row with no draw, play or pile move before th
 C_FEWEST = C_IDLE + 1  # the fewest cards another player holds
 C_MINE = C_FEWEST + 1  # the cards the seat holds as it decides
 C_SIZE = C_MINE + 1
+
+# What ``evaluate`` works out from ``ctx`` and the weights alone, once per decision (``prepare``;
+# a float64 array ``pre``). ``k`` below is a number of unseen cards that fit a pile (at most 4
+# suits and 2 jokers); a power for a larger ``k`` is computed where it is needed.
+POWERS = 8
+P_FIT = 0  # what a card with a place is spared (``fit``, with ``fit_close`` when someone is close)
+P_COST = P_FIT + 1  # 54: what each card held costs (``card`` and its penalty)
+P_KEEP = P_COST + 54  # 5 x POWERS: for the j-th next player, the chance that they cannot take
+#   a place that k unseen cards fit (``miss ** k``)
+P_KEEP_KINGS = P_KEEP + 5 * POWERS  # 5: the same for an empty corner and the unseen kings
+P_GAIN = P_KEEP_KINGS + 5  # 5 x POWERS: the chance that they hold one of k fitting cards
+P_CORNER_GAIN = P_GAIN + 5 * POWERS  # 5: what the last empty corner offers them
+P_WEIGHT = P_CORNER_GAIN + 5  # 5: how much what they may gain counts (weight x danger)
+P_BLOCK_MISS = P_WEIGHT + 5  # 5: the chance that they hold none of the unseen cards (a block)
+P_SIZE = P_BLOCK_MISS + 5
+
+Scorer = namedtuple("Scorer", "w ctx pre fitting keep")
+Scorer.__doc__ = """What ``score`` reads besides the position: the weights ``w``, the decision's
+``ctx`` and ``pre`` (``prepare``), and two scratch arrays (per pile, the fitting unseen cards
+and the chance that the pile stays as it is)."""
 
 
 @njit
@@ -151,18 +177,19 @@ def _is_top(g, d, c):
 
 
 @K.borrowing
-def _hand_value(g, w, d, ctx, empty_side, keep, fit, card):
-    """The seat's own hand: each card (``card``) and its penalty, less what a card with a place is spared
-    (``fit``, times the chance that the place is still there on the seat's next turn, ``keep``),
-    more what a card with no live place costs (see the module docstring)."""
-    pinfo, R = g.pinfo, g.R
+def _hand_value(g, sc, d, empty_side):
+    """The seat's own hand: each card and its penalty (``P_COST``), less what a card with a place is spared
+    (``P_FIT``, times the chance that the place is still there on the seat's next turn,
+    ``sc.keep``), more what a card with no live place costs (see the module docstring)."""
+    pinfo, R, w, ctx, pre, keep = g.pinfo, g.R, sc.w, sc.ctx, sc.pre, sc.keep
+    fit = pre[P_FIT]
     value = 0.0
     hand = g.hands[d, 0]
     m = hand
     while m:
         c = K.low_bit_index(m)
         m &= m - 1
-        value -= card + w[W_PENALTY] * ctx[C_PEN + c]
+        value -= pre[P_COST + c]
         if c >= 52:
             value += fit
             continue
@@ -203,28 +230,31 @@ def _openings(g, d, empty_corner):
             count += 1
             continue
         if R[d, K.R_PILE_MOVES] != K.MOVES_NONE:
-            for q in range(8):
-                if q != s and pinfo[d, q, K.LEN] > 0 and K.part_start(g, d, s, q) == 0:
+            wanted = K.card_rank(g, d, c) + 1  # a whole pile goes onto a top one rank above its bottom
+            for q in range(8):  # (part_start is 0 only then: the cheap rank test first)
+                if q != s and pinfo[d, q, K.LEN] > 0 and pinfo[d, q, K.TOP_RANK] == wanted \
+                        and K.part_start(g, d, s, q) == 0:
                     count += 1
                     break
     return count
 
 
+
 @K.borrowing
-def _block_value(g, w, d, ctx, fitting, space):
+def _block_value(g, sc, d, space):
     """An idle turn with the stock empty brings the deal closer to blocked (RULES.md 4.8): at once
     when the others have all been idle, else as likely as each of them is to hold nothing that
     fits (nothing is sure to fit while a space is open). A block is worth ``block`` to a seat
     behind (more cards than the fewest) and costs it to a seat ahead; under ``fewest_cards`` a
     block decides the deal, so it counts five times."""
+    ctx, fitting = sc.ctx, sc.fitting
     n_others = int(ctx[C_NUM_OTHERS])
-    unseen = max(ctx[C_UNSEEN], 1.0)
     p_block = 1.0
     for j in range(max(0, n_others - int(ctx[C_IDLE]))):  # the others who must pass too
         if space:
             p_block = 0.0
             break
-        miss = 1.0 - min(1.0, ctx[C_OTHERS + j] / unseen)
+        miss = sc.pre[P_BLOCK_MISS + j]
         for p in range(8):
             if fitting[p] > 0:
                 p_block *= miss ** fitting[p]
@@ -239,13 +269,77 @@ def _block_value(g, w, d, ctx, fitting, space):
         sign *= 5.0
         if me < fewest:
             sign = 5.0  # the fewest cards win a blocked deal
-    return w[W_BLOCK] * p_block * sign
+    return sc.w[W_BLOCK] * p_block * sign
 
 
-@njit(_nrt=True)  # it allocates; the search that calls it is ``kernel.borrowing``
+@njit
+def scorer(w, ctx):
+    """A ``Scorer`` for the weights ``w`` and the decision's ``ctx`` (allocated and ``prepare``d)."""
+    sc = Scorer(w, ctx, np.zeros(P_SIZE, dtype=np.float64), np.zeros(8, dtype=np.int64), np.zeros(8, dtype=np.float64))
+    prepare(sc)
+    return sc
+
+
+@K.borrowing
+def _unseen(ctx):
+    return max(ctx[C_UNSEEN], 1.0)
+
+
+@K.borrowing
+def _miss(ctx, j):
+    """The chance that the ``j``-th next player holds none of the cards that fit one place
+    (before drawing, if they draw)."""
+    return 1.0 - min(1.0, (ctx[C_OTHERS + j] + ctx[C_DRAWS]) / _unseen(ctx))
+
+
+@K.borrowing
+def prepare(sc):
+    """``sc.pre`` from ``sc.ctx`` and ``sc.w``: what ``score`` needs that no position changes."""
+    w, ctx, pre = sc.w, sc.ctx, sc.pre
+    fit = w[W_FIT] + (w[W_FIT_CLOSE] if ctx[C_FEWEST] <= w[W_CLOSE] else 0.0)
+    level = ctx[C_FEWEST] < ctx[C_MINE] + w[W_LEVEL]
+    card = w[W_CARD] * (w[W_LEVEL_CARD] if level else 1.0)
+    pre[P_FIT] = fit
+    for c in range(54):
+        pre[P_COST + c] = card + w[W_PENALTY] * ctx[C_PEN + c]
+    n_others = int(ctx[C_NUM_OTHERS])
+    kings = ctx[C_UNSEEN_KINGS]
+    unseen = _unseen(ctx)
+    weight = w[W_OPP] * (w[W_LEVEL_OPP] if level else 1.0)
+    danger_weight = w[W_DANGER]
+    if n_others > 1:
+        weight *= w[W_MULTI]
+        danger_weight = w[W_DANGER_MULTI]
+    for j in range(n_others):
+        miss = _miss(ctx, j)
+        for k in range(POWERS):
+            pre[P_KEEP + j * POWERS + k] = miss ** k
+        pre[P_KEEP_KINGS + j] = miss ** kings
+        h = ctx[C_OTHERS + j]
+        danger = 1.0 + danger_weight * max(0.0, 3.0 - h)
+        pre[P_WEIGHT + j] = weight * danger
+        weight *= w[W_DECAY]
+        pre[P_BLOCK_MISS + j] = 1.0 - min(1.0, ctx[C_OTHERS + j] / unseen)
+
+
+@K.borrowing
+def _keep_factor(pre, j, k):
+    """``miss ** k`` of the ``j``-th next player (``P_KEEP``; ``miss`` is its ``k = 1`` entry)."""
+    if k < POWERS:
+        return pre[P_KEEP + j * POWERS + k]
+    return pre[P_KEEP + j * POWERS + 1] ** k
+
+
+@njit(_nrt=True)  # it allocates; the search scores with ``score`` and a ``Scorer`` made once
 def evaluate(g, w, d, ctx):
     """The value, for the seat to act, of ending its turn in row ``d`` of the table ``g``."""
-    pinfo = g.pinfo
+    return score(g, d, scorer(w, ctx))
+
+
+@K.borrowing
+def score(g, d, sc):
+    """``evaluate`` with the decision's ``Scorer`` (``prepare``d for its weights and ``ctx``)."""
+    pinfo, w, ctx, pre, fitting, keep = g.pinfo, sc.w, sc.ctx, sc.pre, sc.fitting, sc.keep
     if g.hands[d, 0] == 0:
         return WIN_VALUE
     empty_side = np.bool_(False)  # not a literal False: one compiled version of the callees
@@ -258,50 +352,37 @@ def evaluate(g, w, d, ctx):
             else:
                 empty_corner = True
                 empty_corners += 1
-    fitting = np.zeros(8, dtype=np.int64)
     for p in range(8):
         fitting[p] = fitting_unseen(g, d, p, ctx)
     openings = _openings(g, d, empty_corner)
-    unseen = max(ctx[C_UNSEEN], 1.0)
     kings = ctx[C_UNSEEN_KINGS]
     n_others = int(ctx[C_NUM_OTHERS])
     # the chance that each pile is still as it is when the seat plays again
-    keep = np.ones(8, dtype=np.float64)
+    for p in range(8):
+        keep[p] = 1.0
     for j in range(n_others):
-        miss = 1.0 - min(1.0, (ctx[C_OTHERS + j] + ctx[C_DRAWS]) / unseen)
         for p in range(8):
-            if fitting[p] > 0:
-                keep[p] *= miss ** fitting[p]
-            elif fitting[p] < 0 and p >= 4 and empty_corners == 1:
-                keep[p] *= miss ** kings
+            k = fitting[p]
+            if k > 0:
+                keep[p] *= _keep_factor(pre, j, k)
+            elif k < 0 and p >= 4 and empty_corners == 1:
+                keep[p] *= pre[P_KEEP_KINGS + j]
     for p in range(4):
         if pinfo[d, p, K.LEN] == 0:
             keep[p] = 0.0  # an empty side is the others' to fill first
-    fit = w[W_FIT] + (w[W_FIT_CLOSE] if ctx[C_FEWEST] <= w[W_CLOSE] else 0.0)
-    level = ctx[C_FEWEST] < ctx[C_MINE] + w[W_LEVEL]
-    card = w[W_CARD] * (w[W_LEVEL_CARD] if level else 1.0)
-    value = _hand_value(g, w, d, ctx, empty_side, keep, fit, card)
-    weight = w[W_OPP] * (w[W_LEVEL_OPP] if level else 1.0)
-    danger_weight = w[W_DANGER]
-    if n_others > 1:
-        weight *= w[W_MULTI]
-        danger_weight = w[W_DANGER_MULTI]
+    value = _hand_value(g, sc, d, empty_side)
     for j in range(n_others):
-        h = ctx[C_OTHERS + j]
-        q = min(1.0, (h + ctx[C_DRAWS]) / unseen)
         gain = w[W_OPENING] * openings
         for p in range(8):
             k = fitting[p]
             if k > 0:  # the chance that the player holds a card that fits here
-                gain += 1.0 - (1.0 - q) ** k
+                gain += 1.0 - _keep_factor(pre, j, k)
             elif k < 0:
                 if p < 4:
                     gain += w[W_SPACE]
                 elif kings > 0:
-                    gain += w[W_CORNER] * (1.0 - (1.0 - q) ** kings)
-        danger = 1.0 + danger_weight * max(0.0, 3.0 - h)
-        value -= weight * danger * gain
-        weight *= w[W_DECAY]
+                    gain += w[W_CORNER] * (1.0 - pre[P_KEEP_KINGS + j])
+        value -= pre[P_WEIGHT + j] * gain
     if ctx[C_STOCK] == 0 and g.S[d, K.PLAYED] == 0 and g.S[d, K.MOVED] == 0:
-        value += _block_value(g, w, d, ctx, fitting, empty_side or openings > 0)
+        value += _block_value(g, sc, d, empty_side or openings > 0)
     return value

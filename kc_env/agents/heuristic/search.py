@@ -19,15 +19,17 @@ from __future__ import annotations
 
 from collections import namedtuple
 
+import numba
 import numpy as np
 from numba import prange
 
+from ... import compiled
 from ...compiled import njit, njit_parallel
 from ...vector import kernel as K
 from .. import turns, view
 from ..greedy import batch_arrays, greedy_action
-from ..turns import MAX_DEPTH, make_move, position_hash, seen_before
-from .evaluation import C_SIZE, WIN_VALUE, evaluate, read_context
+from ..turns import MAX_DEPTH, make_move, position_hash
+from .evaluation import C_SIZE, P_SIZE, WIN_VALUE, Scorer, prepare, read_context, score
 from .weights import HEURISTIC_WEIGHTS
 
 MAX_MOVES_PER_NODE = 200
@@ -38,14 +40,33 @@ PENDING_KEY = turns.FLAG_KEYS[2]
 NO_CANDIDATE = -1.0e18
 """The value ``turn_candidates`` leaves in a slot it found no position for."""
 ROWS = MAX_DEPTH + 2  # the filters try a move one row below the deepest position searched
+SEEN_SIZE = 4096
+"""Slots of the set of positions searched (a decision inserts at most ``MAX_NODES`` positions
+and its first moves, so it is never full)."""
+SERIAL_ROWS = 8
+"""A batch of fewer rows is decided on one core: starting the threads costs more than they save."""
 
 
-Walk = namedtuple("Walk", "pending moves nmoves next_move scratch seen nodes line")
-Walk.__doc__ = """The search's scratch arrays, one bundle per decision (``_walk``): per row ``d`` the
+Walk = namedtuple("Walk", "pending moves nmoves next_move scratch seen used nodes line")
+Walk.__doc__ = """The search's scratch arrays (``_desks``): per row ``d`` the
 pending flag (``pending[d]``: a part of a pile moved, no card played since), the moves searched
 there (``moves[d, :nmoves[d]]``) and the next one to try (``next_move[d]``); ``scratch`` for the
-kernel's legal moves, ``seen`` the hashes of the positions searched (``turns.seen_before``),
-``nodes[0]`` how many, and ``line`` the moves from the root to the row searched."""
+kernel's legal moves, ``seen`` the hashes of the positions searched (``_seen_before``, an
+open-addressing set as ``turns.seen_before``) and ``used[:nodes[1]]`` its slots filled (cleared
+for the next decision), ``nodes[0]`` the positions searched, and ``line`` the moves from the root
+to the row searched."""
+
+Desk = namedtuple("Desk", "g walk ctx pre fitting keep first")
+Desk.__doc__ = """Everything one decision writes, kept from one decision to the next so that a
+batch allocates nothing per row: the turn-search table ``g`` (``turns.alloc``), the ``Walk``, the
+decision's ``ctx`` (``evaluation.read_context``), the evaluation's ``pre``, ``fitting`` and
+``keep`` (``evaluation.Scorer``) and the first moves (``first``). ``_lane`` cuts one out of
+``Desks``."""
+
+Desks = namedtuple("Desks", "piles pinfo hands stock S R mt pending moves nmoves next_move scratch seen used nodes "
+                            "line ctx pre fitting keep first")
+Desks.__doc__ = """One ``Desk`` for each of several cores (``_desks``): the same arrays with a first
+axis, one row per lane."""
 
 Kept = namedtuple("Kept", "values lines lengths")
 Kept.__doc__ = """The best distinct positions the search keeps (``turn_candidates``): their values,
@@ -53,12 +74,62 @@ the moves to each (``lines[i, :lengths[i]]``); empty arrays keep none."""
 
 
 @njit
-def _walk():
-    """A fresh ``Walk``."""
-    return Walk(np.zeros(MAX_DEPTH + 1, dtype=np.int64), np.zeros((MAX_DEPTH + 1, MAX_MOVES_PER_NODE), dtype=np.int64),
-                np.zeros(MAX_DEPTH + 1, dtype=np.int64), np.zeros(MAX_DEPTH + 1, dtype=np.int64),
-                np.zeros(K.NUM_ACTIONS, dtype=np.int64), np.zeros(4096, dtype=np.int64), np.zeros(1, dtype=np.int64),
-                np.zeros(MAX_DEPTH + 1, dtype=np.int64))
+def _desks(lanes, shuffles):
+    """``lanes`` fresh desks (``Desks``); their tables shuffle a cleared pile into the stock only
+    with ``shuffles`` (a desk that decides positions where a complete pile leaves the table needs
+    it: ``view.clears_piles``). The arrays a decision writes before it reads them (the moves, the
+    slots used, the first moves and the kernel's scratch) are left as they come."""
+    g = turns.alloc(lanes * ROWS, shuffles)
+    mt = g.mt.reshape((lanes, ROWS, g.mt.shape[1]))
+    steps = MAX_DEPTH + 1
+    return Desks(g.piles.reshape((lanes, ROWS, 8, K.PILE_CAP)), g.pinfo.reshape((lanes, ROWS, 8, K.PINFO)),
+                 g.hands.reshape((lanes, ROWS, K.MAX_SEATS)), g.stock.reshape((lanes, ROWS, K.STOCK_CAP)),
+                 g.S.reshape((lanes, ROWS, K.NUM_S)), g.R.reshape((lanes, ROWS, K.NUM_R)), mt,
+                 np.zeros((lanes, steps), dtype=np.int64), np.empty((lanes, steps, MAX_MOVES_PER_NODE), dtype=np.int64),
+                 np.zeros((lanes, steps), dtype=np.int64), np.zeros((lanes, steps), dtype=np.int64),
+                 np.empty((lanes, K.NUM_ACTIONS), dtype=np.int64), np.zeros((lanes, SEEN_SIZE), dtype=np.int64),
+                 np.empty((lanes, SEEN_SIZE), dtype=np.int64), np.zeros((lanes, 2), dtype=np.int64),
+                 np.zeros((lanes, steps), dtype=np.int64), np.zeros((lanes, C_SIZE), dtype=np.float64),
+                 np.zeros((lanes, P_SIZE), dtype=np.float64), np.zeros((lanes, 8), dtype=np.int64),
+                 np.zeros((lanes, 8), dtype=np.float64), np.empty((lanes, K.NUM_ACTIONS), dtype=np.int64))
+
+
+@njit
+def _lane(desks, t):
+    """Lane ``t`` of ``desks`` as a ``Desk`` (views, no copies)."""
+    x = desks
+    g = K.Games(x.piles[t], x.pinfo[t], x.hands[t], x.stock[t], x.S[t], x.R[t], x.mt[t])
+    walk = Walk(x.pending[t], x.moves[t], x.nmoves[t], x.next_move[t], x.scratch[t], x.seen[t], x.used[t],
+                x.nodes[t], x.line[t])
+    return Desk(g, walk, x.ctx[t], x.pre[t], x.fitting[t], x.keep[t], x.first[t])
+
+
+@K.borrowing
+def _seen_before(walk, h):
+    """``turns.seen_before(walk.seen, h)``, noting each slot it fills in ``walk.used``."""
+    table = walk.seen
+    size = table.shape[0]
+    i = h & (size - 1)
+    for _ in range(size):
+        if table[i] == h:
+            return True
+        if table[i] == 0:
+            table[i] = h
+            walk.used[walk.nodes[1]] = i
+            walk.nodes[1] += 1
+            return False
+        i = (i + 1) & (size - 1)
+    return True
+
+
+@K.borrowing
+def _clear(walk):
+    """The walk as new for the next decision: no position seen, none searched."""
+    for k in range(walk.nodes[1]):
+        walk.seen[walk.used[k]] = 0
+    walk.nodes[0] = 0
+    walk.nodes[1] = 0
+    walk.pending[0] = 0
 
 
 @K.borrowing
@@ -140,8 +211,25 @@ def _hash(g, pending, d):
 def heuristic_action_w(obs, mask, w):
     """The heuristic's action with the weights ``w`` (float64, in the order of
     ``weights.WEIGHT_NAMES``)."""
+    return _decide(obs, mask, w, _lane(_desks(1, view.clears_piles(obs)), 0))
+
+
+@njit
+def _decide(obs, mask, w, desk):
+    """``_best_first_move`` keeping no lines, on ``desk``; the one legal action when there is only
+    one (what the search would choose: a lone first move is the best, and one it skips leaves
+    greedy's, which is the lone legal action too)."""
+    only = -1
+    for a in range(K.NUM_ACTIONS):
+        if mask[a] != 0:
+            if only >= 0:
+                only = -2
+                break
+            only = a
+    if only >= 0:
+        return only
     none = Kept(np.zeros(0, dtype=np.float64), np.zeros((0, MAX_DEPTH), dtype=np.int64), np.zeros(0, dtype=np.int64))
-    return _best_first_move(obs, mask, w, none)
+    return _best_first_move(obs, mask, w, none, desk)
 
 
 @njit
@@ -152,7 +240,7 @@ def turn_candidates(obs, mask, w, top_v, top_line, top_len):
     heuristic's own action (the first move of ``top_line[0]`` unless no move beat the fallback)."""
     top_v[:] = NO_CANDIDATE
     top_len[:] = 0
-    best = _best_first_move(obs, mask, w, Kept(top_v, top_line, top_len))
+    best = _best_first_move(obs, mask, w, Kept(top_v, top_line, top_len), _lane(_desks(1, view.clears_piles(obs)), 0))
     order = np.argsort(-top_v, kind="mergesort")
     top_v[:] = top_v[order]
     top_line[:] = top_line[order]
@@ -200,31 +288,53 @@ def _first_moves(g, mask, out):
 
 
 @njit
-def _best_first_move(obs, mask, w, kept):
-    g = turns.alloc(ROWS, view.clears_piles(obs))
-    turns.load(obs, g, ROWS)
-    ctx = np.zeros(C_SIZE, dtype=np.float64)
+def _best_first_move(obs, mask, w, kept, desk):
+    """The heuristic's search from ``obs`` with the weights ``w`` on ``desk`` (any desk: what an
+    earlier decision left there is never read), offering the positions it scores to ``kept``."""
+    g, walk, ctx = desk.g, desk.walk, desk.ctx
+    _load(obs, g)
+    _clear(walk)
     read_context(obs, g.R, ctx)
-    walk = _walk()
+    sc = Scorer(w, ctx, desk.pre, desk.fitting, desk.keep)
+    prepare(sc)
+    return _first_move_searched(obs, mask, g, sc, walk, desk.first, kept)
+
+
+@K.borrowing
+def _load(obs, g):
+    """``turns.load(obs, g, ROWS)``: row 0 from the observation, its rules copied to the other rows
+    unless they hold them already (a desk's rows keep the last decision's rules: only
+    ``view.seat_row`` writes a rules row, and only row 0, so rows 1.. are always equal)."""
+    view.seat_row(obs, g, np.int64(0))
+    R = g.R
+    for k in range(K.NUM_R):
+        if R[1, k] != R[0, k]:
+            for d in range(1, ROWS):
+                for j in range(K.NUM_R):
+                    R[d, j] = R[0, j]
+            return
+
+
+@K.borrowing
+def _first_move_searched(obs, mask, g, sc, walk, first, kept):
     root, child = np.int64(0), np.int64(1)  # rows as int64, not literals: one compiled version of each callee
-    seen_before(walk.seen, _hash(g, walk.pending, root))
-    first = np.zeros(K.NUM_ACTIONS, dtype=np.int64)
+    _seen_before(walk, _hash(g, walk.pending, root))
     count = _first_moves(g, mask, first)
     best_action = -1
     best_value = -1.0e18
     for k in range(count):
         a = first[k]
         if a == K.END_TURN_ACTION:
-            v = evaluate(g, w, root, ctx)
+            v = score(g, root, sc)
             if kept.values.shape[0] > 0:
                 _keep(kept, v, walk.line, root)
         else:
             _step(g, walk.pending, root, a)
-            if seen_before(walk.seen, _hash(g, walk.pending, child)):
+            if _seen_before(walk, _hash(g, walk.pending, child)):
                 continue
             walk.nodes[0] += 1
             walk.line[0] = a
-            v = _search(g, w, ctx, walk, kept)
+            v = _search(g, sc, walk, kept)
         if v > best_value:
             best_value = v
             best_action = a
@@ -234,7 +344,7 @@ def _best_first_move(obs, mask, w, kept):
 
 
 @K.borrowing
-def _search(g, w, ctx, walk, kept):
+def _search(g, sc, walk, kept):
     """The best value of a position where the turn may end, reachable from row 1 of the table
     ``g`` (depth first, iterative; a position met before in this search is skipped, a longer way
     loses a tie, and the search stops at the first way out). ``walk.line[0]`` is the move into
@@ -251,7 +361,7 @@ def _search(g, w, ctx, walk, kept):
             next_i[d] = 1
             stop = may_end or count == 0 or nodes[0] >= MAX_NODES or d >= MAX_DEPTH
             if stop and (pending[d] == 0 or g.hands[d, 0] == 0):
-                v = evaluate(g, w, d, ctx) - DEPTH_COST * d
+                v = score(g, d, sc) - DEPTH_COST * d
                 if v > best:
                     best = v
                 if kept.values.shape[0] > 0:
@@ -267,7 +377,7 @@ def _search(g, w, ctx, walk, kept):
             continue
         next_i[d] += 1
         _step(g, pending, d, moves[d, k])
-        if seen_before(walk.seen, _hash(g, pending, d + 1)):
+        if _seen_before(walk, _hash(g, pending, d + 1)):
             continue
         nodes[0] += 1
         d += 1
@@ -280,23 +390,49 @@ def heuristic_action(obs, mask):
     return heuristic_action_w(obs, mask, HEURISTIC_WEIGHTS.copy())
 
 
+@njit
+def _decide_rows(obs, masks, table, which, out, desks, t, lanes):
+    """Rows ``t``, ``t + lanes``, ``t + 2 lanes``... of the batch on lane ``t`` of ``desks``
+    (every ``lanes``-th row: the costly positions, a few in a hundred, fall to every lane alike)."""
+    desk = _lane(desks, t)
+    for i in range(t, obs.shape[0], lanes):
+        out[i] = _decide(obs[i], masks[i], table[which[i]], desk)
+
+
 @njit_parallel
-def _heuristic_loop(obs, masks, table, which, out):
-    for i in prange(obs.shape[0]):
-        out[i] = heuristic_action_w(obs[i], masks[i], table[which[i]].copy())
+def _heuristic_loop(obs, masks, table, which, out, desks):
+    lanes = desks.pending.shape[0]
+    for t in prange(lanes):
+        _decide_rows(obs, masks, table, which, out, desks, t, lanes)
+
+
+@njit
+def _heuristic_rows(obs, masks, table, which, out, desks):
+    _decide_rows(obs, masks, table, which, out, desks, np.int64(0), np.int64(1))
 
 
 def weighted_heuristic(table: np.ndarray, rows: np.ndarray | None = None):
     """The heuristic over a batch, the rows shared among the cores: row ``i`` with the evaluation
     weights ``table[rows[i]]`` (float64 ``[k, len(WEIGHT_NAMES)]``; every row with ``table[0]``
-    when ``rows`` is None). Returns ``act_batch(obs, masks, rows=rows) -> actions``."""
+    when ``rows`` is None). Returns ``act_batch(obs, masks, rows=rows) -> actions``.
+
+    The function keeps one desk (``Desks``) per core from call to call; calls take
+    ``PARALLEL_LOCK`` (one batch at a time in a process, as every parallel loop). A batch of
+    fewer than ``SERIAL_ROWS`` rows is decided on one core."""
     table = np.ascontiguousarray(table, dtype=np.float64)
+    desks = []
 
     def act_batch(obs: np.ndarray, masks: np.ndarray, rows: np.ndarray | None = rows) -> np.ndarray:
         obs, masks = batch_arrays(obs, masks)
         out = np.zeros(len(obs), dtype=np.int64)
         which = np.zeros(len(obs), dtype=np.int64) if rows is None else np.ascontiguousarray(rows, dtype=np.int64)
-        _heuristic_loop(obs, masks, table, which, out)
+        with compiled.PARALLEL_LOCK:
+            if not desks:
+                desks.append(_desks(max(1, numba.get_num_threads()), True))
+            if len(obs) < SERIAL_ROWS:
+                _heuristic_rows(obs, masks, table, which, out, desks[0])
+            else:
+                _heuristic_loop(obs, masks, table, which, out, desks[0])
         return out
 
     return act_batch
