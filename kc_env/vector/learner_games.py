@@ -148,7 +148,7 @@ class LearnerGames:
             rules_vecs=self.game.rules_vecs, obs=self._obs, masks=self._masks, rewards=self._rewards,
             status=self._status, opp_obs=self._opp_obs, opp_mask=self._opp_mask, deal_seeds=self._deal_seed)
         self._all = np.arange(B, dtype=np.int64)
-        self._obs_pool = [self._obs]  # observation buffers the kernel may write (see _writable_obs)
+        self._obs_pool = [(self._obs, self._bufs)]  # buffers the kernel may write, with their EnvBuffers
         self._refused: list[str] = []  # outside opponents' illegal actions, this step
         self._started = False
         self._t0 = time.perf_counter()
@@ -193,10 +193,11 @@ class LearnerGames:
         old = self._writable_obs()
         self._advance(self._all, np.full(B, K.MODE_ACT, dtype=np.int64), acts)
         status = self._status
-        unwritten = (status == K.ILLEGAL) | self._opp_refused  # their state, so their view, is unchanged
-        if unwritten.any():
+        illegal = status == K.ILLEGAL
+        if self._refused or illegal.any():  # games whose state, so whose view, is unchanged
+            unwritten = illegal | self._opp_refused
             self._obs[unwritten] = old[unwritten]
-        dones = (status == K.DONE) | (status == K.ILLEGAL)
+        dones = (status == K.DONE) | illegal
         rewards = self._rewards.astype(np.float32)
         infos: list[dict[str, Any]] = [{} for _ in range(B)]
         ended = np.flatnonzero(dones)
@@ -218,15 +219,14 @@ class LearnerGames:
         pool if the caller has let go of it (its only reference is the pool's: ``sys.getrefcount``
         sees every array, view or tensor still made from it), else into a new one."""
         old = self._obs
-        for buf in self._obs_pool:
+        for buf, bufs in self._obs_pool:
             if buf is not old and sys.getrefcount(buf) <= _FREE_REFS:
-                new = buf
                 break
         else:
-            new = np.empty_like(old)
-            self._obs_pool = [old, new]
-        self._obs = new
-        self._bufs = self._bufs._replace(obs=new)
+            buf = np.empty_like(old)
+            bufs = self._bufs._replace(obs=buf)
+            self._obs_pool = [(old, self._bufs), (buf, bufs)]
+        self._obs, self._bufs = buf, bufs
         return old
 
     def _check_learner_actions(self, acts: np.ndarray, given: Any) -> None:
@@ -515,9 +515,9 @@ def whole_actions(actions: Any, n: int) -> np.ndarray:
     return out
 
 
-_FREE_REFS = 3
+_FREE_REFS = 4
 """``sys.getrefcount`` of a pooled buffer inside ``_writable_obs``'s loop when nothing outside holds
-it: the pool's list, the loop variable and the call's argument."""
+it: the pool's (buffer, EnvBuffers) pair, the EnvBuffers, the loop variable and the call's argument."""
 
 
 def _describe(action: Any) -> str:
