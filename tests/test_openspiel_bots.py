@@ -113,7 +113,7 @@ def test_an_openspiel_bot_plays_a_whole_deal_as_a_kc_env_agent():
         obs, _, termination, truncation, _ = env.last()
         decisions += agent == "player_0" and not (termination or truncation)
         env.step(None if termination or truncation else players[agent].act(obs))
-    assert env.unwrapped.state_.is_over and decisions >= 10
+    assert env.unwrapped.game.is_over and decisions >= 10
 
 
 def test_a_bot_agent_refuses_an_illegal_choice():
