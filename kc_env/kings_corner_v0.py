@@ -132,6 +132,13 @@ replay buffer, Gymnasium's vector envs) can:
 | ``match["winners"]`` | n ints | the match winners' seats, then ``-1`` up to one entry a seat |
 | ``match["totals"]`` | n ints | the match totals by seat |
 
+### Engine
+``raw_env`` plays on the compiled kernel (``kc_env.vector.single``: one numba call a step, which
+also writes the next agent's observation and mask); ``engine_env`` is the same env on the Python
+engine, kept as the reference that ``tests/test_vector_diff.py`` plays it against, step for step.
+``env.unwrapped.game`` is the engine's ``GameState`` of the deal (built from the deal's seed and
+moves when read: reading it every step costs an engine move a step).
+
 ### Version history
 * v0: first release (action layout 1, observation layout 1: 1584 values).
 * v0, observation layout 2 (issue 19's house rules): 1599 values, layout 1's 1584 unchanged and
