@@ -6,8 +6,10 @@ cores, ``greedy.greedy_actions`` and ``heuristic.search.weighted_heuristic``).
 int8) -> actions [k]``; ``rule_based("heuristic", weights)`` plays the heuristic with its
 evaluation weights set (a mapping, ``heuristic.weights.evaluation_weights``);
 ``weighted_heuristic(table, rows)`` plays row ``i`` with the weights ``table[rows[i]]``.
-Each row reads only its own observation and allocates its own scratch, so the answers are those
-of the one-at-a-time functions.
+Each row reads only its own observation, and what a heuristic decision leaves on its core's
+scratch arrays (``search.Desk``, kept from call to call) is never read by the next, so the
+answers are those of the one-at-a-time functions in any batch (``tests/test_heuristic_batched.py``).
+A small batch is decided on the calling core (``greedy.SERIAL_ROWS``, ``search.SERIAL_ROWS``).
 """
 
 from __future__ import annotations
