@@ -6,6 +6,8 @@ searched at play time (research/experiments.md, "2026-12-02 (night): distilling 
     python research/endgame_ranking.py label --against random --deals 1500 --seed 91000000 --save runs/endrank/random.npz
     python research/endgame_ranking.py fit --data runs/endrank/heuristic.npz runs/endrank/random.npz --out runs/endrank/end.npz
     python research/endgame_ranking.py play --nets runs/endrank/end.npz --deals 1000 --seed 5150
+    python research/endgame_ranking.py net --data runs/endrank/heuristic.npz --out runs/endrank/net.npz --hidden 128 --loss centred --dropout 0.2 --epochs 40
+    python research/endgame_ranking.py play --nets runs/endrank/net.npz --deals 1000 --seed 5150 --against heuristic --who planned model --save runs/endrank/shares
 
 ``label``: the model plays deals from both seats against ``--against``; at each of its turn
 starts once the stock is empty (at two seats the cards it cannot see are then exactly the other
@@ -20,9 +22,17 @@ on the mean of the two columns (the endgame search's value before the gate has s
 careless), one on the column against random (its value after). Prints each one's held-out gain
 over the heuristic's turn and over the model's own pick.
 
+``net`` (2026-12-03): a network with a hidden layer (relu) instead, fitted with torch on a loss of
+the search's values (``centred``), its pick (``choice``, ExIt's target) or a softmax of its values
+(``soft``); held out: its agreement with the search's pick and its gain over the model's pick, in
+the target and in each opponent's column. ``ship``: the model with such networks as its endgame
+(needs ``endgame_format.patch``, the format's endgame networks, applied).
+
 ``play``: the model with its endgame turns ranked by those two networks (the first until its
 gate has seen the other seat be careless, then the second), from both seats of the same deals
-against the heuristic and against random, beside the model as shipped and the heuristic.
+against the heuristic and against random, beside the model as shipped and the heuristic;
+``--who planned`` keeps the line chosen at an endgame turn's start to its end, ``first`` ranks
+only the first endgame turn; ``--save`` keeps each episode's share, so that runs pair.
 """
 
 from __future__ import annotations
@@ -247,7 +257,7 @@ def net_picks(layers, x, real) -> np.ndarray:
     return np.where(real, s, -1.0).argmax(1)
 
 
-def diagnose(layers, x, v, real, picks=None, heuristic_column=None) -> dict:
+def diagnose(layers, x, v, real, picks=None, heuristic_column=None, random_column=None) -> dict:
     """On padded decisions valued ``v`` [n, K]: the network's agreement with the search's pick,
     its mean gain over the model's own pick (``picks``) and the search's, each with the 95%
     half-width; ``heuristic_column``: the same gains in the play-outs against the heuristic."""
@@ -256,7 +266,7 @@ def diagnose(layers, x, v, real, picks=None, heuristic_column=None) -> dict:
     out = {"decisions": len(v), "agreement": round(float(np.mean(mine == search)), 4),
            "value": round(float(v[n, mine].mean()), 4), "search_value": round(float(v[n, search].mean()), 4)}
     if picks is not None:
-        for tag, col in (("", v), ("_vs_heuristic", heuristic_column)):
+        for tag, col in (("", v), ("_vs_heuristic", heuristic_column), ("_vs_random", random_column)):
             if col is None:
                 continue
             g, b = col[n, mine] - col[n, picks], col[n, search] - col[n, picks]
@@ -284,33 +294,43 @@ def net(args) -> None:
             held.append(([rows[i] for i in sorted(out)], np.array([picks[i] for i in sorted(out)])))
         xt, yt, rt = padded(train_rows)
         xv, yv, rv = padded(val_rows)
-        layers = fit_network(xt, target_of(name, yt), rt, hidden=args.hidden, loss=args.loss, epochs=args.epochs,
+        w = args.heuristic_weight
+        layers = fit_network(xt, target_of(name, yt, w), rt, hidden=args.hidden, loss=args.loss, epochs=args.epochs,
                              lr=args.lr, weight_decay=args.weight_decay, temperature=args.temperature,
-                             seed=args.fit_seed, dropout=args.dropout, val=(xv, target_of(name, yv), rv),
+                             seed=args.fit_seed, dropout=args.dropout, val=(xv, target_of(name, yv, w), rv),
                              log=lambda m, tag=name: print(f"{tag} {m}", flush=True))
         for path, (rows, picks) in zip(args.data, held, strict=True):
             xh, yh, rh = padded(rows)
             print(json.dumps({"network": name, "data": path, "hidden": args.hidden, "loss": args.loss,
-                              **diagnose(layers, xh, target_of(name, yh), rh, picks, yh[:, :, 0])}), flush=True)
+                              "heuristic_weight": w, **diagnose(layers, xh, target_of(name, yh), rh, picks, yh[:, :, 0],
+                                                                yh[:, :, 1])}), flush=True)
         arrays.update(layer_arrays(name, layers))
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     np.savez(args.out, **arrays)
 
 
-def target_of(name: str, y: np.ndarray) -> np.ndarray:
-    """``TARGETS[name]`` of padded values [n, K, 2]."""
-    return y.mean(axis=2) if name == "unseen" else y[:, :, 1]
+def target_of(name: str, y: np.ndarray, heuristic_weight: float = 0.5) -> np.ndarray:
+    """``TARGETS[name]`` of padded values [n, K, 2]; ``heuristic_weight``: the weight of the column
+    against the heuristic in ``unseen``'s mean (the search's is 0.5)."""
+    if name == "unseen":
+        return heuristic_weight * y[:, :, 0] + (1 - heuristic_weight) * y[:, :, 1]
+    return y[:, :, 1]
 
 
 class LearnedEndgame(TurnValueAgent):
     """The model, its endgame turns ranked by the fitted networks (``play``)."""
 
-    def __init__(self, nets: str, keep_plan: bool = False) -> None:
+    def __init__(self, nets: str, keep_plan: bool = False, first_only: bool = False) -> None:
+        self.first_only, self.used = first_only, False
         super().__init__(MODEL)
         with np.load(nets) as z:
             self.endgame_nets = {seen: read_layers(z, n) if f"{n}_w0" in z.files else None
                                  for seen, n in ((False, "unseen"), (True, "seen"))}
-        self.keep_plan, self.plan = keep_plan, []
+        self.keep_plan, self.plan, self.learned_now = keep_plan, [], False
+
+    def reset(self, seed=None) -> None:
+        super().reset(seed)
+        self.used = False
 
     def act(self, obs) -> int:
         """With ``keep_plan``, an endgame turn follows the line its start chose to its end (what the
@@ -326,14 +346,19 @@ class LearnedEndgame(TurnValueAgent):
             return own
         best = int(np.argmax(vals))
         line = [int(m) for m in lines[best, :lengths[best]]] + [END_TURN_ACTION]
-        if endgame_start(ob) and view.obs_count(ob[view.OBS_STOCK], view.CARD_SCALE) == 0:
+        if endgame_start(ob) and self.learned_now:
             self.plan = line[1:]
         return line[0]
 
     def network(self, obs):
         net = super().network(obs)  # the gate's memory, updated once a decision
         learned = self.endgame_nets[self.seen_careless]
-        if learned is not None and view.obs_count(vector(obs)[view.OBS_STOCK], view.CARD_SCALE) == 0:
+        ob = vector(obs)
+        self.learned_now = False
+        if learned is not None and view.obs_count(ob[view.OBS_STOCK], view.CARD_SCALE) == 0 and not self.used:
+            if self.first_only and endgame_start(ob):
+                self.used = True  # ``first_only``: the network ranks the first endgame turn alone
+            self.learned_now = True
             return learned
         return net
 
@@ -365,8 +390,8 @@ def play_job(job):
     for i in range(lo, hi):
         for seat in (0, 1):
             state = engine.new_deal("standard", 2, seed=deal_seed(seed, i), dealer=0)
-            if who in ("learned", "planned"):
-                me = LearnedEndgame(nets, keep_plan=who == "planned")
+            if who in ("learned", "planned", "first"):
+                me = LearnedEndgame(nets, keep_plan=who != "learned", first_only=who == "first")
             else:
                 me = load(MODEL if who == "model" else who)
             other = load(against, seed=agent_seed(seed, i, seat))
@@ -413,6 +438,8 @@ def main() -> None:
     p.add_argument("--temperature", type=float, default=0.05)
     p.add_argument("--fit-seed", type=int, default=0)
     p.add_argument("--dropout", type=float, default=0.0)
+    p.add_argument("--heuristic-weight", type=float, default=0.5,
+                   help="the weight of the play-outs against the heuristic in the unseen network's target")
     p.add_argument("--seen", action="store_true", help="also the network against random (after the gate fires)")
     p = sub.add_parser("ship")
     p.add_argument("--nets", required=True)
@@ -423,7 +450,7 @@ def main() -> None:
     p.add_argument("--deals", type=int, default=1000)
     p.add_argument("--seed", type=int, default=5150)
     p.add_argument("--against", nargs="+", choices=("heuristic", "random"), default=["heuristic", "random"])
-    p.add_argument("--who", nargs="+", choices=("learned", "planned", "model", "heuristic"),
+    p.add_argument("--who", nargs="+", choices=("learned", "planned", "first", "model", "heuristic"),
                    default=["learned", "model", "heuristic"])
     p.add_argument("--save", help="a folder for each run's shares by episode (to pair runs on the same deals)")
     for p in sub.choices.values():
