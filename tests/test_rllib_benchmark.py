@@ -40,7 +40,7 @@ def test_a_config_with_benchmark_tasks_is_taken_by_the_rllib_trainer():
 def test_benchmark_tasks_are_refused_for_a_trainer_that_does_not_read_them(monkeypatch):
     rllib = trainers.get("rllib")
     monkeypatch.setitem(trainers.REGISTRY, "rllib", dataclasses.replace(rllib, reads=rllib.reads - {"benchmark"}))
-    with pytest.raises(config_mod.ConfigError, match="benchmark.tasks is read by the sb3 and turn_value trainers only"):
+    with pytest.raises(config_mod.ConfigError, match="benchmark.tasks is read by the sb3 and turn_value and turn_ppo trainers only"):
         load()
 
 

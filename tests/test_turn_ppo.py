@@ -21,7 +21,7 @@ from kc_env.agents.turn_value import FEATURES  # noqa: E402
 from kc_env.play import play_deal  # noqa: E402
 from kc_env.rules import Rules  # noqa: E402
 
-CONFIG = Path(__file__).resolve().parents[1] / "configs" / "turn-ppo-2p.yaml"
+CONFIG = Path(__file__).resolve().parents[1] / "research" / "configs" / "turn-ppo-2p.yaml"
 STANDARD = Rules.preset("standard")
 UNIFORM = [(np.zeros((1, FEATURES), np.float32), np.zeros(1, np.float32))]
 
