@@ -124,16 +124,22 @@ def features(obs, out):
 
 
 @njit
-def value(x, layers_w, layers_b):
-    """The network's win share for each row of ``x`` ([n, FEATURES]): relu layers, then a
-    sigmoid."""
+def scores(x, layers_w, layers_b):
+    """The network's output for each row of ``x`` ([n, FEATURES]): relu layers, no squashing (a
+    policy over turns samples from their softmax)."""
     h = np.ascontiguousarray(x)
     last = len(layers_w) - 1
     for i in range(last + 1):
         h = np.ascontiguousarray(h @ layers_w[i].T) + layers_b[i]
         if i < last:
             h = h * (h > 0)
-    return 1.0 / (1.0 + np.exp(-h[:, 0]))
+    return h[:, 0]
+
+
+@njit
+def value(x, layers_w, layers_b):
+    """The network's win share for each row of ``x`` ([n, FEATURES]): its ``scores``' sigmoid."""
+    return 1.0 / (1.0 + np.exp(-scores(x, layers_w, layers_b)))
 
 
 @njit

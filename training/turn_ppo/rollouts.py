@@ -24,7 +24,7 @@ from numba import prange
 from kc_env.agents import turns, view
 from kc_env.agents.heuristic.weights import HEURISTIC_WEIGHTS
 from kc_env.agents.playouts import OTHERS, other_action, seat_share
-from kc_env.agents.turn_value import _FIRST_TURN, _SIDE_LENGTHS, FEATURES, candidate_features
+from kc_env.agents.turn_value import _FIRST_TURN, _SIDE_LENGTHS, FEATURES, candidate_features, scores
 from kc_env.compiled import njit, njit_parallel
 from kc_env.vector import kernel as K
 
@@ -40,19 +40,6 @@ Choices = namedtuple("Choices", "feats valid picks logps seats nets counts share
 Choices.__doc__ = """What ``play`` writes: game ``i``'s choices ``[i, :counts[i]]`` (each one's candidates'
 features ``feats[i, n, :valid[i, n]]``, the pick, its log-probability, the chooser's seat and which
 network chose, 0 or 1; at most ``feats.shape[1]`` a game) and every seat's share of the deal, ``shares[i]``."""
-
-
-@njit
-def scores(x, layers_w, layers_b):
-    """The policy network's score of each row of ``x`` ([n, FEATURES]): relu layers, no squashing
-    (the turn-value model's ``value`` is its sigmoid, so both rank the candidates alike)."""
-    h = np.ascontiguousarray(x)
-    last = len(layers_w) - 1
-    for i in range(last + 1):
-        h = np.ascontiguousarray(h @ layers_w[i].T) + layers_b[i]
-        if i < last:
-            h = h * (h > 0)
-    return h[:, 0]
 
 
 SIDES = np.array(_SIDE_LENGTHS, dtype=np.int64)
