@@ -60,9 +60,12 @@ def test_ctrl_c_in_kc_eval_prints_one_line_and_the_tally_so_far(workers):
     import sys
     import time
 
+    # a terminal's child takes SIGINT by default; a test runner started in the background by a
+    # shell without job control ignores it, and the child would inherit that (it hung then)
     proc = subprocess.Popen([sys.executable, "-m", "kc_env.cli", "eval", "random", "random", "--deals", "2000000",
                              "--workers", str(workers), "--no-progress"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+                            stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     time.sleep(12)
     os.killpg(proc.pid, signal.SIGINT)
     out, err = proc.communicate(timeout=120)
