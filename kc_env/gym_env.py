@@ -30,7 +30,11 @@ while True:
   env's seed). ``opponents``: agent specs (``kc_env.agents.load``) or ``Agent`` objects, one per
   other seat, ``opponents[j]`` sitting ``j + 1`` seats to the learner's left, or one spec (or
   ``Agent``) for every other seat (``opponents="heuristic"``); default all ``"random"``.
-  Opponents act on their own seat's PettingZoo observation only.
+  Opponents act on their own seat's PettingZoo observation only. ``random`` opponents (the
+  ``RandomAgent`` class itself) are drawn inside the compiled step (``raw_env.step_drawing``)
+  from their own generators: the same draws their ``act`` makes (``rng.choice`` of the legal
+  actions), without a Python call each (``tests/test_gym_differential.py`` holds the env equal,
+  step for step, to the same env on the reference engine with every opponent acting in Python).
 - **Infos**: ``info["action_mask"]`` and ``info["learner_seat"]`` (int) after every ``reset`` and
   ``step``; once the episode is over ``info["deal"]`` (and in a match ``info["match"]``), as
   ``kings_corner_v0``'s infos give them, one type and shape in every episode (a deal nobody won
@@ -58,6 +62,8 @@ Version history:
   ``kings_corner_v0``'s card). Action layout 1 unchanged.
 * v0, issue 36: ``observation="dict"`` (the observation with its action mask); infos of one
   shape (``info["deal"]["winner"]`` -1 when nobody won, was None).
+* v0, issue 37: ``random`` opponents drawn inside the compiled step, from the same generators
+  with the same draws: every seed gives the same episodes as before.
 """
 
 from __future__ import annotations
@@ -75,6 +81,7 @@ from . import actions, agents, engine
 from . import observation as obs_mod
 from .agents.base import Agent
 from .agents.policy_model import other_table
+from .agents.random_agent import RandomAgent
 from .engine import IllegalMove
 from .kings_corner_v0 import DEFAULT_MAX_DEALS, DEFAULT_MAX_MOVES, ILLEGAL_REWARD, SEED_BOUND, raw_env
 from .rules import Rules
@@ -88,6 +95,8 @@ class KingsCornerEnv(gymnasium.Env):
     """Kings in the Corner for one learner against fixed opponents (see the module docstring)."""
 
     metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 2}
+    aec_class = raw_env
+    """The PettingZoo env underneath (``engine_env``: the reference the differential test uses)."""
 
     def __init__(self, rules: Rules | str | dict | None = None, num_players: int = 2,
                  opponents: Sequence[str | Agent] | None = None, learner_seat: int | str = "random",
@@ -95,7 +104,7 @@ class KingsCornerEnv(gymnasium.Env):
                  max_deals: int = DEFAULT_MAX_DEALS, dealer: int | str = "random",
                  illegal_action: str = "terminate", render_mode: str | None = None,
                  observation: str = "vector") -> None:
-        self.aec = raw_env(rules=rules, num_players=num_players, episode=episode, reward=reward,
+        self.aec = self.aec_class(rules=rules, num_players=num_players, episode=episode, reward=reward,
                            max_moves=max_moves, max_deals=max_deals, dealer=dealer)
         n = num_players
         if learner_seat != "random" and (type(learner_seat) is not int or not 0 <= learner_seat < n):
@@ -128,6 +137,9 @@ class KingsCornerEnv(gymnasium.Env):
         self.learner_seat = 0
         self._done = True
         self._reward = 0.0
+        self._learner = self.learner
+        self._drawing = hasattr(self.aec, "step_drawing")  # random opponents drawn in the kernel
+        self._draw_list: list[tuple[RandomAgent, np.random.Generator]] = []
 
     @property
     def learner(self) -> str:
@@ -151,7 +163,10 @@ class KingsCornerEnv(gymnasium.Env):
             for agent in self.opponents:
                 agent.reset(seed=int(rng.integers(SEED_BOUND)))
             self.aec.reset(seed=int(rng.integers(SEED_BOUND)), options=options)
+            if self._drawing:
+                self._set_draws()
             self._done, self._reward = False, 0.0
+            self._learner = self.learner
             self._play_opponents()
             if not self._episode_over():
                 break
@@ -161,29 +176,47 @@ class KingsCornerEnv(gymnasium.Env):
             raise RuntimeError(f"{MAX_REDEALS} deals in a row ended before the learner's first action")
         if self.render_mode == "human":
             self.render()
-        return self._observation(), self._info()
+        return self._outputs()
 
     def step(self, action: int) -> tuple[np.ndarray | dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
         if self._done:
             raise RuntimeError("the episode is over: call reset() before step()")
-        reason = self._why_illegal(action)
-        if reason is not None:
-            if self.illegal_action == "raise":
-                raise IllegalMove(f"the learner ({self.learner}) chose {reason}")
-            self._done = True
-            info = self._info()
-            info.update(illegal_action=True, illegal_reason=reason)
-            return self._observation(), float(ILLEGAL_REWARD), True, False, info
+        aec, learner = self.aec, self._learner
         self._reward = 0.0
-        self._aec_step(operator.index(action))
-        self._play_opponents()
-        learner = self.learner
-        terminated = self.aec.terminations[learner]
-        truncated = self.aec.truncations[learner]
+        if self._drawing and type(action) is int and 0 <= action < actions.NUM_ACTIONS:
+            for opponent, rng in self._draw_list:
+                if opponent.rng is not rng:  # reset with a seed since: draw from its new generator
+                    self._set_draws()
+                    break
+            try:  # the learner's action, then the random opponents' in the same compiled call
+                self._reward = aec.step_drawing(action, self.learner_seat, self._reward)
+            except IllegalMove:
+                return self._illegal_step(self._why_illegal(action))
+        else:
+            reason = self._why_illegal(action)
+            if reason is not None:
+                return self._illegal_step(reason)
+            self._aec_step(operator.index(action))
+        terminated = aec.terminations[learner]
+        truncated = aec.truncations[learner]
+        if not (terminated or truncated) and aec.agent_selection != learner:
+            self._play_opponents()
+            terminated = aec.terminations[learner]
+            truncated = aec.truncations[learner]
         self._done = terminated or truncated
         if self.render_mode == "human":
             self.render()
-        return self._observation(), float(self._reward), bool(terminated), bool(truncated), self._info()
+        observation, info = self._outputs()
+        return observation, float(self._reward), bool(terminated), bool(truncated), info
+
+    def _illegal_step(self, reason: str) -> tuple[np.ndarray | dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
+        """``illegal_action``'s price for an illegal learner action (nothing played)."""
+        if self.illegal_action == "raise":
+            raise IllegalMove(f"the learner ({self.learner}) chose {reason}")
+        self._done = True
+        observation, info = self._outputs()
+        info.update(illegal_action=True, illegal_reason=reason)
+        return observation, float(ILLEGAL_REWARD), True, False, info
 
     def _why_illegal(self, action: Any) -> str | None:
         if type(action) is int and 0 <= action < actions.NUM_ACTIONS and self.aec.is_legal(action):
@@ -203,42 +236,65 @@ class KingsCornerEnv(gymnasium.Env):
 
     def _aec_step(self, action: int) -> None:
         self.aec.step(action)
-        self._reward += self.aec.rewards[self.learner]
+        self._reward += self.aec.rewards[self._learner]
 
     def _play_opponents(self) -> None:
-        """Let the opponents act until it is the learner's turn or the episode is over."""
+        """Let the opponents act until it is the learner's turn or the episode is over: the
+        ``random`` ones inside the kernel (``raw_env.step_drawing``, their own generators, the
+        same draws as their ``act``), the others through ``act``."""
         aec = self.aec
-        learner = self.learner
+        learner = self._learner
         while not (aec.terminations[learner] or aec.truncations[learner]) and aec.agent_selection != learner:
             agent = aec.agent_selection
-            aec.step(self._opponent_at(aec.agent_seat[agent]).act(aec.observe(agent)))
+            seat = aec.agent_seat[agent]
+            opponent = self._opponent_at(seat)
+            if self._drawing and type(opponent) is RandomAgent:
+                if self.aec.drawn_by(seat) is not opponent.rng:
+                    self._set_draws()
+                self._reward = aec.step_drawing(None, self.learner_seat, self._reward)
+                if aec.agent_selection != agent or self._episode_over():
+                    continue  # (else the kernel drew nothing, the same agent is to act: act below)
+            aec.step(opponent.act(aec.observe(agent)))
             self._reward += aec.rewards[learner]
 
+    def _set_draws(self) -> None:
+        """Give the kernel each ``random`` opponent's generator (none to the learner's seat)."""
+        self._draw_list = []
+        for seat in range(self.aec.num_players):
+            opponent = None if seat == self.learner_seat else self._opponent_at(seat)
+            rng = opponent.rng if type(opponent) is RandomAgent else None
+            self.aec.set_draws(seat, rng)
+            if rng is not None:
+                self._draw_list.append((opponent, rng))
+
     def _episode_over(self) -> bool:
-        return self.aec.terminations[self.learner] or self.aec.truncations[self.learner]
+        return self.aec.terminations[self._learner] or self.aec.truncations[self._learner]
 
     # -- what the learner sees -------------------------------------------------------------
 
-    def _observation(self) -> np.ndarray | dict[str, np.ndarray]:
-        vector = self.aec.observation_vector(self.learner)
+    def _outputs(self) -> tuple[np.ndarray | dict[str, np.ndarray], dict[str, Any]]:
+        """The learner's observation and info (each array a copy of its own)."""
+        if self._done:
+            vector = self.aec.observation_vector(self._learner)
+            mask = np.zeros(actions.NUM_ACTIONS, dtype=np.int8)
+        else:
+            vector, mask = self.aec.view(self._learner)
+        infos = self.aec.infos[self._learner]
+        info = {key: _copy(value) for key, value in infos.items()} if infos else {}
+        info["action_mask"] = mask
+        info["learner_seat"] = self.learner_seat
         if self.observation_kind == "dict":
-            return {"observation": vector, "action_mask": self._learner_mask()}
-        return vector
+            return {"observation": vector, "action_mask": mask.copy()}, info
+        return vector, info
 
     def _learner_mask(self) -> np.ndarray:
         if self._done:
             return np.zeros(actions.NUM_ACTIONS, dtype=np.int8)
-        return self.aec.action_mask(self.learner)
+        return self.aec.action_mask(self._learner)
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions as a bool array of 497 (for sb3-contrib ``MaskablePPO``)."""
         return self._learner_mask().astype(bool)
-
-    def _info(self) -> dict[str, Any]:
-        info = {key: _copy(value) for key, value in self.aec.infos[self.learner].items()}
-        info["action_mask"] = self._learner_mask()
-        info["learner_seat"] = self.learner_seat
-        return info
 
     def render(self) -> str | np.ndarray | None:
         """``ansi``: the position as the learner sees it; ``human``: printed; ``rgb_array``: the

@@ -137,7 +137,9 @@ replay buffer, Gymnasium's vector envs) can:
 also writes the next agent's observation and mask); ``engine_env`` is the same env on the Python
 engine, kept as the reference that ``tests/test_vector_diff.py`` plays it against, step for step.
 ``env.unwrapped.game`` is the engine's ``GameState`` of the deal (built from the deal's seed and
-moves when read: reading it every step costs an engine move a step).
+moves when read: reading it every step costs an engine move a step). ``raw_env.step_drawing``
+plays a step and then every seat given a numpy generator (``set_draws``) in the same compiled
+call, each drawing as the ``random`` agent does (``KingsCorner-v0``'s random opponents).
 
 ### Version history
 * v0: first release (action layout 1, observation layout 1: 1584 values).
@@ -154,7 +156,7 @@ moves when read: reading it every step costs an engine move a step).
 from __future__ import annotations
 
 import operator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import gymnasium
 import numpy as np
@@ -169,6 +171,9 @@ from .engine import GameState, IllegalMove
 from .render import render as render_text
 from .rules import Rules
 from .wrappers import ClassicWrapper
+
+if TYPE_CHECKING:
+    from .vector.game import DealResult
 
 EPISODES = ("deal", "match")
 REWARDS = rewards.REWARDS
@@ -304,6 +309,7 @@ class engine_env(AECEnv, EzPickle):
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self._zero_totals = True  # every _cumulative_rewards is 0.0 (until rewards accumulate)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
@@ -344,6 +350,10 @@ class engine_env(AECEnv, EzPickle):
         """``observe(agent)["observation"]`` alone."""
         return obs_mod.encode(self.game, self.agent_seat[agent], self.totals)
 
+    def view(self, agent: str) -> tuple[np.ndarray, np.ndarray]:
+        """``observe(agent)``'s observation and action mask, as a pair."""
+        return self.observation_vector(agent), self.action_mask(agent)
+
     def is_legal(self, index: int) -> bool:
         """Whether action ``index`` (0..496) is legal for the agent to act (the game going on)."""
         return engine.why_illegal(self.game, actions.MOVES[index]) is None
@@ -371,6 +381,10 @@ class engine_env(AECEnv, EzPickle):
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             return self._was_dead_step(action)
+        self._step_live(agent, action)
+
+    def _step_live(self, agent: str, action: Any) -> None:
+        """``step`` of ``agent``, the agent to act, while the episode goes on."""
         index = self._action_index(action)
         state = self.game
         seat = state.current_player
@@ -545,6 +559,8 @@ class raw_env(engine_env):
         self._mem = self._kernel.mem
         self._obs_out, self._mask_out = self._kernel.obs, self._kernel.mask  # what the compiled calls write
         self._step_kernel = single.step
+        self._play_kernel = single.play
+        self._played = self._kernel.played
         self._deal_args: tuple[int, int] | None = None  # (seed, dealer) of an engine deal not built yet
         self._engine: GameState | None = None  # the engine's copy of the deal, synced up to _synced
         self._deal_start = 0  # where the deal's moves start in _log
@@ -640,21 +656,24 @@ class raw_env(engine_env):
         self._write_view(agent)
         return self._mask_out.copy()
 
+    def view(self, agent: str) -> tuple[np.ndarray, np.ndarray]:
+        """``observe(agent)``'s observation and action mask, as a pair."""
+        if self._deal_args is None and self._engine is None:
+            raise RuntimeError("call reset() first")
+        self._write_view(agent)
+        return self._obs_out.copy(), self._mask_out.copy()
+
     def is_legal(self, index: int) -> bool:
         """Whether action ``index`` (0..496) is legal for the agent to act (the game going on)."""
         return bool(self._single.is_legal(self._mem, index))
 
     # -- stepping --------------------------------------------------------------------------
 
-    def step(self, action: int | None) -> None:
-        """Play ``action`` for the agent to act; raises ``IllegalMove`` for an illegal action
-        (the state unchanged). A terminated or truncated agent steps ``None``."""
-        if not self.agents:
-            raise RuntimeError("every agent is done: call reset() before step()")
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._view = None
-            return self._was_dead_step(action)
+    def _was_dead_step(self, action: None) -> None:
+        self._view = None
+        super()._was_dead_step(action)
+
+    def _step_live(self, agent: str, action: Any) -> None:
         index = action if type(action) is int and 0 <= action < NUM_ACTIONS else self._action_index(action)
         code = self._step_kernel(self._mem, index)
         if code < 0:
@@ -669,23 +688,83 @@ class raw_env(engine_env):
             self._view = self.agent_selection = self.agents[code]  # (self._view_terms unchanged)
             # no rewards: _accumulate_rewards would add 0 to every total, which changes none
         else:
-            self._view = None
-            self._end_deal(truncated=code != KERNEL_OVER)
-            if not (self.terminations[agent] or self.truncations[agent]):
-                self.agent_selection = self.agents[self._kernel.to_act(0)]
-            else:
-                self.agent_selection = self.agents[seat]
-            self._accumulate_rewards()
+            self._deal_ended(agent, code)
         if self.render_mode == "human":
             self.render()
+
+    def _deal_ended(self, agent: str, code: int) -> None:
+        """The books after ``agent``'s move ended the deal (kernel ``code``: ``OVER`` or cut off)."""
+        self._view = None
+        self._end_deal(truncated=code != KERNEL_OVER)
+        if not (self.terminations[agent] or self.truncations[agent]):
+            self.agent_selection = self.agents[self._kernel.to_act(0)]
+        else:
+            self.agent_selection = agent
+        self._accumulate_rewards()
+        self._zero_totals = False
+
+    def set_draws(self, seat: int, rng: np.random.Generator | None) -> None:
+        """Let ``step_drawing`` play seat ``seat``'s actions drawn from ``rng`` as the ``random``
+        agent draws them (``rng.choice`` of the legal actions; ``vector.numpy_draws``), or (None)
+        not. The env keeps ``rng`` until it is replaced."""
+        self._kernel.set_draws(seat, rng)
+
+    def drawn_by(self, seat: int) -> np.random.Generator | None:
+        """The generator ``set_draws`` gave seat ``seat``, or None."""
+        return self._kernel.drawn_by[seat]
+
+    def step_drawing(self, action: int | None, until: int, reward: float = 0.0) -> float:
+        """``step(action)`` (an int 0..496; None: no step), then a step for every seat with draws
+        (``set_draws``) to act, each an action drawn from its generator, until the episode ends
+        or seat ``until`` or a seat without draws is to act: all in one compiled call (a few, if
+        a match deals again). The env is then exactly as ``step`` called move by move leaves it
+        (log, rewards, cumulative rewards, terminations, infos, agent to act, the generators).
+        Returns ``reward`` plus the rewards of seat ``until``'s agent after each of those steps,
+        added one by one as a loop over ``step`` would add them.
+        Raises ``IllegalMove`` for an illegal ``action`` (nothing played). With ``render_mode
+        "human"`` it renders once, at the end."""
+        agent = self.agent_selection
+        if not self.agents or self.terminations[agent] or self.truncations[agent]:
+            raise RuntimeError("the episode is over: step_drawing plays live turns only")
+        names, goal, drawn_by, played = self.possible_agents, self.possible_agents[until], self._kernel.drawn_by, self._played
+        total, index = reward, -1 if action is None else action
+        while True:
+            code = self._play_kernel(self._mem, index, until)
+            if code < 0:
+                raise self._illegal(index)
+            index = -1
+            count, code = code >> 4, code & 15
+            if count:
+                moves = played[1:count + 1].tolist()
+                self._log += moves
+                if not self._zero_totals:
+                    cumulative = self._cumulative_rewards
+                    for move in moves:
+                        cumulative[names[move >> 9]] = 0.0
+                if self._clean is not self.rewards:
+                    self._clear_rewards()
+                    self._clean = self.rewards
+            if code < KERNEL_OVER:  # the buffer holds the view of the agent to act next
+                self._view = self.agent_selection = names[code]
+                self._view_terms = self.terminations
+                if code == until or not count or drawn_by[code] is None:
+                    break
+                continue  # PLAYED_CAP moves played: go on
+            self._deal_ended(names[int(played[count]) >> 9], code)
+            total += self.rewards[goal]
+            if self.agent_selection == goal or self.terminations[goal] or self.truncations[goal]:
+                break
+        if self.render_mode == "human":
+            self.render()
+        return total
 
     def _give(self, values: list[float]) -> None:
         super()._give(values)
         self._clean = None
 
-    def _finished_deal(self) -> GameState:
+    def _finished_deal(self) -> GameState | DealResult:
         if self.match is None:  # scored from the kernel: hands as sets, which no score reads in order
-            return self._kernel.to_state(0)
+            return self._kernel.deal_result(0)
         return self.game  # a match scores the engine's deal (chips count its turns without a play)
 
     def _deal_cut_off(self, state: GameState) -> None:

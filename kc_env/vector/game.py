@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -84,6 +84,17 @@ def _load_rows(idx: np.ndarray, rows: np.ndarray, g: K.Games) -> None:
     stock[idx, :54] = rows[:, 130:184]
     S[idx[:, None], np.array([K.JR, K.JR + 1, K.JC, K.JC + 1])] = rows[:, 184:188]
     S[idx[:, None], np.array([K.OPENED, K.CLEARED, K.FIRST])] = rows[:, 188:191]
+
+
+class DealResult(NamedTuple):
+    """A finished deal, as much as scoring it reads (``engine.deal_penalties``, the env's infos):
+    the ``GameState`` fields of the same names, without building a ``GameState``."""
+
+    rules: Rules
+    hands: list[list[int]]
+    winner: int | None
+    blocked: bool
+    is_over: bool
 
 
 class VecGame:
@@ -262,6 +273,12 @@ class VecGame:
         rng[idx] = np.uint64(seed % 2**64) + idx.astype(np.uint64)
         return int(K.play_random(idx, self.state, rng, max_steps))
 
+    def deal_result(self, b: int) -> DealResult:
+        """Game ``b``'s deal as scoring reads it (``DealResult``; hands sorted by card id)."""
+        S = self.S[b]
+        hands = [engine.cards_of(int(self.hands[b, s])) for s in range(int(S[K.NP]))]
+        return DealResult(self.rules[b], hands, self.winner(b), bool(S[K.BLOCKED]), bool(S[K.OVER]))
+
     def to_state(self, b: int) -> GameState:
         """Game ``b`` as an engine ``GameState`` (hands sorted by card id; the engine keeps them in
         the order dealt and drawn, which no rule, observation or score depends on)."""
@@ -292,4 +309,4 @@ def _out(values: np.ndarray) -> Any:
     return values.item() if values.ndim == 0 else values
 
 
-__all__ = ["VecGame", "rules_row"]
+__all__ = ["VecGame", "DealResult", "rules_row"]

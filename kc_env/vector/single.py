@@ -24,6 +24,10 @@ from ..engine import GameState
 from ..rules import Rules
 from . import kernel as K
 from .game import VecGame
+from .numpy_draws import below, pointers
+
+PLAYED_CAP = 64
+"""At most this many moves a ``play`` call plays (then it returns, and is called again)."""
 
 # -- the buffer's layout: (name, dtype, shape), 8-byte aligned, int64 first --------------------
 
@@ -34,6 +38,8 @@ _FIELDS = (
     ("R", np.int64, (1, K.NUM_R)),
     ("mt", np.int64, (1, K.MT_N + 1)),
     ("scratch", np.int64, (K.NUM_ACTIONS,)),
+    ("draws", np.int64, (1 + 2 * K.MAX_SEATS,)),
+    ("played", np.int64, (1 + PLAYED_CAP,)),
     ("scores", np.float64, (K.MAX_SEATS + 1,)),
     ("rules_vec", np.float32, (K.RULES_SIZE,)),
     ("obs", np.float32, (K.OBS_SIZE,)),
@@ -59,6 +65,8 @@ _S0, _S1 = SPANS["S"]
 _R0, _R1 = SPANS["R"]
 _MT0, _MT1 = SPANS["mt"]
 _SCRATCH0, _SCRATCH1 = SPANS["scratch"]
+_DRAWS0, _DRAWS1 = SPANS["draws"]
+_PLAYED0, _PLAYED1 = SPANS["played"]
 _SCORES0, _SCORES1 = SPANS["scores"]
 _RULES0, _RULES1 = SPANS["rules_vec"]
 _OBS0, _OBS1 = SPANS["obs"]
@@ -133,6 +141,71 @@ def step(mem, a):
     return seat
 
 
+@njit(inline="always")
+def _in_order(legal, n):
+    """Sort ``legal[:n]`` ascending and drop repeats, in place (the order of ``np.flatnonzero``
+    of the mask); returns how many are left."""
+    for i in range(1, n):
+        a = legal[i]
+        j = i - 1
+        while j >= 0 and legal[j] > a:
+            legal[j + 1] = legal[j]
+            j -= 1
+        legal[j + 1] = a
+    k = np.int64(0)
+    for i in range(n):
+        if k == 0 or legal[i] != legal[k - 1]:
+            legal[k] = legal[i]
+            k += 1
+    return k
+
+
+@njit(cache=True)
+def play(mem, a, until):
+    """``step(mem, a)`` (``a`` < 0: no action, go on from here), then, while the deal goes on and
+    the seat to act is not ``until`` and has draws (``SingleGame.set_draws``), that seat's action
+    drawn as the ``random`` agent draws it (``rng.choice`` of the legal actions in index order:
+    ``numpy_draws.below`` on its generator). Every move played goes into ``played`` (its count
+    first, each ``seat << 9 | action``, as ``raw_env``'s log), at most ``PLAYED_CAP``. Returns
+    ``ILLEGAL`` (nothing played) or ``count << 4 | code``: the count of moves played and, as
+    ``step`` returns it, ``OVER``, ``CUT_OFF`` or the seat to act next (``until``, a seat without
+    draws, or any seat once ``PLAYED_CAP`` moves are played), whose observation and mask are then
+    written."""
+    g = _games(mem)
+    b = np.int64(0)
+    S = g.S
+    scratch = mem[_SCRATCH0:_SCRATCH1].view(np.int64)
+    played = mem[_PLAYED0:_PLAYED1].view(np.int64)
+    draws = mem[_DRAWS0:_DRAWS1].view(np.int64)
+    k = 0
+    played[0] = 0
+    if a >= 0:
+        if not K.is_legal(g, b, np.int64(a), scratch):
+            return ILLEGAL
+        played[1] = S[b, K.CUR] << 9 | a
+        k = 1
+        K.apply_action(g, b, np.int64(a), scratch)
+    ours = draws[0] == mem.ctypes.data  # the addresses were written for this very buffer
+    while not (S[b, K.OVER] or S[b, K.TRUNC]) and k < PLAYED_CAP:
+        seat = S[b, K.CUR]
+        function = draws[1 + 2 * seat]
+        if seat == until or function == 0 or not ours:
+            break
+        n = _in_order(scratch, K.legal_actions(g, b, scratch))
+        choice = scratch[below(function, draws[2 + 2 * seat], n)]
+        k += 1
+        played[k] = seat << 9 | choice
+        K.apply_action(g, b, choice, scratch)
+    played[0] = k
+    if S[b, K.OVER]:
+        return k << 4 | OVER
+    if S[b, K.TRUNC]:
+        return k << 4 | CUT_OFF
+    seat = S[b, K.CUR]
+    _observe(mem, g, seat, np.bool_(True))
+    return k << 4 | seat
+
+
 @njit(cache=True)
 def is_legal(mem, a):
     """Whether ``a`` (0..496) is legal for the player to act (``kernel.is_legal``)."""
@@ -160,6 +233,20 @@ class SingleGame(VecGame):
         self.scores = views["scores"]
         self.obs = views["obs"]
         self.mask = views["mask"]
+        self.address = self.mem.ctypes.data
+        self.draws = views["draws"]
+        self.played = views["played"]
+        self.drawn_by: list[np.random.Generator | None] = [None] * K.MAX_SEATS
+        """The generator each seat's draws come from (kept alive while its addresses are in
+        ``mem``), or None."""
+
+    def set_draws(self, seat: int, rng: np.random.Generator | None) -> None:
+        """From now on ``play`` draws ``seat``'s actions from ``rng`` as the ``random`` agent
+        (``rng.choice`` of the legal actions), or (None) leaves them to the caller."""
+        self.drawn_by[seat] = rng
+        function, state = (0, 0) if rng is None else pointers(rng)
+        self.draws[1 + 2 * seat], self.draws[2 + 2 * seat] = function, state
+        self.draws[0] = self.address  # a copy of mem (pickle, deepcopy) draws nothing
 
     def set_totals(self, scaled: list[float] | None) -> None:
         """The match totals by seat, already scaled and clipped as ``observation.encode`` writes
@@ -180,4 +267,4 @@ class SingleGame(VecGame):
         self.load(0, state, max_moves, reward)
 
 
-__all__ = ["SingleGame", "step", "observe", "is_legal", "deal", "OVER", "CUT_OFF", "ILLEGAL"]
+__all__ = ["SingleGame", "step", "play", "observe", "is_legal", "deal", "OVER", "CUT_OFF", "ILLEGAL", "PLAYED_CAP"]
