@@ -233,19 +233,70 @@ def versioned_card(folder: Path, fmt: Format, holds: str) -> tuple[Path, dict[st
     return path, card
 
 
+MAX_TABLES = 256
+"""The most tables a card may list (``tables``)."""
+
+
 def check_table(card: Mapping[str, Any], path: Path) -> None:
     """Refuses a card whose table, the players and rules it was made for (``num_players``,
-    ``rules``; each may be absent), is not valid."""
+    ``rules``; each may be absent), is not valid; or whose ``tables``, the tables of a model
+    trained at several (each a mapping of ``num_players`` and ``rules``, and a ``name``), are not."""
+    tables = card.get("tables")
+    if tables is not None:
+        if not isinstance(tables, list) or not 1 <= len(tables) <= MAX_TABLES:
+            raise ModelError(f"{path}: tables, the tables it was trained for, must list 1 to {MAX_TABLES} tables")
+        for i, table in enumerate(tables):
+            if not isinstance(table, Mapping) or table.get("num_players") is None or table.get("rules") is None:
+                raise ModelError(f"{path}: tables[{i}] must hold the num_players and rules it was trained for")
+            _check_one_table(table, f"{path}: tables[{i}]")
+    _check_one_table(card, str(path))
+
+
+def _check_one_table(card: Mapping[str, Any], where: str) -> None:
     players = card.get("num_players")
     if players is not None and (isinstance(players, bool) or players not in range(2, 7)):
-        raise ModelError(f"{path}: num_players, the players it was trained for, must be 2 to 6, not {players!r}")
+        raise ModelError(f"{where}: num_players, the players it was trained for, must be 2 to 6, not {players!r}")
     if card.get("rules") is not None:
         from ..rules import Rules, RulesError
 
         try:
             Rules.from_dict(card["rules"])
-        except RulesError as exc:
-            raise ModelError(f"{path}: the rules it was trained for are not valid: {exc}") from None
+        except (RulesError, TypeError, AttributeError) as exc:
+            raise ModelError(f"{where}: the rules it was trained for are not valid: {exc}") from None
+
+
+def tables_differences(card: Mapping[str, Any], rules, num_players: int) -> list[str]:
+    """How a table of ``rules`` (a ``Rules``) and ``num_players`` differs from every table a model
+    trained at several (its checked card's ``tables``) was trained for: the player count when none
+    had it, then each rule variant whose value here none of them had, as ``name: trained values →
+    here``. Empty when every part of the table was trained (each preset at 2 to 6 players: every
+    combination of their variants)."""
+    from ..rules import Rules
+
+    players = sorted({t["num_players"] for t in card["tables"]})
+    out = [] if num_players in players else [f"players: {', '.join(map(str, players))} → {num_players}"]
+    seen: dict[str, list] = {}
+    for table in card["tables"]:
+        for name, value in Rules.from_dict(table["rules"]).to_dict().items():
+            if value not in seen.setdefault(name, []):
+                seen[name].append(value)
+    here = rules.to_dict()
+    return out + [f"{name}: {' / '.join(map(str, seen[name]))} → {here[name]}" for name in here
+                  if here[name] not in seen.get(name, [])]
+
+
+def trained_for(card: Mapping[str, Any]) -> str | None:
+    """The table a checked card says it was trained for, in words (``for 2 players``, or ``for
+    every table: 7 rule sets at 2 to 6 players``), or None when it does not say."""
+    tables = card.get("tables")
+    if tables:
+        players = sorted({t["num_players"] for t in tables})
+        names = {str(t.get("name", "")).rsplit("-", 1)[0] for t in tables}
+        span = f"{players[0]} to {players[-1]}" if players == list(range(players[0], players[-1] + 1)) \
+            else ", ".join(map(str, players))
+        return f"for {len(tables)} tables: {len(names)} rule sets at {span} players"
+    players = card.get("num_players")
+    return f"for {players} players" if players else None
 
 
 # -- the weights ----------------------------------------------------------------------------------
@@ -338,4 +389,5 @@ def _read_array(f, name: str, shape: tuple[int, ...], path: Path, dtypes: tuple[
 __all__ = ["CARD_FILE", "WEIGHTS_FILE", "MAX_CARD_BYTES", "MODEL_FILES", "ModelError", "Format", "FORMATS",
            "POLICY", "TURN_VALUE", "SEARCH", "card_format", "format_of", "identify", "read_card", "load",
            "shipped_models", "is_model_folder", "model_folder", "models_table", "card_json", "versioned_card", "check_table",
+           "MAX_TABLES", "tables_differences", "trained_for",
            "check_size", "check_total", "read_arrays"]

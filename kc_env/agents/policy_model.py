@@ -263,9 +263,11 @@ def table_differences(card: Mapping[str, Any], rules, num_players: int) -> list[
     """How a table of ``rules`` (a ``Rules``) and ``num_players`` differs from the one the model
     whose card is ``card`` was trained for: the player count, then each rule variant that
     differs, as ``name: trained → here``. Empty when the table is the trained one (or the card
-    does not say)."""
+    does not say). A card of several tables: ``model_folder.tables_differences``."""
     from ..rules import Rules
 
+    if card.get("tables"):
+        return folders.tables_differences(card, rules, num_players)
     out = []
     trained_players = card.get("num_players")
     if trained_players is not None and trained_players != num_players:

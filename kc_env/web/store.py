@@ -175,14 +175,15 @@ _ABOUT: Mapping[str, str] = {
 
 def _model_about(folder: Path) -> str:
     """What the table says of a model: its kind (``model_folder.Format.about``) and, where its card
-    is sound and says, its players (the card alone is read: the offered list is read on every
-    request)."""
+    is sound and says, the table it was trained for (``model_folder.trained_for``: its players, or
+    every table of a model trained at several; the card alone is read: the offered list is read on
+    every request)."""
     fmt = folders.format_of(folder)
     try:
-        players = fmt.read_card(folder).get("num_players") if fmt else None
+        trained = folders.trained_for(fmt.read_card(folder)) if fmt else None
     except (ModelError, OSError):
-        players = None
-    return (fmt.about if fmt else folders.POLICY.about) + (f", for {players} players" if players else "")
+        trained = None
+    return (fmt.about if fmt else folders.POLICY.about) + (f", {trained}" if trained else "")
 
 
 __all__ = ["CAPACITY", "MAX_SPEC", "SEARCH_BUDGET", "Store"]

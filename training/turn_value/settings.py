@@ -57,15 +57,101 @@ class TurnValueSettings:
     patience: int = 3
     """``gate: careless``: the model plays the heuristic's own turn for its first this many turns
     of a deal, before any seat has been careless."""
+    tables: list = field(default_factory=list)
+    """``ranking``: the tables labelled, each labelling its turn starts and play-outs with its own
+    rules and seats, and fitted on as one ranking (one per opponent under ``gate: careless``);
+    empty: the config's own ``rules`` and ``num_players``. Each entry is ``{rules: <preset name or
+    mapping, or a list of them>, num_players: <2 to 6, or a list>, label_chunks: <optional, as
+    above>}``, a list standing for every table of it (``{rules: [pagat, online], num_players: [3,
+    5]}`` is four tables). A model of more than one table is trained for every table they span
+    (its card's ``tables``: ``kc_env.agents.turn_value``), and each is evaluated by the compiled
+    ``duel``."""
 
-    def chunks_against(self, against: str) -> int:
-        """The chunks labelled per iteration against ``against`` (``label_chunks``)."""
-        return self.label_chunks[against] if isinstance(self.label_chunks, dict) else self.label_chunks
+    def chunks_against(self, against: str, chunks: Any = None) -> int:
+        """The chunks labelled per iteration against ``against`` (``chunks``, default
+        ``label_chunks``)."""
+        chunks = self.label_chunks if chunks is None else chunks
+        return chunks[against] if isinstance(chunks, dict) else chunks
+
+
+@dataclass(frozen=True)
+class Table:
+    """One table of ``tables``: its ``name`` (``pagat-4p``: the preset, or ``table<i>`` for a
+    mapping of rules, and the players), its ``Rules``, players and chunks per iteration by
+    opponent."""
+
+    name: str
+    rules: Any
+    num_players: int
+    chunks: dict
+
+
+TABLE_KEYS = ("rules", "num_players", "label_chunks")
+TABLE_CHUNKS = 100
+"""The most chunks a table of several may label against one opponent over a run: each table's
+deals start ``TABLE_CHUNKS`` chunks after the table before's (``learn.label_chunk``'s ``chunk``)."""
+
+
+def tables_of(config: Any) -> list[Table]:
+    """The tables of ``config`` (``turn_value.tables``, each list expanded in order: rules, then
+    players), or its own one table; ``ValueError`` naming a bad entry."""
+    from kc_env.rules import Rules, RulesError
+
+    t = config.turn_value
+    entries = t.tables or [{"rules": config.rules, "num_players": config.num_players}]
+    out = []
+    for i, entry in enumerate(entries):
+        if not isinstance(entry, dict) or not set(entry) <= set(TABLE_KEYS) or "rules" not in entry:
+            raise ValueError(f"turn_value.tables[{i}] must be a mapping of rules, num_players and label_chunks, "
+                             f"not {str(entry)[:80]!r}")
+        rules_list = entry["rules"] if isinstance(entry["rules"], list) else [entry["rules"]]
+        players = entry.get("num_players", config.num_players)
+        players_list = players if isinstance(players, list) else [players]
+        chunks = entry.get("label_chunks", t.label_chunks)
+        if not _positive_chunks(chunks, t.label_against):
+            raise ValueError(f"turn_value.tables[{i}].label_chunks must be positive, or map each of label_against "
+                             "to a positive number")
+        for rules in rules_list:
+            try:
+                obj = Rules.coerce(rules)
+            except (RulesError, TypeError, ValueError) as exc:
+                raise ValueError(f"turn_value.tables[{i}]: {exc}") from None
+            for n in players_list:
+                if type(n) is not int:
+                    raise ValueError(f"turn_value.tables[{i}].num_players must be 2 to 6, not {n!r}")
+                try:
+                    obj.check_players(n)
+                except RulesError as exc:
+                    raise ValueError(f"turn_value.tables[{i}]: {exc}") from None
+                name = f"{rules if isinstance(rules, str) else f'table{len(out)}'}-{n}p"
+                out.append(Table(name, obj, n, {a: t.chunks_against(a, chunks) for a in t.label_against}))
+    if len({(tb.rules, tb.num_players) for tb in out}) != len(out):
+        raise ValueError("turn_value.tables names a table twice")
+    return out
 
 
 def checks(config: Any) -> list[tuple[bool, str]]:
     """The ``turn_value:`` block's checks (``trainers.Trainer.checks``)."""
-    return _turn_value_checks(config.turn_value)
+    return _turn_value_checks(config.turn_value) + _tables_checks(config)
+
+
+def _tables_checks(config: Any) -> list[tuple[bool, str]]:
+    t = config.turn_value
+    if not t.tables:
+        return []
+    if not isinstance(t.tables, list):
+        return [(False, "turn_value.tables must list tables")]
+    try:
+        tables = tables_of(config)
+    except ValueError as exc:
+        return [(False, str(exc))]
+    many = len(tables) > 1
+    return [
+        (t.method == "ranking", "turn_value.tables is read under method ranking only"),
+        (not many or all(c * t.iterations <= TABLE_CHUNKS for tb in tables for c in tb.chunks.values()),
+         f"turn_value.tables: a table of several labels at most {TABLE_CHUNKS} chunks against an opponent over a run "
+         "(label_chunks x iterations)"),
+    ]
 
 
 TURN_VALUE_METHODS = ("monte_carlo", "ranking")

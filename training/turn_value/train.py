@@ -51,6 +51,7 @@ from .. import config as config_mod
 from ..run import mark_run, plot_learning_curve
 from ..threads import update_threads
 from . import learn as tv
+from .settings import TABLE_CHUNKS, Table, tables_of
 
 EVAL_SEED_OFFSET = 900_000_000
 """Evaluation deals are drawn from ``seed * 10**9 + EVAL_SEED_OFFSET`` on, training deals below."""
@@ -72,10 +73,22 @@ def _evaluate(cfg, layers, point: dict, agent_folder: Path | None = None) -> dic
     """Win shares of the network against each of ``eval.opponents``: under ``monte_carlo`` the
     compiled duel of whole chosen lines, under ``ranking`` the model in ``agent_folder`` as it is
     shipped (re-planning at every decision, gated; the heuristic itself when None) in one seat
-    against ``num_players - 1`` of the opponent, in a seat-rotated tournament of duplicate deals."""
+    against ``num_players - 1`` of the opponent, in a seat-rotated tournament of duplicate deals.
+    With several ``turn_value.tables``, at each of them the compiled duel of the first network
+    (``point["tables"]``), and at the config's own table the same at the point's top."""
     rules = cfg.rules_object()
     t = cfg.turn_value
     first = cfg.seed * 10**9 + EVAL_SEED_OFFSET
+    tables = tables_of(cfg) if t.method == "ranking" else []
+    if len(tables) > 1:
+        own = next((tb for tb in tables if tb.rules == rules and tb.num_players == cfg.num_players), tables[0])
+        for table in tables:
+            shares = point.setdefault("tables", {}).setdefault(table.name, {})
+            for spec in cfg.eval.opponents:
+                shares[spec] = _duel(cfg, table.rules, table.num_players, layers, spec, first)
+                if table is own:  # the curve's plot: the config's own table (else the first)
+                    point[spec] = shares[spec]
+        return point
     for spec in cfg.eval.opponents:
         if t.method == "ranking":
             from kc_env.tournament import one_against_the_table
@@ -84,10 +97,15 @@ def _evaluate(cfg, layers, point: dict, agent_folder: Path | None = None) -> dic
                                       deals=cfg.eval.deals * cfg.num_players, seed=first, max_moves=cfg.max_moves)
             point[spec] = [round(a.win_share, 4), round(a.share_low, 4), round(a.share_high, 4)]
             continue
-        share, half = tv.duel(rules, cfg.num_players, np.arange(cfg.eval.deals, dtype=np.int64) + first, layers,
-                              k=t.candidates, against=spec, max_moves=cfg.max_moves)
-        point[spec] = [round(share, 4), round(max(0.0, share - half), 4), round(min(1.0, share + half), 4)]
+        point[spec] = _duel(cfg, rules, cfg.num_players, layers, spec, first)
     return point
+
+
+def _duel(cfg, rules, num_players: int, layers, spec: str, first: int) -> list[float]:
+    """``learn.duel``'s share of ``eval.deals`` deals from ``first`` on, with its 95% interval."""
+    share, half = tv.duel(rules, num_players, np.arange(cfg.eval.deals, dtype=np.int64) + first, layers,
+                          k=cfg.turn_value.candidates, against=spec, max_moves=cfg.max_moves)
+    return [round(share, 4), round(max(0.0, share - half), 4), round(min(1.0, share + half), 4)]
 
 
 def _plot(curve: list[dict], opponents: list[str], path: Path, fair: float) -> None:
@@ -157,10 +175,14 @@ def _train(cfg, folder: Path, resume: bool, argv, log) -> TurnValueResult:
 
 
 def _save_model(cfg, where: Path, layers, loose, curve: list[dict]) -> Path:
-    """The turn-value model folder of these networks (``kc_env.agents.turn_value.save``)."""
+    """The turn-value model folder of these networks (``kc_env.agents.turn_value.save``): its card
+    names the config's table, or with several ``turn_value.tables`` lists them all (``tables``)."""
     t, n = cfg.turn_value, cfg.num_players
+    tables = tables_of(cfg) if t.method == "ranking" else []
+    table = ({"tables": [{"name": tb.name, "num_players": tb.num_players, "rules": tb.rules.to_dict()} for tb in tables]}
+             if len(tables) > 1 else {"num_players": n, "rules": cfg.rules_object().to_dict()})
     return model.save(where, layers, {
-        "candidates": t.candidates, "num_players": n, "rules": cfg.rules_object().to_dict(),
+        "candidates": t.candidates, **table,
         "trained": {"trainer": "turn_value", "method": t.method, "iterations": t.iterations, **_method_card(t),
                     "seed": cfg.seed, "curve": curve},
     }, careless_layers=loose, patience=t.patience)
@@ -201,31 +223,60 @@ def _monte_carlo_iteration(cfg, folder: Path, it: int, nets, log):
 
 
 def _ranking_iteration(cfg, folder: Path, it: int, nets, log):
-    """Label ``label_chunks`` more chunks against each opponent, then fit on every label so far
-    (module docstring): one ranking on all, or under ``gate: careless`` one per opponent."""
-    t, n, rules = cfg.turn_value, cfg.num_players, cfg.rules_object()
-    sets = []
-    for against in t.label_against:
-        path = folder / f"labels_{against}.npz"
-        rows, chunks = tv.load_labels(path)
-        target = it * t.chunks_against(against)
-        while chunks < target:
-            start = time.perf_counter()
-            rows += tv.label_chunk(rules, n, chunks, against, k=t.candidates, redeals=t.redeals, first=len(rows),
-                                   seed=cfg.seed)
-            chunks += 1
-            tv.save_labels(path, rows, chunks)
-            log(f"iteration {it}: labelled chunk {chunks}/{target} against {against}, {len(rows):,} decisions "
-                f"({time.perf_counter() - start:.0f} s)")
-        sets.append(rows)
+    """Label ``label_chunks`` more chunks against each opponent at each table, then fit on every
+    label so far (module docstring): one ranking on all, or under ``gate: careless`` one per
+    opponent, each on every table's labels."""
+    t = cfg.turn_value
+    tables = tables_of(cfg)
+    sets = {against: [_label_table(cfg, folder, it, table, i if len(tables) > 1 else None, against, log)
+                      for i, table in enumerate(tables)] for against in t.label_against}
     fit = functools.partial(tv.fit_ranking_sets, hidden=tuple(t.hidden), steps=t.fit_steps,
                             weight_decay=t.weight_decay, seed=cfg.seed + it, log=lambda msg: log(f"iteration {it}: {msg}"))
     if t.gate == "careless":  # the first network against the heuristic, the second against random
-        (layers, (gain_h,)), (loose, (gain_r,)) = (fit([rows], start=net) for rows, net in zip(sets, nets, strict=True))
-        gains = [gain_h, gain_r]
+        (layers, gain_h), (loose, gain_r) = (fit(sets[a], start=net) for a, net in zip(t.label_against, nets, strict=True))
+        gains = {"heuristic": gain_h, "random": gain_r}
     else:
-        (layers, gains), loose = fit(sets, start=nets[0]), None
-    point = {"decisions": sum(map(len, sets))}
-    for against, gain in zip(t.label_against, gains, strict=True):
-        point[f"held_out_gain_{against}"] = [gain["gain"], gain["half_width"]]
+        layers, every = fit([rows for a in t.label_against for rows in sets[a]], start=nets[0])
+        gains = {a: every[j * len(tables):(j + 1) * len(tables)] for j, a in enumerate(t.label_against)}
+        loose = None
+    point = {"decisions": sum(len(rows) for a in t.label_against for rows in sets[a])}
+    for against in t.label_against:
+        point[f"held_out_gain_{against}"] = _pooled_gain(gains[against])
+        if len(tables) > 1:
+            for table, gain in zip(tables, gains[against], strict=True):
+                point.setdefault("tables", {}).setdefault(table.name, {})[f"held_out_gain_{against}"] = \
+                    [gain["gain"], gain["half_width"]]
     return layers, loose, point
+
+
+def _label_table(cfg, folder: Path, it: int, table: Table, index: int | None, against: str, log) -> list:
+    """Every labelled decision so far of ``table`` against ``against``, labelling its chunks up to
+    this iteration's, each kept as it is made (``labels_<opponent>.npz`` for a config's one table,
+    ``labels_<table>_<opponent>.npz`` and its own deals, ``index`` tables on, for one of several)."""
+    t = cfg.turn_value
+    path = folder / (f"labels_{against}.npz" if index is None else f"labels_{table.name}_{against}.npz")
+    rows, chunks = tv.load_labels(path)
+    target = it * table.chunks[against]
+    offset = 0 if index is None else index * TABLE_CHUNKS
+    while chunks < target:
+        start = time.perf_counter()
+        rows += tv.label_chunk(table.rules, table.num_players, offset + chunks, against, k=t.candidates,
+                               redeals=t.redeals, first=len(rows), seed=cfg.seed)
+        chunks += 1
+        tv.save_labels(path, rows, chunks)
+        where = "" if index is None else f" at {table.name}"
+        log(f"iteration {it}: labelled chunk {chunks}/{target} against {against}{where}, {len(rows):,} decisions "
+            f"({time.perf_counter() - start:.0f} s)")
+    return rows
+
+
+def _pooled_gain(gains: list[dict]) -> list[float]:
+    """One set's held-out gain and half-width, or several sets' pooled, each weighted by its held-out
+    decisions."""
+    if len(gains) == 1:
+        return [gains[0]["gain"], gains[0]["half_width"]]
+    held = np.array([g["held_out"] for g in gains], float)
+    w = held / max(1.0, held.sum())
+    mean = float(np.dot(w, [g["gain"] for g in gains]))
+    half = float(np.sqrt(np.dot(w ** 2, np.square([g["half_width"] for g in gains]))))
+    return [round(mean, 4), round(half, 4)]

@@ -1,0 +1,234 @@
+"""One turn ranking for every table (issue 35, part 2): the turn-value trainer's ``turn_value.tables``
+(``training/turn_value/settings.py``), a card that lists the tables it was trained for
+(``model_folder.check_table``, ``tables_differences``, ``trained_for``), and what the envs,
+``kc eval`` and ``kc serve`` say of such a model at a table."""
+
+from __future__ import annotations
+
+import json
+import warnings
+
+import numpy as np
+import pytest
+
+from kc_env import agents
+from kc_env.agents import model_folder as folders
+from kc_env.agents import turn_value as tv
+from kc_env.agents.policy_model import other_table
+from kc_env.rules import PRESETS, Rules
+
+EVERY_TABLE = [(preset, n) for preset in PRESETS for n in range(2, 7)]
+
+
+def ranking_model(folder, tables=None, **card):
+    """A linear ranking's folder whose card lists ``tables`` (pairs of a preset and players)."""
+    rng = np.random.default_rng(0)
+    net = [(rng.normal(0, 0.1, (1, tv.FEATURES)).astype(np.float32), np.zeros(1, np.float32))]
+    if tables is not None:
+        card["tables"] = [{"name": f"{p}-{n}p", "num_players": n, "rules": Rules.preset(p).to_dict()}
+                          for p, n in tables]
+    return tv.save(folder, net, {"candidates": 4, **card})
+
+
+def smoke_config(**turn_value):
+    from kc_env.training import config as config_mod
+
+    cfg = config_mod.load(config_mod.find("turn-ranking-all"), "smoke")
+    for key, value in turn_value.items():
+        setattr(cfg.turn_value, key, value)
+    return cfg
+
+
+# -- the config -------------------------------------------------------------------------------------
+
+def test_tables_expand_every_list_of_rules_and_players_in_order():
+    pytest.importorskip("torch")
+    from kc_env.training.turn_value.settings import tables_of
+
+    cfg = smoke_config(tables=[{"rules": ["standard", "pagat"], "num_players": [2, 4], "label_chunks": 3},
+                               {"rules": "online", "num_players": 5, "label_chunks": {"heuristic": 2, "random": 1}}])
+    tables = tables_of(cfg)
+    assert [t.name for t in tables] == ["standard-2p", "standard-4p", "pagat-2p", "pagat-4p", "online-5p"]
+    assert tables[3].rules == Rules.preset("pagat") and tables[3].num_players == 4
+    assert tables[0].chunks == {"heuristic": 3, "random": 3} and tables[4].chunks == {"heuristic": 2, "random": 1}
+    assert [t.name for t in tables_of(smoke_config(tables=[]))] == ["standard-2p"], "none: the config's own table"
+
+
+def test_the_shipped_config_names_every_preset_at_2_to_6_players():
+    pytest.importorskip("torch")
+    from kc_env.training import config as config_mod
+    from kc_env.training.turn_value.settings import tables_of
+
+    tables = tables_of(config_mod.load(config_mod.find("turn-ranking-all")))
+    assert sorted((t.name.rsplit("-", 1)[0], t.num_players) for t in tables) == sorted(EVERY_TABLE)
+
+
+@pytest.mark.parametrize("tables, message", [
+    ([{"rules": "standard", "players": 2}], "must be a mapping of rules, num_players and label_chunks"),
+    ([{"rules": "nowhere", "num_players": 2}], "tables[0]"),
+    ([{"rules": "standard", "num_players": 7}], "tables[0]"),
+    ([{"rules": "standard", "num_players": "2"}], "num_players must be 2 to 6"),
+    ([{"rules": ["standard", "pagat"], "num_players": 2}, {"rules": "pagat", "num_players": 2}], "a table twice"),
+    ([{"rules": "standard", "num_players": 2, "label_chunks": 0}], "label_chunks must be positive"),
+    ([{"rules": "standard", "num_players": [2, 3], "label_chunks": 60}], "at most 100 chunks"),
+])
+def test_a_bad_table_is_refused_up_front(tables, message):
+    pytest.importorskip("torch")
+    from kc_env.training import config as config_mod
+
+    with pytest.raises(config_mod.ConfigError, match=message.replace("[", r"\[").replace("]", r"\]")):
+        config_mod.validate(smoke_config(tables=tables))
+
+
+# -- the card ---------------------------------------------------------------------------------------
+
+def test_a_model_of_every_table_plays_at_any_of_them_without_a_note(tmp_path):
+    model = agents.load(str(ranking_model(tmp_path / "all", EVERY_TABLE)))
+    for preset, n in EVERY_TABLE:
+        assert other_table(model, Rules.preset(preset), n) is None, (preset, n)
+    assert other_table(model, Rules.preset("pagat", draw="start", scoring="wins", target=5), 3) is None, \
+        "a mix of the presets' variants was trained, variant by variant"
+    note = other_table(model, Rules.preset("standard", jokers=2), 4)
+    assert note and "jokers: 0 → 2" in note and "players" not in note
+
+
+def test_a_model_of_some_tables_names_what_none_of_them_had(tmp_path):
+    model = agents.load(str(ranking_model(tmp_path / "some", [("standard", 2), ("pagat", 3)])))
+    assert other_table(model, Rules.preset("pagat"), 2) is None
+    note = other_table(model, Rules.preset("online"), 4)
+    assert "players: 2, 3 → 4" in note and "kings_on_sides: True → False" in note and "draw" not in note
+
+
+def test_a_standard_two_player_model_still_says_it_was_trained_for_another_table():
+    note = other_table(agents.load("turn-ranking-2p"), Rules.preset("pagat"), 4)
+    assert note and "players: 2 → 4" in note and "draw: start → end" in note
+
+
+@pytest.mark.parametrize("tables, message", [
+    ([], "must list 1 to"),
+    ("standard", "must list 1 to"),
+    ([{"num_players": 2}], r"tables\[0\] must hold the num_players and rules"),
+    ([{"num_players": 9, "rules": {}}], r"tables\[0\]: num_players, the players it was trained for, must be 2 to 6"),
+    ([{"num_players": 2, "rules": {"draw": "never"}}], r"tables\[0\]: the rules it was trained for are not valid"),
+])
+def test_a_card_with_bad_tables_is_refused_saying_why(tmp_path, tables, message):
+    folder = ranking_model(tmp_path / "m")
+    card = json.loads((folder / tv.CARD_FILE).read_text())
+    (folder / tv.CARD_FILE).write_text(json.dumps({**card, "tables": tables}))
+    with pytest.raises(folders.ModelError, match=message):
+        agents.load(str(folder))
+
+
+def test_the_web_table_offers_a_model_of_every_table_as_one(tmp_path):
+    from kc_env.web.store import Store
+
+    folder = ranking_model(tmp_path / "all", EVERY_TABLE)
+    about = {a["spec"]: a["about"] for a in Store(models=[folder]).offered()}
+    assert about[str(folder)] == "an exported model, for 35 tables: 7 rule sets at 2 to 6 players"
+    assert about["turn-ranking-2p"] == "an exported model, for 2 players"
+
+
+def test_the_envs_and_kc_eval_say_nothing_of_a_model_of_every_table(tmp_path, capsys):
+    from kc_env.commands.common import note_other_tables
+    from kc_env.gym_env import KingsCornerEnv
+
+    folder = str(ranking_model(tmp_path / "all", EVERY_TABLE))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        KingsCornerEnv(rules="pagat", num_players=4, opponents=folder)
+    note_other_tables("eval", [agents.load(folder)], Rules.preset("pagat"), 4)
+    assert capsys.readouterr().err == ""
+    with pytest.warns(UserWarning, match="was trained for another table"):
+        KingsCornerEnv(rules="pagat", num_players=4, opponents="turn-ranking-2p")
+
+
+# -- the trainer ------------------------------------------------------------------------------------
+
+@pytest.mark.slow  # about 2 minutes: eight chunks of labels at two tables, the fits and the duels
+def test_the_smoke_config_trains_across_two_tables_resumes_and_lists_them_in_its_card(tmp_path):
+    pytest.importorskip("torch")
+    from kc_env.training.turn_value import learn as train_tv
+    from kc_env.training.turn_value.train import train
+
+    cfg = smoke_config(iterations=1)
+    run = tmp_path / "run"
+    train(cfg, run, log=lambda _: None)
+    rows, chunks = train_tv.load_labels(run / "labels_pagat-3p_random.npz")
+    assert chunks == 1 and rows
+    cfg.turn_value.iterations = 2
+    result = train(cfg, run, resume=True, log=lambda _: None)
+    assert [p["iteration"] for p in result.curve] == [0, 1, 2]
+    last = result.curve[-1]
+    assert set(last["tables"]) == {"standard-2p", "pagat-3p"}
+    assert {"heuristic", "random", "held_out_gain_heuristic", "held_out_gain_random"} <= set(last["tables"]["pagat-3p"])
+    assert last["heuristic"] == last["tables"]["standard-2p"]["heuristic"], "the curve's own table: the config's"
+    for name in ("standard-2p", "pagat-3p"):
+        for against in ("heuristic", "random"):
+            assert train_tv.load_labels(run / f"labels_{name}_{against}.npz")[1] == 2
+    card = json.loads((run / "model" / tv.CARD_FILE).read_text())
+    assert "num_players" not in card and "rules" not in card
+    assert [(t["name"], t["num_players"], t["rules"]) for t in card["tables"]] == \
+        [("standard-2p", 2, Rules.preset("standard").to_dict()), ("pagat-3p", 3, Rules.preset("pagat").to_dict())]
+    model = agents.load(str(run / "model"))
+    assert other_table(model, Rules.preset("pagat"), 3) is None and other_table(model, Rules.preset("pagat"), 4)
+
+
+# -- the model as it ships, compiled ----------------------------------------------------------------
+
+@pytest.mark.slow  # compiles the duel's loop
+@pytest.mark.parametrize("preset, num_players, opponent", [("pagat", 2, "random"), ("standard", 3, "heuristic")])
+def test_the_compiled_duel_moves_as_the_shipped_agent_decision_by_decision(preset, num_players, opponent):
+    """``shipped.gate`` and ``shipped.model_action`` against ``TurnValueAgent.act`` on every decision
+    of the model's seat in a few deals (the gate's two networks both play against random)."""
+    pytest.importorskip("torch")
+    from kc_env.training.turn_value import shipped
+
+    from kc_env.agents.batch import rule_based
+    from kc_env.vector import VecGame
+    from kc_env.vector import kernel as K
+
+    folder = folders.model_folder("turn-ranking-2p")
+    agent = agents.load(str(folder))
+    card, layers = tv.load(folder)
+    first, loose = shipped._arrays(layers), shipped._arrays(tv.load_careless(folder, card))
+    heuristic, rng, rules = rule_based("heuristic"), np.random.default_rng(3), Rules.preset(preset)
+    nets, checked = set(), 0
+    for seed in range(4):
+        g = VecGame(1)
+        g.deal(np.arange(1), rules, num_players, seeds=[seed], dealers=[seed % num_players])
+        agent.reset()
+        memory = np.zeros(2, np.int64)
+        while not (g.S[0, K.OVER] or g.S[0, K.TRUNC]):
+            seat = int(g.S[0, K.CUR])
+            ob, mask = g.observe(np.arange(1), np.array([seat]))[0], g.legal_masks(np.arange(1))[0]
+            if seat == 0:
+                want = agent.act({"observation": ob, "action_mask": mask})
+                net = shipped.gate(ob.astype(np.float32), mask.astype(np.int8), memory, card["patience"], True)
+                got = shipped.model_action(ob.astype(np.float32), mask.astype(np.int8), net, card["candidates"],
+                                           *first, *loose)
+                assert got == want, (seed, net)
+                nets.add(int(net))
+                checked += 1
+                action = want
+            elif opponent == "random":
+                action = int(rng.choice(np.flatnonzero(mask)))
+            else:
+                action = int(heuristic(ob[None], mask[None])[0])
+            g.step(np.arange(1), np.array([action]))
+    assert checked > 50
+    if opponent == "random":
+        assert nets == {0, 1, 2} or nets >= {0, 2}, nets
+    share, half, per_deal = shipped.duel(folder, rules, num_players, np.arange(6), against=opponent)
+    assert len(per_deal) == 6 and 0 <= share <= 1 and half >= 0
+
+
+@pytest.mark.slow  # compiles the duel's loop
+def test_the_compiled_duel_without_a_model_is_the_heuristic_itself():
+    """Against itself on duplicate deals the heuristic wins exactly half of every deal (each deal is
+    the same game from both seats), at any table: no move of the duel's heuristic seat differs."""
+    pytest.importorskip("torch")
+    from kc_env.training.turn_value import shipped
+
+    for preset in ("wikihow", "german", "bicycle"):
+        share, half, per_deal = shipped.duel(None, Rules.preset(preset), 2, np.arange(40), against="heuristic")
+        assert share == 0.5 and np.all(per_deal == 0.5), preset

@@ -1,0 +1,183 @@
+"""A turn-value model played as it ships, in compiled code: the duel of ``kc eval MODEL OPPONENT``
+at any table, thousands of deals a minute instead of tens.
+
+``TurnValueAgent`` (``kc_env.agents.turn_value``) re-plans at every decision: the heuristic's
+``candidates`` best turns from where it stands, the first move of the best-valued one (a line that
+goes out always; the heuristic's own move when there is no choice), by the network its gate
+picks (``TurnValueAgent.gate``: the heuristic's own move in its first ``patience`` turns, the
+first network from then on, the second for the rest of the deal once another seat has been
+careless). ``duel`` plays exactly that on the vector kernel, one seat against ``num_players - 1``
+of an opponent, every deal once from each seat (duplicate deals, as ``learn.duel`` plays them);
+``learn.duel`` plays the first network's whole chosen line instead, without the gate.
+tests/test_turn_ranking_all.py holds it to the agent's moves, decision by decision.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import prange
+
+from kc_env.actions import END_TURN_ACTION, MOVE_OFFSET
+from kc_env.agents import turns, view
+from kc_env.agents.heuristic.weights import HEURISTIC_WEIGHTS
+from kc_env.agents.playouts import OTHERS, other_action, seat_share
+from kc_env.agents.turn_value import _FIRST_TURN, _SIDE_LENGTHS, FEATURES, candidate_features, value
+from kc_env.compiled import njit, njit_parallel
+from kc_env.vector import kernel as K
+
+from .learn import rules_arrays
+
+SIDES = np.array(_SIDE_LENGTHS, dtype=np.int64)
+FIRST_TURN = _FIRST_TURN
+PLAYED, MOVED = view.OBS_PLAYED, view.OBS_MOVED
+HEURISTIC_NET, FIRST_NET, CARELESS_NET = 0, 1, 2
+
+
+@njit
+def careless(ob, mask):
+    """``turn_value.careless``: at the start of the seat's turn, after another seat's turn, a pile
+    move open or a side empty."""
+    if ob[PLAYED] > 0.5 or ob[MOVED] > 0.5 or ob[FIRST_TURN] > 0.5:
+        return False
+    for a in range(MOVE_OFFSET, END_TURN_ACTION):
+        if mask[a]:
+            return True
+    for i in SIDES:
+        if ob[i] == 0:
+            return True
+    return False
+
+
+@njit
+def gate(ob, mask, memory, patience, gated):
+    """``TurnValueAgent.gate`` for one deal (``memory``: [seen careless, clean turns], updated):
+    which network plays this decision (``HEURISTIC_NET``, ``FIRST_NET``, ``CARELESS_NET``); without
+    a second network (``gated`` 0) always the first; ``gated`` -1: no network, the heuristic."""
+    if gated < 0:
+        return HEURISTIC_NET
+    if not gated:
+        return FIRST_NET
+    if careless(ob, mask):
+        memory[0] = 1
+    elif ob[PLAYED] < 0.5 and ob[MOVED] < 0.5 and ob[FIRST_TURN] < 0.5:
+        memory[1] += 1
+    if memory[0]:
+        return CARELESS_NET
+    return HEURISTIC_NET if memory[1] < patience else FIRST_NET
+
+
+@njit
+def model_action(ob, mask, net, k, first_w, first_b, loose_w, loose_b):
+    """``TurnValueAgent.act`` by the network ``net`` (``HEURISTIC_NET``: the heuristic's own move)."""
+    lines = np.zeros((k, turns.MAX_DEPTH), dtype=np.int64)
+    lengths = np.zeros(k, dtype=np.int64)
+    feats = np.zeros((k, FEATURES), dtype=np.float32)
+    valid, own, wins = candidate_features(ob, mask, k, lines, lengths, feats)
+    if net == HEURISTIC_NET or valid < 2:
+        return own
+    vals = value(feats[:valid], first_w, first_b) if net == FIRST_NET else value(feats[:valid], loose_w, loose_b)
+    if wins >= 0:
+        vals[wins] = np.inf
+    best = np.argmax(vals)
+    return lines[best, 0] if lengths[best] else K.END_TURN_ACTION
+
+
+@njit_parallel
+def play_duel(seeds, seats, num_players, others, rules_row, rules_vec, k, patience, gated,
+              first_w, first_b, loose_w, loose_b, shares):
+    """Deal ``seeds[i]`` (dealer ``seed % players``) with the model in seat ``seats[i]`` and
+    ``OTHERS[others]`` in the rest; the model's share of each into ``shares[i]``."""
+    for i in prange(seeds.shape[0]):
+        shares[i] = _play(seeds[i], seats[i], num_players, others, rules_row, rules_vec, k, patience, gated,
+                          first_w, first_b, loose_w, loose_b, np.uint64(i))
+
+
+@njit
+def _play(seed, learner, num_players, others, rules_row, rules_vec, k, patience, gated,
+          first_w, first_b, loose_w, loose_b, stream):
+    w = HEURISTIC_WEIGHTS.copy()
+    b = np.int64(0)
+    g = turns.alloc(1, True)
+    g.R[0, :] = rules_row
+    scratch = np.zeros(K.NUM_ACTIONS, dtype=np.int64)
+    K.deal(g, b, seed, seed % num_players, num_players, scratch)
+    rng = np.zeros(1, dtype=np.uint64)
+    rng[0] = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + stream
+    ob = np.zeros(K.OBS_SIZE, dtype=np.float32)
+    mask = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
+    memory = np.zeros(2, dtype=np.int64)
+    while not (g.S[b, K.OVER] or g.S[b, K.TRUNC]):
+        seat = g.S[b, K.CUR]
+        K.encode(g, b, seat, rules_vec, ob)
+        K.write_mask(g, b, mask, scratch)
+        if seat != learner:
+            K.apply_action(g, b, other_action(others, ob, mask, w, g, b, rng, scratch), scratch)
+            continue
+        net = gate(ob, mask, memory, patience, gated)
+        K.apply_action(g, b, model_action(ob, mask, net, k, first_w, first_b, loose_w, loose_b), scratch)
+    if not g.S[b, K.OVER]:  # cut off after max_moves: ended as blocked, as match.truncate ends one
+        K.finish_blocked(g, b)
+    return seat_share(g, b, learner)
+
+
+def _arrays(layers):
+    return (tuple(np.ascontiguousarray(w, np.float32) for w, _ in layers),
+            tuple(np.ascontiguousarray(b, np.float32) for _, b in layers))
+
+
+def duel(folder, rules, num_players: int, seeds, against: str = "heuristic", max_moves: int = 1000):
+    """The model of ``folder`` (a turn-value model folder; None: the heuristic itself) as it ships,
+    in one seat against ``against`` (one of ``playouts.OTHERS``) in the others, each of ``seeds``
+    dealt once with the model in each seat: its win share, the 95% half-width (over deals) and each
+    deal's mean share."""
+    from kc_env.agents import turn_value as model
+
+    if folder is None:
+        layers = [(np.zeros((1, FEATURES), np.float32), np.zeros(1, np.float32))]
+        card, loose, gated = {"candidates": 2}, None, -1
+    else:
+        card, layers = model.load(folder)
+        loose = model.load_careless(folder, card) if card.get("careless_layers") else None
+        gated = int(loose is not None)
+    first_w, first_b = _arrays(layers)
+    loose_w, loose_b = _arrays(loose or layers)
+    seeds = np.asarray(seeds, np.int64)
+    all_seeds = np.repeat(seeds, num_players)
+    seats = np.tile(np.arange(num_players, dtype=np.int64), len(seeds))
+    rrow, rvec = rules_arrays(rules, max_moves)
+    shares = np.zeros(len(all_seeds), np.float64)
+    play_duel(all_seeds, seats, num_players, OTHERS.index(against), rrow, rvec, int(card["candidates"]),
+              int(card.get("patience", 0)), gated, first_w, first_b, loose_w, loose_b, shares)
+    per_deal = shares.reshape(len(seeds), num_players).mean(axis=1)
+    return float(per_deal.mean()), float(1.96 * per_deal.std() / np.sqrt(len(per_deal))), per_deal
+
+
+def main(argv=None) -> int:
+    """``python -m kc_env.training.turn_value.shipped MODEL --tables pagat-2p,standard-4p --deals
+    2000 --seed S``: at each table the model against the heuristic and against random, and the
+    heuristic against random on the same deals (``duel``), as a markdown table."""
+    import argparse
+
+    from kc_env.rules import Rules
+
+    parser = argparse.ArgumentParser(prog="python -m kc_env.training.turn_value.shipped", description=main.__doc__)
+    parser.add_argument("model")
+    parser.add_argument("--tables", required=True, help="preset-<players>p, comma separated")
+    parser.add_argument("--deals", type=int, default=2000, help="deals a table and opponent, each from every seat")
+    parser.add_argument("--seed", type=int, required=True, help="the deals are seed * 10**6 on")
+    args = parser.parse_args(argv)
+    seeds = np.arange(args.deals, dtype=np.int64) + args.seed * 10**6
+    print("| table | model vs heuristic | model vs random | heuristic vs random |\n|---|---|---|---|", flush=True)
+    for name in args.tables.split(","):
+        preset, players = name.rsplit("-", 1)
+        rules, n = Rules.preset(preset), int(players.rstrip("p"))
+        cells = []
+        for folder, against in ((args.model, "heuristic"), (args.model, "random"), (None, "random")):
+            share, half, _ = duel(folder, rules, n, seeds, against=against)
+            cells.append(f"{share:.3f} ± {half:.3f}")
+        print(f"| {name} | {' | '.join(cells)} |", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
