@@ -232,3 +232,17 @@ def test_the_compiled_duel_without_a_model_is_the_heuristic_itself():
     for preset in ("wikihow", "german", "bicycle"):
         share, half, per_deal = shipped.duel(None, Rules.preset(preset), 2, np.arange(40), against="heuristic")
         assert share == 0.5 and np.all(per_deal == 0.5), preset
+
+
+def test_the_models_table_gives_a_model_of_every_table_its_span_of_players(tmp_path):
+    folder = ranking_model(tmp_path / "all", EVERY_TABLE)
+    (tmp_path / "bare").mkdir()
+    ranking_model(tmp_path / "bare", [("standard", 2), ("pagat", 4)])
+    card = json.loads((folder / tv.CARD_FILE).read_text())
+    card["evaluation"] = {"command": "kc export runs/x models/x --deals 2 --against heuristic --seed 0", "results": [
+        {"player": "model", "opponent": "heuristic", "deals": 2, "win_share": 0.6, "share_interval": [0.5, 0.7],
+         "fair_share": 0.5}]}
+    (folder / tv.CARD_FILE).write_text(json.dumps(card))
+    table = folders.models_table({"all": folder, "bare": tmp_path / "bare"}).splitlines()
+    assert table[2].startswith("| `models/all` | turn-value | 2-6 (35 tables), figures at 2 | 0.600 [0.500, 0.700] |")
+    assert table[3] == "| `models/bare` | turn-value | 2-4 (2 tables) | no evaluation in its card | | | | |"

@@ -178,8 +178,15 @@ def models_table(models: Mapping[str, Path] | None = None) -> str:
     for name, folder in (shipped_models() if models is None else models).items():
         card, fmt = read_card(folder), identify(folder)
         players = card.get("num_players")
-        head = f"| `models/{name}` | {fmt.name.replace('_', '-')} | {players} |"
         evaluation = card.get("evaluation")
+        if card.get("tables"):  # trained at several: its figures are at the table it was evaluated at
+            fair_shares = {r.get("fair_share") for r in (evaluation or {}).get("results", [])}
+            players = round(1 / fair_shares.pop()) if len(fair_shares) == 1 and None not in fair_shares else None
+            seats = sorted({t["num_players"] for t in card["tables"]})
+            cell = f"{seats[0]}-{seats[-1]} ({len(card['tables'])} tables)" + (f", figures at {players}" if players else "")
+        else:
+            cell = f"{players}"
+        head = f"| `models/{name}` | {fmt.name.replace('_', '-')} | {cell} |"
         if not evaluation:
             lines.append(head + " no evaluation in its card | | | | |")
             continue
