@@ -1052,9 +1052,10 @@ def new_episodes(idx, g, e, fixed_seat, fixed_dealer, max_redeals):
     from the game's own generator (a fixed seat or dealer >= 0 is kept); a deal that ends before
     the learner's first action is dealt again (``gym_env``'s rule), at most ``max_redeals`` times
     (then status DONE). ``e.kinds[b, j]`` is the kind of game ``b``'s opponent ``j + 1`` seats to
-    the learner's left."""
+    the learner's left. Returns how many games wait for an outside opponent (``NEED_OPP``)."""
     S, rng, opp_kind = g.S, e.rng, e.opp_kind
     scratch = np.empty(NUM_ACTIONS, dtype=np.int64)
+    waiting = 0
     for i in range(idx.shape[0]):
         b = idx[i]
         n = S[b, NP]
@@ -1074,6 +1075,8 @@ def new_episodes(idx, g, e, fixed_seat, fixed_dealer, max_redeals):
         if st == READY:
             encode(g, b, learner, e.rules_vecs[b], e.obs[b])
             write_mask(g, b, e.masks[b], scratch)
+        waiting += st == NEED_OPP
+    return waiting
 
 
 @njit(cache=True)
@@ -1097,11 +1100,13 @@ def env_advance(idx, modes, acts, g, e):
     outside opponent's ``acts[i]``, ``MODE_RESUME`` only continues. Then ``opponents_play``.
     On ``READY`` and ``DONE`` (``e.rewards[b]``: the learner's reward) and ``ILLEGAL`` the
     learner's observation and mask are written to ``e.obs[b]`` and ``e.masks[b]``. Every move
-    played is appended to ``e.log[b]``.
+    played is appended to ``e.log[b]``. Returns how many games wait for an outside opponent
+    (``NEED_OPP``).
     """
     S, log, masks, rewards, status = g.S, e.log, e.masks, e.rewards, e.status
     scratch = np.empty(NUM_ACTIONS, dtype=np.int64)
     cap = log.shape[1]
+    waiting = 0
     for i in range(idx.shape[0]):
         b = idx[i]
         learner = S[b, LEARNER]
@@ -1127,6 +1132,9 @@ def env_advance(idx, modes, acts, g, e):
                 masks[b, :] = False
             else:
                 write_mask(g, b, masks[b], scratch)
+        else:
+            waiting += st == NEED_OPP
+    return waiting
 
 
 @njit(cache=True)
@@ -1151,12 +1159,32 @@ def play_random(idx, g, rng, max_steps):
 def sample_masks(masks, rng, out):
     """A uniformly random legal action per row of ``masks`` (SplitMix64 stream ``rng[i]`` per
     row), into ``out``; -1 for a row with no legal action. For random baselines and benchmarks.
-    One pass over each row, keeping its legal actions in order, without a branch on the mask
-    (random masks mispredict it half the time)."""
-    legal = np.empty(masks.shape[1], dtype=np.int64)
+    The ``r``-th legal action in index order, ``r`` drawn below their count: the count in one
+    pass without a branch (random masks mispredict one half the time), then the action found
+    by counting 32 entries at a time."""
+    width = masks.shape[1]
     for i in range(masks.shape[0]):
+        row = masks[i]
         n = 0
-        for a in range(masks.shape[1]):
-            legal[n] = a
-            n += masks[i, a] != 0
-        out[i] = legal[randbelow(rng, i, n)] if n else -1
+        for a in range(width):
+            n += row[a] != 0
+        if n == 0:
+            out[i] = -1
+            continue
+        r = randbelow(rng, i, n)
+        a = 0
+        while a + 32 <= width:
+            c = 0
+            for j in range(a, a + 32):
+                c += row[j] != 0
+            if c > r:
+                break
+            r -= c
+            a += 32
+        while True:
+            if row[a] != 0:
+                if r == 0:
+                    break
+                r -= 1
+            a += 1
+        out[i] = a

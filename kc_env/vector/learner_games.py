@@ -148,6 +148,7 @@ class LearnerGames:
             rules_vecs=self.game.rules_vecs, obs=self._obs, masks=self._masks, rewards=self._rewards,
             status=self._status, opp_obs=self._opp_obs, opp_mask=self._opp_mask, deal_seeds=self._deal_seed)
         self._all = np.arange(B, dtype=np.int64)
+        self._act_modes = np.full(B, K.MODE_ACT, dtype=np.int64)
         self._obs_pool = [(self._obs, self._bufs)]  # buffers the kernel may write, with their EnvBuffers
         self._refused: list[str] = []  # outside opponents' illegal actions, this step
         self._started = False
@@ -191,7 +192,7 @@ class LearnerGames:
         self._refused = []
         self._rewards[:] = 0.0
         old = self._writable_obs()
-        self._advance(self._all, np.full(B, K.MODE_ACT, dtype=np.int64), acts)
+        self._advance(self._all, self._act_modes, acts)
         status = self._status
         illegal = status == K.ILLEGAL
         if self._refused or illegal.any():  # games whose state, so whose view, is unchanged
@@ -219,7 +220,7 @@ class LearnerGames:
         pool if the caller has let go of it (its only reference is the pool's: ``sys.getrefcount``
         sees every array, view or tensor still made from it), else into a new one."""
         old = self._obs
-        for buf, bufs in self._obs_pool:
+        for buf, bufs in self._obs_pool:  # noqa: B007 - the pair found is used below
             if buf is not old and sys.getrefcount(buf) <= _FREE_REFS:
                 break
         else:
@@ -268,8 +269,8 @@ class LearnerGames:
         pending = idx
         for _ in range(MAX_REDEALS):
             self._opp_refused[pending] = False
-            K.new_episodes(pending, self.game.state, self._bufs, self._fixed_seat, self._fixed_dealer, MAX_REDEALS)
-            self._settle(pending)
+            if K.new_episodes(pending, self.game.state, self._bufs, self._fixed_seat, self._fixed_dealer, MAX_REDEALS):
+                self._settle(pending)
             pending = pending[self._status[pending] == K.DONE]
             if not pending.size:
                 return
@@ -281,8 +282,8 @@ class LearnerGames:
 
     def _advance(self, idx: np.ndarray, modes: np.ndarray, acts: np.ndarray) -> None:
         """Run the kernel on games ``idx`` until each is READY, DONE or ILLEGAL."""
-        K.env_advance(idx, modes, acts, self.game.state, self._bufs)
-        self._settle(idx)
+        if K.env_advance(idx, modes, acts, self.game.state, self._bufs):
+            self._settle(idx)
 
     def _settle(self, idx: np.ndarray) -> None:
         """While some games wait for an outside opponent: ask the opponents, batched, check each
