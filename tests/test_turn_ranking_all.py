@@ -246,3 +246,15 @@ def test_the_models_table_gives_a_model_of_every_table_its_span_of_players(tmp_p
     table = folders.models_table({"all": folder, "bare": tmp_path / "bare"}).splitlines()
     assert table[2].startswith("| `models/all` | turn-value | 2-6 (35 tables), figures at 2 | 0.600 [0.500, 0.700] |")
     assert table[3] == "| `models/bare` | turn-value | 2-4 (2 tables) | no evaluation in its card | | | | |"
+
+
+def test_a_table_with_too_few_labels_to_hold_any_out_leaves_the_pooled_gain_a_number():
+    """Seen in the first run: bicycle at 6 players had fewer than 5 decisions against random, none held
+    out, and its NaN made the pooled gain NaN."""
+    pytest.importorskip("torch")
+    from kc_env.training.turn_value.train import _pooled_gain
+
+    empty = {"held_out": 0, "gain": float("nan"), "half_width": float("nan")}
+    pooled = _pooled_gain([{"held_out": 30, "gain": 0.01, "half_width": 0.02},
+                           {"held_out": 10, "gain": 0.03, "half_width": 0.04}, empty])
+    assert pooled == [0.015, round(float(np.sqrt((0.75 * 0.02) ** 2 + (0.25 * 0.04) ** 2)), 4)]

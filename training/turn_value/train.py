@@ -243,9 +243,9 @@ def _ranking_iteration(cfg, folder: Path, it: int, nets, log):
     for against in t.label_against:
         point[f"held_out_gain_{against}"] = _pooled_gain(gains[against])
         if len(tables) > 1:
-            for table, gain in zip(tables, gains[against], strict=True):
+            for table, gain in zip(tables, gains[against], strict=True):  # None: too few labels to hold any out
                 point.setdefault("tables", {}).setdefault(table.name, {})[f"held_out_gain_{against}"] = \
-                    [gain["gain"], gain["half_width"]]
+                    [gain["gain"], gain["half_width"]] if gain["held_out"] else None
     return layers, loose, point
 
 
@@ -272,7 +272,8 @@ def _label_table(cfg, folder: Path, it: int, table: Table, index: int | None, ag
 
 def _pooled_gain(gains: list[dict]) -> list[float]:
     """One set's held-out gain and half-width, or several sets' pooled, each weighted by its held-out
-    decisions."""
+    decisions (a set too small to hold any out left out)."""
+    gains = [g for g in gains if g["held_out"]] or gains[:1]  # a set with none held out has no mean
     if len(gains) == 1:
         return [gains[0]["gain"], gains[0]["half_width"]]
     held = np.array([g["held_out"] for g in gains], float)
