@@ -25,7 +25,7 @@ from ..compiled import njit, njit_parallel
 from ..vector import kernel as K
 from . import turns, view
 from .greedy import greedy_action
-from .heuristic.search import heuristic_action_w
+from .heuristic.search import heuristic_action_on, heuristic_action_w, new_desk
 
 OTHERS = ("heuristic", "greedy", "random")
 """What the other seats may play in a play-out, by code (``others``)."""
@@ -69,7 +69,8 @@ def redeal(obs, g, b, rng, max_moves):
 @njit
 def other_action(code, ob, mask, w, g, b, rng, scratch):
     """The move of a seat that plays ``OTHERS[code]`` in row ``b`` (``ob`` and ``mask`` its
-    view; random draws from ``rng[b]``)."""
+    view; random draws from ``rng[b]``). The heuristic's scratch arrays are made anew at each
+    call: a loop of many decisions keeps one desk (``heuristic_action_on``, as ``play_to_end``)."""
     if code == 0:
         return heuristic_action_w(ob, mask, w)
     if code == 1:
@@ -86,12 +87,16 @@ def play_to_end(g, b, w, rules_vec, others, rng):
     mask = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
     scratch = np.zeros(K.NUM_ACTIONS, dtype=np.int64)
     S = g.S
+    K.encode(g, b, S[b, K.CUR], rules_vec, ob)
+    desk = new_desk(view.clears_piles(ob))  # the heuristic's scratch arrays, for every decision
     while not (S[b, K.OVER] or S[b, K.TRUNC]):
         seat = S[b, K.CUR]
         K.encode(g, b, seat, rules_vec, ob)
         K.write_mask(g, b, mask, scratch)
-        code = 0 if seat == 0 else others
-        a = other_action(code, ob, mask, w, g, b, rng, scratch)
+        if seat == 0 or others == 0:
+            a = heuristic_action_on(ob, mask, w, desk)
+        else:
+            a = other_action(others, ob, mask, w, g, b, rng, scratch)
         K.apply_action(g, b, a, scratch)
     if not S[b, K.OVER]:
         K.finish_blocked(g, b)

@@ -71,8 +71,9 @@ def make_move(g, d, a):
 
 @K.borrowing
 def copy_row(g, d, to):
-    """Row ``to`` = row ``d``, the rules and the random generator aside (loops, not slice copies,
-    which would need reference counting)."""
+    """Row ``to`` = row ``d``, the rules, the random generator and the order of the stock aside
+    (a turn never draws: no walk reads which card lies where in the stock, only how many there
+    are; loops, not slice copies, which would need reference counting)."""
     piles, pinfo = g.piles, g.pinfo
     for p in range(8):
         for i in range(pinfo[d, p, K.LEN]):  # a pile's cards above its length are never read
@@ -81,8 +82,6 @@ def copy_row(g, d, to):
             pinfo[to, p, k] = pinfo[d, p, k]
     for seat in range(K.MAX_SEATS):
         g.hands[to, seat] = g.hands[d, seat]
-    for i in range(g.S[d, K.SLEN]):  # nor a stock's
-        g.stock[to, i] = g.stock[d, i]
     for k in range(K.NUM_S):
         g.S[to, k] = g.S[d, k]
 
@@ -102,20 +101,20 @@ def position_hash(g, d):
     return h
 
 
-@njit
+@K.borrowing
 def seen_before(table, h):
-    """Insert ``h`` into the open-addressing set ``table`` (size a power of two); True if it was
-    there already (or the set is full)."""
+    """Insert ``h`` into the open-addressing set ``table`` (size a power of two): the slot it
+    filled, or -1 if ``h`` was there already (or the set is full)."""
     size = table.shape[0]
     i = h & (size - 1)
     for _ in range(size):
         if table[i] == h:
-            return True
+            return -1
         if table[i] == 0:
             table[i] = h
-            return False
+            return i
         i = (i + 1) & (size - 1)
-    return True
+    return -1
 
 
 @K.borrowing
@@ -176,7 +175,7 @@ def walk_ends(g, max_nodes, ends, lengths):
                 complete = False
                 break
             make_move(g, d, a)
-            if seen_before(table, _full_hash(g, d + 1)):
+            if seen_before(table, _full_hash(g, d + 1)) < 0:
                 continue
             if nodes >= max_nodes:
                 complete = False

@@ -47,14 +47,14 @@ SERIAL_ROWS = 8
 """A batch of fewer rows is decided on one core: starting the threads costs more than they save."""
 
 
-Walk = namedtuple("Walk", "pending moves nmoves next_move scratch seen used nodes line")
+Walk = namedtuple("Walk", "pending moves nmoves next_move scratch seen used nodes line hashes")
 Walk.__doc__ = """The search's scratch arrays (``_desks``): per row ``d`` the
 pending flag (``pending[d]``: a part of a pile moved, no card played since), the moves searched
 there (``moves[d, :nmoves[d]]``) and the next one to try (``next_move[d]``); ``scratch`` for the
-kernel's legal moves, ``seen`` the hashes of the positions searched (``_seen_before``, an
-open-addressing set as ``turns.seen_before``) and ``used[:nodes[1]]`` its slots filled (cleared
-for the next decision), ``nodes[0]`` the positions searched, and ``line`` the moves from the root
-to the row searched."""
+kernel's legal moves, ``seen`` the hashes of the positions searched (``_seen_before``, the
+open-addressing set of ``turns.seen_before``) and ``used[:nodes[1]]`` its slots filled (cleared
+for the next decision), ``nodes[0]`` the positions searched, ``line`` the moves from the root
+to the row searched, and ``hashes[d]`` row ``d``'s ``turns.position_hash`` (``_moved_hash``)."""
 
 Desk = namedtuple("Desk", "g walk ctx pre fitting keep first")
 Desk.__doc__ = """Everything one decision writes, kept from one decision to the next so that a
@@ -64,7 +64,7 @@ decision's ``ctx`` (``evaluation.read_context``), the evaluation's ``pre``, ``fi
 ``Desks``."""
 
 Desks = namedtuple("Desks", "piles pinfo hands stock S R mt pending moves nmoves next_move scratch seen used nodes "
-                            "line ctx pre fitting keep first")
+                            "line hashes ctx pre fitting keep first")
 Desks.__doc__ = """One ``Desk`` for each of several cores (``_desks``): the same arrays with a first
 axis, one row per lane."""
 
@@ -89,7 +89,8 @@ def _desks(lanes, shuffles):
                  np.zeros((lanes, steps), dtype=np.int64), np.zeros((lanes, steps), dtype=np.int64),
                  np.empty((lanes, K.NUM_ACTIONS), dtype=np.int64), np.zeros((lanes, SEEN_SIZE), dtype=np.int64),
                  np.empty((lanes, SEEN_SIZE), dtype=np.int64), np.zeros((lanes, 2), dtype=np.int64),
-                 np.zeros((lanes, steps), dtype=np.int64), np.zeros((lanes, C_SIZE), dtype=np.float64),
+                 np.zeros((lanes, steps), dtype=np.int64), np.zeros((lanes, ROWS), dtype=np.int64),
+                 np.zeros((lanes, C_SIZE), dtype=np.float64),
                  np.zeros((lanes, P_SIZE), dtype=np.float64), np.zeros((lanes, 8), dtype=np.int64),
                  np.zeros((lanes, 8), dtype=np.float64), np.empty((lanes, K.NUM_ACTIONS), dtype=np.int64))
 
@@ -100,26 +101,20 @@ def _lane(desks, t):
     x = desks
     g = K.Games(x.piles[t], x.pinfo[t], x.hands[t], x.stock[t], x.S[t], x.R[t], x.mt[t])
     walk = Walk(x.pending[t], x.moves[t], x.nmoves[t], x.next_move[t], x.scratch[t], x.seen[t], x.used[t],
-                x.nodes[t], x.line[t])
+                x.nodes[t], x.line[t], x.hashes[t])
     return Desk(g, walk, x.ctx[t], x.pre[t], x.fitting[t], x.keep[t], x.first[t])
 
 
 @K.borrowing
 def _seen_before(walk, h):
-    """``turns.seen_before(walk.seen, h)``, noting each slot it fills in ``walk.used``."""
-    table = walk.seen
-    size = table.shape[0]
-    i = h & (size - 1)
-    for _ in range(size):
-        if table[i] == h:
-            return True
-        if table[i] == 0:
-            table[i] = h
-            walk.used[walk.nodes[1]] = i
-            walk.nodes[1] += 1
-            return False
-        i = (i + 1) & (size - 1)
-    return True
+    """Whether ``h`` was in ``walk.seen`` already (``turns.seen_before``), noting each slot it
+    fills in ``walk.used``."""
+    slot = turns.seen_before(walk.seen, h)
+    if slot < 0:
+        return True
+    walk.used[walk.nodes[1]] = slot
+    walk.nodes[1] += 1
+    return False
 
 
 @K.borrowing
@@ -200,9 +195,39 @@ def _step(g, pending, d, a):
 
 
 @K.borrowing
-def _hash(g, pending, d):
-    h = position_hash(g, d)
-    if pending[d]:
+def _moved_hash(g, d, a, h):
+    """``turns.position_hash`` of row ``d + 1``, row ``d`` after the move ``a`` of seat 0, from
+    ``h``, row ``d``'s: the keys of the cards that moved (a complete pile that went into the
+    stock takes all of its own)."""
+    piles, pinfo, Z = g.piles, g.pinfo, turns.ZOBRIST
+    if K.is_play(a):
+        c, p = K.play_card_of(a), K.play_pile_of(a)
+        h ^= Z[c, 0]
+        n = pinfo[d, p, K.LEN]
+        if pinfo[d + 1, p, K.LEN] == n + 1:
+            return h ^ Z[c, p + 1]
+        for i in range(n):  # cleared: the pile's cards and the one played left the table
+            h ^= Z[piles[d, p, i], p + 1]
+        return h
+    s, q = K.move_src(a), K.move_dst(a)
+    start, n, m = pinfo[d + 1, s, K.LEN], pinfo[d, s, K.LEN], pinfo[d, q, K.LEN]
+    kept = pinfo[d + 1, q, K.LEN] == m + n - start
+    for j in range(start, n):
+        x = piles[d, s, j]
+        h ^= Z[x, s + 1]
+        if kept:
+            h ^= Z[x, q + 1]
+    if not kept:  # cleared: the pile's own cards left the table too
+        for j in range(m):
+            h ^= Z[piles[d, q, j], q + 1]
+    return h
+
+
+@K.borrowing
+def _hash(walk, d):
+    """Row ``d``'s key in ``walk.seen``: its position hash, and the pending flag's key."""
+    h = walk.hashes[d]
+    if walk.pending[d]:
         h ^= PENDING_KEY
     return h
 
@@ -211,7 +236,21 @@ def _hash(g, pending, d):
 def heuristic_action_w(obs, mask, w):
     """The heuristic's action with the weights ``w`` (float64, in the order of
     ``weights.WEIGHT_NAMES``)."""
-    return _decide(obs, mask, w, _lane(_desks(1, view.clears_piles(obs)), 0))
+    return _decide(obs, mask, w, new_desk(view.clears_piles(obs)))
+
+
+@njit
+def new_desk(shuffles):
+    """A ``Desk`` for ``heuristic_action_on`` (``shuffles``: ``view.clears_piles`` of the
+    observations it will decide), to keep for decision after decision."""
+    return _lane(_desks(1, shuffles), 0)
+
+
+@njit
+def heuristic_action_on(obs, mask, w, desk):
+    """``heuristic_action_w`` on a kept ``desk`` (``new_desk``): the same action, nothing
+    allocated."""
+    return _decide(obs, mask, w, desk)
 
 
 @njit
@@ -318,7 +357,8 @@ def _load(obs, g):
 @K.borrowing
 def _first_move_searched(obs, mask, g, sc, walk, first, kept):
     root, child = np.int64(0), np.int64(1)  # rows as int64, not literals: one compiled version of each callee
-    _seen_before(walk, _hash(g, walk.pending, root))
+    walk.hashes[root] = position_hash(g, root)
+    _seen_before(walk, _hash(walk, root))
     count = _first_moves(g, mask, first)
     best_action = -1
     best_value = -1.0e18
@@ -330,7 +370,8 @@ def _first_move_searched(obs, mask, g, sc, walk, first, kept):
                 _keep(kept, v, walk.line, root)
         else:
             _step(g, walk.pending, root, a)
-            if _seen_before(walk, _hash(g, walk.pending, child)):
+            walk.hashes[child] = _moved_hash(g, root, a, walk.hashes[root])
+            if _seen_before(walk, _hash(walk, child)):
                 continue
             walk.nodes[0] += 1
             walk.line[0] = a
@@ -376,8 +417,10 @@ def _search(g, sc, walk, kept):
             d -= 1
             continue
         next_i[d] += 1
-        _step(g, pending, d, moves[d, k])
-        if _seen_before(walk, _hash(g, pending, d + 1)):
+        a = moves[d, k]
+        _step(g, pending, d, a)
+        walk.hashes[d + 1] = _moved_hash(g, d, a, walk.hashes[d])
+        if _seen_before(walk, _hash(walk, d + 1)):
             continue
         nodes[0] += 1
         d += 1
