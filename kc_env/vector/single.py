@@ -94,6 +94,12 @@ def _games(mem):
 
 
 @njit(inline="always")
+def _scratch(mem):
+    """The kernel's scratch row (legal actions) in ``mem``."""
+    return mem[_SCRATCH0:_SCRATCH1].view(np.int64)
+
+
+@njit(inline="always")
 def _observe(mem, g, seat, live):
     """The observation of ``seat`` (``kernel.encode``, then the match scores, seat first) and,
     when ``live``, the legal mask of the player to act (else all 0) into ``mem``'s outputs."""
@@ -107,7 +113,7 @@ def _observe(mem, g, seat, live):
             obs[K.O_SCORES + k] = scores[(seat + k) % n]
     mask = mem[_MASK0:_MASK1].view(np.int8)
     if live:
-        K.write_mask(g, b, mask, mem[_SCRATCH0:_SCRATCH1].view(np.int64))
+        K.write_mask(g, b, mask, _scratch(mem))
     else:
         mask[:] = 0
 
@@ -127,7 +133,7 @@ def step(mem, a):
     mask are then written (``_observe``), since ``last()`` asks for them next."""
     g = _games(mem)
     b = np.int64(0)
-    scratch = mem[_SCRATCH0:_SCRATCH1].view(np.int64)
+    scratch = _scratch(mem)
     if not K.is_legal(g, b, np.int64(a), scratch):
         return ILLEGAL
     K.apply_action(g, b, np.int64(a), scratch)
@@ -174,7 +180,7 @@ def play(mem, a, until):
     g = _games(mem)
     b = np.int64(0)
     S = g.S
-    scratch = mem[_SCRATCH0:_SCRATCH1].view(np.int64)
+    scratch = _scratch(mem)
     played = mem[_PLAYED0:_PLAYED1].view(np.int64)
     draws = mem[_DRAWS0:_DRAWS1].view(np.int64)
     k = 0
@@ -209,14 +215,14 @@ def play(mem, a, until):
 @njit(cache=True)
 def is_legal(mem, a):
     """Whether ``a`` (0..496) is legal for the player to act (``kernel.is_legal``)."""
-    return K.is_legal(_games(mem), np.int64(0), np.int64(a), mem[_SCRATCH0:_SCRATCH1].view(np.int64))
+    return K.is_legal(_games(mem), np.int64(0), np.int64(a), _scratch(mem))
 
 
 @njit(cache=True)
 def deal(mem, seed, dealer, n):
     """``engine.new_deal(rules, n, seed=seed, dealer=dealer)`` (``kernel.deal``)."""
     g = _games(mem)
-    K.deal(g, np.int64(0), np.int64(seed), np.int64(dealer), np.int64(n), mem[_SCRATCH0:_SCRATCH1].view(np.int64))
+    K.deal(g, np.int64(0), np.int64(seed), np.int64(dealer), np.int64(n), _scratch(mem))
 
 
 class SingleGame(VecGame):
