@@ -546,7 +546,7 @@ class raw_env(engine_env):
     dealt by the engine from the same seed, then the moves played since replayed through
     ``engine.apply`` (so it is exactly ``engine_env``'s state, hand order included). A match's
     deal is replayed when it ends, to be scored by ``kc_env.match``; a one-deal episode is
-    scored from the kernel's state (``VecGame.to_state``)."""
+    scored from the kernel's state (``VecGame.deal_result``)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
