@@ -30,7 +30,7 @@ def positions(rules: Rules, n: int, seed: int, count: int):
     found = 0
     while found < count:
         env.reset(seed=rng.randrange(2**31))
-        for agent in env.agent_iter():
+        for _agent in env.agent_iter():
             obs, _, terminated, truncated, _ = env.last()
             if terminated or truncated:
                 break
