@@ -47,9 +47,10 @@ def test_a_bare_name_resolves_inside_the_installed_package(name, tmp_path, monke
 def test_every_shipped_model_plays_full_deals_legally_against_the_heuristic(name, how):
     card = json.loads((ROOT / "models" / name / "model.json").read_text())  # a policy, turn-value or search card
     spec = name if how == "name" else str(ROOT / "models" / name)
-    players = card.get("num_players", 2)
+    table = card["tables"][-1] if "tables" in card else card  # a model of several tables: its last
+    players = table.get("num_players", 2)
     # run_tournament raises IllegalAgentAction on any action the seat's mask forbids
-    result = run_tournament([spec, "heuristic"], Rules.from_dict(card["rules"]), num_players=players, deals=4,
+    result = run_tournament([spec, "heuristic"], Rules.from_dict(table["rules"]), num_players=players, deals=4,
                             seed=3, workers=1)
     assert result.episodes >= 4 and all(r.moves > 0 for r in result.results)
     assert result.stats[0].deals >= result.episodes  # a seat in every deal (two of four in 4-player ones)

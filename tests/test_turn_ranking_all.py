@@ -258,3 +258,18 @@ def test_a_table_with_too_few_labels_to_hold_any_out_leaves_the_pooled_gain_a_nu
     pooled = _pooled_gain([{"held_out": 30, "gain": 0.01, "half_width": 0.02},
                            {"held_out": 10, "gain": 0.03, "half_width": 0.04}, empty])
     assert pooled == [0.015, round(float(np.sqrt((0.75 * 0.02) ** 2 + (0.25 * 0.04) ** 2)), 4)]
+
+
+# -- the shipped model ------------------------------------------------------------------------------
+
+def test_the_shipped_model_of_every_table_lists_them_and_plays_at_pagat_with_4_players_without_a_note():
+    folder = folders.model_folder("turn-ranking-all")
+    card = folders.read_card(folder)
+    assert "num_players" not in card and "rules" not in card
+    assert sorted((t["name"].rsplit("-", 1)[0], t["num_players"]) for t in card["tables"]) == sorted(EVERY_TABLE)
+    assert all(Rules.from_dict(t["rules"]) == Rules.preset(t["name"].rsplit("-", 1)[0]) for t in card["tables"])
+    assert card["careless_layers"] == [1] and card["layers"] == [1]
+    assert sum(f.stat().st_size for f in folder.iterdir()) < 10 * 2**20
+    model = agents.load("turn-ranking-all")
+    for preset, n in EVERY_TABLE:
+        assert other_table(model, Rules.preset(preset), n) is None, (preset, n)
