@@ -47,3 +47,21 @@ def test_a_card_without_an_evaluation_says_so_and_one_with_says_its_seed(tmp_pat
     assert table[2] == "| `models/a` | search | 3 | no evaluation in its card | | | | |"
     assert table[3] == ("| `models/b` | search | 3 | 0.400 [0.300, 0.500] (fair 0.33) | not evaluated | not evaluated "
                         "| 30 | 7 |")
+
+
+def test_every_shipped_card_is_strict_json():
+    """A card is read by other tools too (strict parsers refuse NaN and Infinity, which Python's
+    json writes by default): models/turn-ranking-all shipped with NaN in its training curve."""
+    def refuse(constant):
+        raise ValueError(f"{constant} is not JSON")
+
+    for name, folder in model_folder.shipped_models().items():
+        json.loads((folder / "model.json").read_text(), parse_constant=refuse)
+
+
+def test_a_card_with_a_nan_is_refused_in_one_line_and_nothing_is_written(tmp_path):
+    import pytest
+
+    with pytest.raises(model_folder.ModelError, match="not JSON .NaN or infinity"):
+        model_folder.write_card(tmp_path, {"format": "kc_env-search", "curve": [float("nan")]})
+    assert not (tmp_path / model_folder.CARD_FILE).exists()

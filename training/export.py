@@ -10,7 +10,6 @@ within ``TOLERANCE``, or the export is refused.
 from __future__ import annotations
 
 import datetime as dt
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,7 +19,6 @@ import torch
 
 from kc_env.agents import batch, model_folder, policy_model
 from kc_env.agents.policy_model import PolicyNetwork
-from kc_env.files import write_atomic
 
 if TYPE_CHECKING:  # only the SB3 trainer imports SB3; the RLlib export uses this module too
     from sb3_contrib import MaskablePPO
@@ -112,5 +110,5 @@ def save_checked(network: PolicyNetwork, folder: str | Path, card: dict[str, Any
         raise ValueError(f"export of {folder}: numpy and torch probabilities differ by {gap:.2e} (> {TOLERANCE})")
     full = model_folder.card_json(folder / model_folder.CARD_FILE)
     full["export_check"] = {"max_probability_gap": gap, "observations": int(len(obs))}
-    write_atomic(folder / model_folder.CARD_FILE, json.dumps(full, indent=2) + "\n")
+    model_folder.write_card(folder, full)
     return folder

@@ -17,7 +17,6 @@ opponents (the baseline the model has to beat).
 
 from __future__ import annotations
 
-import json
 import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -167,5 +166,5 @@ def record_evaluation(run: Path | str, folder: Path, rules, num_players: int, ag
                           "method": "kc_env.tournament: seats rotated, duplicate deals, Wilson 95% intervals; "
                                     "win share = wins plus an equal share of every deal nobody won",
                           "results": rows}
-    write_atomic(folder / folders.CARD_FILE, json.dumps(full, indent=2) + "\n")
+    folders.write_card(folder, full)
     return table(rows)

@@ -212,6 +212,18 @@ def _share(row: Mapping[str, Any] | None, fair: str | None = None) -> str:
 
 
 # -- the card -------------------------------------------------------------------------------------
+def write_card(folder: Path, card: Mapping[str, Any]) -> None:
+    """Write ``card`` as ``folder``'s ``model.json`` (atomically), as strict JSON: a NaN or an
+    infinity, which Python's json would write and other tools' parsers refuse, is refused here."""
+    from ..files import write_atomic
+
+    try:
+        text = json.dumps(card, indent=2, allow_nan=False)
+    except ValueError as exc:
+        raise ModelError(f"{folder / CARD_FILE}: the card holds a number that is not JSON (NaN or infinity): {exc}") from None
+    write_atomic(folder / CARD_FILE, text + "\n")
+
+
 def card_json(path: Path) -> Any:
     """The JSON of the card ``path`` (an existing file), unchecked; ``ModelError`` when it is
     larger than ``MAX_CARD_BYTES`` (refused unread) or not JSON."""
@@ -394,7 +406,7 @@ def _read_array(f, name: str, shape: tuple[int, ...], path: Path, dtypes: tuple[
 
 
 __all__ = ["CARD_FILE", "WEIGHTS_FILE", "MAX_CARD_BYTES", "MODEL_FILES", "ModelError", "Format", "FORMATS",
-           "POLICY", "TURN_VALUE", "SEARCH", "card_format", "format_of", "identify", "read_card", "load",
+           "POLICY", "TURN_VALUE", "SEARCH", "card_format", "format_of", "identify", "read_card", "load", "write_card",
            "shipped_models", "is_model_folder", "model_folder", "models_table", "card_json", "versioned_card", "check_table",
            "MAX_TABLES", "tables_differences", "trained_for",
            "check_size", "check_total", "read_arrays"]

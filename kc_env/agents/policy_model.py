@@ -29,7 +29,6 @@ oversized member costs nothing.
 from __future__ import annotations
 
 import io
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -146,7 +145,7 @@ def save(folder: str | Path, network: PolicyNetwork, card: Mapping[str, Any]) ->
                     **({"heuristic_weights": dict(network.heuristic_weights)} if network.heuristic_weights else {})},
         **card,
     }
-    write_atomic(folder / CARD_FILE, json.dumps(full, indent=2, sort_keys=False) + "\n")
+    folders.write_card(folder, full)
     return folder
 
 

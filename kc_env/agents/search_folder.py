@@ -12,7 +12,6 @@ unpickled.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -47,14 +46,13 @@ def save(folder: str | Path, spec: str, num_players: int, rules: Mapping[str, An
     """Write a search model folder for ``spec`` set for ``num_players`` and ``rules`` (a
     ``Rules.to_dict``), with more of the card (e.g. its evaluation); ``spec`` is checked first
     (``ValueError``), the card written whole or not at all."""
-    from ..files import write_atomic
 
     SearchAgent.from_spec(spec)
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     full = {"format": FORMAT, "format_version": FORMAT_VERSION, "spec": spec, "num_players": int(num_players),
             "rules": dict(rules), **(card or {})}
-    write_atomic(folder / CARD_FILE, json.dumps(full, indent=2) + "\n")
+    folders.write_card(folder, full)
     return folder
 
 

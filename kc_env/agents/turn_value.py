@@ -28,7 +28,6 @@ only: no torch.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -288,7 +287,7 @@ def save(folder: str | Path, layers: list[tuple[np.ndarray, np.ndarray]], card: 
             "features": FEATURES, "layers": [int(w.shape[0]) for w, _ in layers], **card}
     if careless_layers:
         full.update(careless_layers=[int(w.shape[0]) for w, _ in careless_layers], patience=int(patience))
-    write_atomic(folder / CARD_FILE, json.dumps(full, indent=2) + "\n")
+    folders.write_card(folder, full)
     return folder
 
 
