@@ -165,3 +165,15 @@ def test_a_file_that_is_not_a_scorecard_is_refused_in_one_line(tmp_path):
     path.write_text('{"schema": "something else"}')
     with pytest.raises(runs.RunError, match="not a run folder nor a kc-bench-scorecard/1 scorecard"):
         runs.aggregate([path, path])
+
+
+def test_kc_benchmark_runs_md_writes_a_row_for_all_tasks_and_each_track(tmp_path):
+    paths = [str(p) for p in final_scorecards(tmp_path, FINALS)]
+    md = tmp_path / "runs.md"
+    assert main(["benchmark", "--runs", *paths, "--md", str(md)]) == 0
+    lines = md.read_text().splitlines()
+    assert lines[0] == "| track | tasks | IQM relative share [95%] | mean [95%] |"
+    report = runs.aggregate(paths)
+    assert [line.split(" | ")[0].lstrip("| ") for line in lines[2:]] == ["all", *report["groups"]]
+    iqm = report["groups"]["multi-player"]["iqm"]
+    assert f"| {iqm['value']:.3f} [{iqm['low']:.3f}, {iqm['high']:.3f}] |" in md.read_text()

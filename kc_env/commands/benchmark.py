@@ -32,7 +32,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="a few of each task's shuffles: a development figure, labelled quick, never to report")
     parser.add_argument("--workers", type=int, default=None, help="processes (default: every core)")
     parser.add_argument("--json", metavar="FILE", help="write the scorecard JSON")
-    parser.add_argument("--md", metavar="FILE", help="write the scorecard as a Markdown table")
+    parser.add_argument("--md", metavar="FILE", help="write the scorecard as a Markdown table "
+                                                     "(with --runs: the IQM and mean per track)")
     parser.add_argument("--plot", metavar="PNG", help="draw each task's relative share with its interval "
                                                       "(with --runs: the sample-efficiency curve)")
     parser.add_argument("--runs", nargs="+", metavar="RUN",
@@ -91,7 +92,7 @@ def run_aggregate(args: argparse.Namespace) -> int:
 
     if args.agent:
         raise UserError("give an agent or --runs, not both")
-    for path, option in ((args.json, "--json"), (args.plot, "--plot")):
+    for path, option in ((args.json, "--json"), (args.md, "--md"), (args.plot, "--plot")):
         check_writable(path, option)
     baseline = _read_scorecard(args.baseline, "--baseline") if args.baseline else None
     try:
@@ -104,6 +105,9 @@ def run_aggregate(args: argparse.Namespace) -> int:
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=1) + "\n")
         print(f"wrote {args.json}")
+    if args.md:
+        Path(args.md).write_text(runs_table(report) + "\n")
+        print(f"wrote {args.md}")
     if args.plot:
         plot_curve(report, args.plot)
         print(f"wrote {args.plot}")
@@ -141,6 +145,19 @@ def scorecards_table(cards: list[dict]) -> str:
     lines = [head, "|---|" + "---:|" * len(cards)]
     lines += [f"| {name} | " + " | ".join(cells) + " |" for name, cells in rows.items()]
     return "\n".join(lines)
+
+
+def runs_table(report: dict) -> str:
+    """The runs' report as a Markdown table: a row for all tasks and one per track (the
+    rule-generalisation track's train and held-out tables apart), each with its task count and the
+    IQM and mean of the relative share over runs x tasks with their 95% intervals."""
+    def cell(agg: dict) -> str:
+        return f"{agg['value']:.3f} [{agg['low']:.3f}, {agg['high']:.3f}]"
+
+    rows = [("all", len(report["tasks"]), report["iqm"], report["mean"])]
+    rows += [(name, len(g["tasks"]), g["iqm"], g["mean"]) for name, g in report["groups"].items()]
+    lines = ["| track | tasks | IQM relative share [95%] | mean [95%] |", "|---|---:|---|---|"]
+    return "\n".join(lines + [f"| {name} | {n} | {cell(iqm)} | {cell(mean)} |" for name, n, iqm, mean in rows])
 
 
 def runs_text(report: dict) -> str:
