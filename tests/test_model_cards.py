@@ -55,7 +55,7 @@ def test_every_shipped_card_is_strict_json():
     def refuse(constant):
         raise ValueError(f"{constant} is not JSON")
 
-    for name, folder in model_folder.shipped_models().items():
+    for folder in model_folder.shipped_models().values():
         json.loads((folder / "model.json").read_text(), parse_constant=refuse)
 
 
