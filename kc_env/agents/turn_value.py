@@ -165,13 +165,23 @@ def candidate_features(obs, mask, k, top_line, top_len, feats):
     return valid, own, wins
 
 
-def careless(ob: np.ndarray, mask: np.ndarray) -> bool:
+_SIDES = np.array(_SIDE_LENGTHS, dtype=np.int64)
+
+
+@njit
+def careless(ob, mask):
     """Whether, at the start of the seat's turn and after another seat's turn, a pile move is open
     or a side is empty: what the heuristic, which takes every pile move and fills every side it
-    can, never leaves behind."""
+    can, never leaves behind. Compiled: the trainers' deal loops gate by it too."""
     if ob[view.OBS_PLAYED] > 0.5 or ob[view.OBS_MOVED] > 0.5 or ob[_FIRST_TURN] > 0.5:
         return False
-    return bool(mask[MOVE_OFFSET:END_TURN_ACTION].any()) or any(ob[i] == 0 for i in _SIDE_LENGTHS)
+    for a in range(MOVE_OFFSET, END_TURN_ACTION):
+        if mask[a]:
+            return True
+    for i in _SIDES:
+        if ob[i] == 0:
+            return True
+    return False
 
 
 class TurnValueAgent(Agent):

@@ -24,7 +24,7 @@ from numba import prange
 from kc_env.agents import turns, view
 from kc_env.agents.heuristic.weights import HEURISTIC_WEIGHTS
 from kc_env.agents.playouts import OTHERS, other_action, seat_share
-from kc_env.agents.turn_value import _FIRST_TURN, _SIDE_LENGTHS, FEATURES, candidate_features, scores
+from kc_env.agents.turn_value import _FIRST_TURN, FEATURES, candidate_features, careless, scores
 from kc_env.compiled import njit, njit_parallel
 from kc_env.vector import kernel as K
 
@@ -42,24 +42,8 @@ features ``feats[i, n, :valid[i, n]]``, the pick, its log-probability, the choos
 network chose, 0 or 1; at most ``feats.shape[1]`` a game) and every seat's share of the deal, ``shares[i]``."""
 
 
-SIDES = np.array(_SIDE_LENGTHS, dtype=np.int64)
 HEURISTIC_TURN = -1
 """What ``gate`` gives for a turn the seat plays as the heuristic does."""
-
-
-@njit
-def careless(ob, mask):
-    """``kc_env.agents.turn_value.careless``, compiled (a test holds them equal): at the start of
-    the seat's turn, after another seat's turn, a pile move is open or a side is empty."""
-    if ob[view.OBS_PLAYED] > 0.5 or ob[view.OBS_MOVED] > 0.5 or ob[_FIRST_TURN] > 0.5:
-        return False
-    for a in range(K.MOVE_OFFSET, K.END_TURN_ACTION):
-        if mask[a]:
-            return True
-    for i in SIDES:
-        if ob[i] == 0:
-            return True
-    return False
 
 
 @njit

@@ -17,35 +17,18 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from kc_env.actions import END_TURN_ACTION, MOVE_OFFSET
 from kc_env.agents import turns, view
 from kc_env.agents.heuristic.weights import HEURISTIC_WEIGHTS
 from kc_env.agents.playouts import OTHERS, other_action, seat_share
-from kc_env.agents.turn_value import _FIRST_TURN, _SIDE_LENGTHS, FEATURES, candidate_features, value
+from kc_env.agents.turn_value import _FIRST_TURN, FEATURES, candidate_features, careless, value
 from kc_env.compiled import njit, njit_parallel
 from kc_env.vector import kernel as K
 
 from .learn import rules_arrays
 
-SIDES = np.array(_SIDE_LENGTHS, dtype=np.int64)
 FIRST_TURN = _FIRST_TURN
 PLAYED, MOVED = view.OBS_PLAYED, view.OBS_MOVED
 HEURISTIC_NET, FIRST_NET, CARELESS_NET = 0, 1, 2
-
-
-@njit
-def careless(ob, mask):
-    """``turn_value.careless``: at the start of the seat's turn, after another seat's turn, a pile
-    move open or a side empty."""
-    if ob[PLAYED] > 0.5 or ob[MOVED] > 0.5 or ob[FIRST_TURN] > 0.5:
-        return False
-    for a in range(MOVE_OFFSET, END_TURN_ACTION):
-        if mask[a]:
-            return True
-    for i in SIDES:
-        if ob[i] == 0:
-            return True
-    return False
 
 
 @njit
