@@ -190,7 +190,7 @@ def test_the_compiled_duel_moves_as_the_shipped_agent_decision_by_decision(prese
     folder = folders.model_folder("turn-ranking-2p")
     agent = agents.load(str(folder))
     card, layers = tv.load(folder)
-    first, loose = shipped._arrays(layers), shipped._arrays(tv.load_careless(folder, card))
+    first, loose = tv.layer_arrays(layers), tv.layer_arrays(tv.load_careless(folder, card))
     heuristic, rng, rules = rule_based("heuristic"), np.random.default_rng(3), Rules.preset(preset)
     nets, checked = set(), 0
     for seed in range(4):

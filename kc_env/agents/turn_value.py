@@ -184,6 +184,13 @@ def careless(ob, mask):
     return False
 
 
+def layer_arrays(layers) -> tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...]]:
+    """(weights, biases) of a network's (weight, bias) pairs, contiguous float32 as the compiled
+    code (``value``, ``scores``) takes them."""
+    return (tuple(np.ascontiguousarray(w, np.float32) for w, _ in layers),
+            tuple(np.ascontiguousarray(b, np.float32) for _, b in layers))
+
+
 class TurnValueAgent(Agent):
     """Plays towards the end-of-turn position its value network rates best (module docstring)."""
 
@@ -193,11 +200,9 @@ class TurnValueAgent(Agent):
         self.card, self.layers = load(self.folder)
         self.spec = spec or str(folder)
         self.candidates = int(self.card["candidates"])
-        self._w = tuple(np.ascontiguousarray(w, dtype=np.float32) for w, _ in self.layers)
-        self._b = tuple(np.ascontiguousarray(b, dtype=np.float32) for _, b in self.layers)
+        self._w, self._b = layer_arrays(self.layers)
         loose = self.card.get("careless_layers") and load_careless(self.folder, self.card)
-        self._loose = (tuple(np.ascontiguousarray(w, np.float32) for w, _ in loose),
-                       tuple(np.ascontiguousarray(b, np.float32) for _, b in loose)) if loose else None
+        self._loose = layer_arrays(loose) if loose else None
         self.patience = int(self.card.get("patience", 0))
         self.reset()
 

@@ -24,7 +24,7 @@ from numba import prange
 from kc_env.agents import turns, view
 from kc_env.agents.heuristic.weights import HEURISTIC_WEIGHTS
 from kc_env.agents.playouts import OTHERS, other_action, seat_share
-from kc_env.agents.turn_value import _FIRST_TURN, FEATURES, candidate_features, careless, scores
+from kc_env.agents.turn_value import _FIRST_TURN, FEATURES, candidate_features, careless, layer_arrays, scores
 from kc_env.compiled import njit, njit_parallel
 from kc_env.vector import kernel as K
 
@@ -150,12 +150,6 @@ def _sample(p, u):
     return len(p) - 1
 
 
-def network_arrays(layers) -> tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...]]:
-    """(weights, biases) of numpy (weight, bias) pairs, contiguous float32 as the compiled code takes."""
-    return (tuple(np.ascontiguousarray(w, np.float32) for w, _ in layers),
-            tuple(np.ascontiguousarray(b, np.float32) for _, b in layers))
-
-
 def generate(rules, num_players: int, seeds: np.ndarray, learners: np.ndarray, others: np.ndarray, nets, *,
              k: int, seed: int = 0, greedy: bool = False, patience: int = 0, max_moves: int = 1000,
              max_records: int = 80) -> dict[str, np.ndarray]:
@@ -172,8 +166,8 @@ def generate(rules, num_players: int, seeds: np.ndarray, learners: np.ndarray, o
     out = Choices(np.zeros((n, rows, k, FEATURES), np.float32), np.zeros((n, rows), np.int64),
                   np.zeros((n, rows), np.int64), np.zeros((n, rows), np.float32), np.zeros((n, rows), np.int64),
                   np.zeros((n, rows), np.int64), np.zeros(n, np.int64), np.zeros((n, num_players), np.float64))
-    policy = Policy(k, seed, bool(greedy), loose is not None, int(patience), *network_arrays(first),
-                    *network_arrays(loose if loose is not None else first))
+    policy = Policy(k, seed, bool(greedy), loose is not None, int(patience), *layer_arrays(first),
+                    *layer_arrays(loose if loose is not None else first))
     play(Deals(seeds, seeds % num_players, np.asarray(learners, np.int64), np.asarray(others, np.int64)),
          num_players, rrow, rvec, policy, out)
     keep = np.arange(rows)[None, :] < out.counts[:, None]

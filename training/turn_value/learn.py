@@ -24,7 +24,7 @@ from numba import prange
 from kc_env.agents import turns
 from kc_env.agents.heuristic.weights import HEURISTIC_WEIGHTS
 from kc_env.agents.playouts import OTHERS, line_values, other_action, seat_share
-from kc_env.agents.turn_value import FEATURES, candidate_features, value
+from kc_env.agents.turn_value import FEATURES, candidate_features, layer_arrays, value
 from kc_env.compiled import njit, njit_parallel
 from kc_env.vector import kernel as K
 
@@ -142,8 +142,7 @@ def generate(rules, num_players: int, seeds: np.ndarray, learners: np.ndarray, *
     of what the other seats play in each game (default the heuristic)."""
     seeds = np.asarray(seeds, dtype=np.int64)
     rrow, rvec = rules_arrays(rules, max_moves)
-    ws, bs = no_net() if layers is None else (tuple(np.ascontiguousarray(w, np.float32) for w, _ in layers),
-                                              tuple(np.ascontiguousarray(b, np.float32) for _, b in layers))
+    ws, bs = no_net() if layers is None else layer_arrays(layers)
     g = len(seeds)
     feats = np.zeros((g, max_records, FEATURES), np.float32)
     seat = np.zeros((g, max_records), np.int64)
@@ -211,8 +210,7 @@ def fit(x: np.ndarray, y: np.ndarray, *, hidden=(256, 128), epochs: int = 4, bat
 
 def bce(layers, x: np.ndarray, y: np.ndarray) -> float:
     """The network's binary cross-entropy on (x, y): the figure held-out records are judged by."""
-    ws = tuple(np.ascontiguousarray(w, np.float32) for w, _ in layers)
-    bs = tuple(np.ascontiguousarray(b, np.float32) for _, b in layers)
+    ws, bs = layer_arrays(layers)
     p = np.clip(value(np.ascontiguousarray(x), ws, bs), 1e-6, 1 - 1e-6)
     return float(-(y * np.log(p) + (1 - y) * np.log(1 - p)).mean())
 
@@ -314,8 +312,7 @@ def ranking_check(layers, obs: np.ndarray, masks: np.ndarray, *, k: int = 8, red
     picks the best where the best beats the heuristic's by more than 0.05."""
     from kc_env.agents.playouts import line_values
 
-    ws, bs = (tuple(np.ascontiguousarray(w, np.float32) for w, _ in layers),
-              tuple(np.ascontiguousarray(b, np.float32) for _, b in layers))
+    ws, bs = layer_arrays(layers)
     net_v, heur_v, best_v, clear, clear_hit = [], [], [], 0, 0
     for i, (ob, m) in enumerate(zip(obs, masks, strict=True)):
         lines = np.zeros((k, turns.MAX_DEPTH), np.int64)
@@ -428,8 +425,7 @@ def pick_gains(layers, rows: list[tuple[np.ndarray, np.ndarray]], indices) -> di
     """On the decisions ``rows[i]`` for ``i`` in ``indices``: the mean play-out value of the
     network's pick less the heuristic's (the first candidate), its 95% half-width, and the same
     mean for the best candidate (an upper bound: a maximum of noisy values)."""
-    ws = tuple(np.ascontiguousarray(w, np.float32) for w, _ in layers)
-    bs = tuple(np.ascontiguousarray(b, np.float32) for _, b in layers)
+    ws, bs = layer_arrays(layers)
     gain = np.array([rows[i][1][int(np.argmax(value(rows[i][0], ws, bs)))] - rows[i][1][0] for i in indices])
     best = np.array([rows[i][1].max() - rows[i][1][0] for i in indices])
     return {"held_out": len(gain), "gain": round(float(gain.mean()), 4),

@@ -20,7 +20,7 @@ from numba import prange
 from kc_env.agents import turns, view
 from kc_env.agents.heuristic.weights import HEURISTIC_WEIGHTS
 from kc_env.agents.playouts import OTHERS, other_action, seat_share
-from kc_env.agents.turn_value import _FIRST_TURN, FEATURES, candidate_features, careless, value
+from kc_env.agents.turn_value import _FIRST_TURN, FEATURES, candidate_features, careless, layer_arrays, value
 from kc_env.compiled import njit, njit_parallel
 from kc_env.vector import kernel as K
 
@@ -103,11 +103,6 @@ def _play(seed, learner, num_players, others, rules_row, rules_vec, k, patience,
     return seat_share(g, b, learner)
 
 
-def _arrays(layers):
-    return (tuple(np.ascontiguousarray(w, np.float32) for w, _ in layers),
-            tuple(np.ascontiguousarray(b, np.float32) for _, b in layers))
-
-
 def duel(folder, rules, num_players: int, seeds, against: str = "heuristic", max_moves: int = 1000):
     """The model of ``folder`` (a turn-value model folder; None: the heuristic itself) as it ships,
     in one seat against ``against`` (one of ``playouts.OTHERS``) in the others, each of ``seeds``
@@ -122,8 +117,8 @@ def duel(folder, rules, num_players: int, seeds, against: str = "heuristic", max
         card, layers = model.load(folder)
         loose = model.load_careless(folder, card) if card.get("careless_layers") else None
         gated = int(loose is not None)
-    first_w, first_b = _arrays(layers)
-    loose_w, loose_b = _arrays(loose or layers)
+    first_w, first_b = layer_arrays(layers)
+    loose_w, loose_b = layer_arrays(loose or layers)
     seeds = np.asarray(seeds, np.int64)
     all_seeds = np.repeat(seeds, num_players)
     seats = np.tile(np.arange(num_players, dtype=np.int64), len(seeds))
