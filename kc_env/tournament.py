@@ -333,16 +333,16 @@ def _warm_up(entries: Sequence[str | Agent], rules: Rules, num_players: int) -> 
         _make_agent(entry, 0).act(obs)
 
 
-def _chunks(n: int, size: int) -> Iterator[list[int]]:
-    for start in range(0, n, size):
-        yield list(range(start, min(n, start + size)))
+def _chunks(episodes: range, size: int) -> Iterator[list[int]]:
+    for start in range(episodes.start, episodes.stop, size):
+        yield list(range(start, min(episodes.stop, start + size)))
 
 
 def run_tournament(specs: Sequence[str | Agent], rules: Rules | str | None = None, num_players: int = 2,
                    deals: int = 1000, seed: int = 0, workers: int | None = None, match: bool = False,
                    max_moves: int = DEFAULT_MAX_MOVES, max_deals: int = 500, progress: bool = False,
                    labels: Sequence[str] | None = None, shuffles: Sequence[int] | None = None,
-                   ratings: bool = True) -> TournamentResult:
+                   ratings: bool = True, rounds: range | None = None) -> TournamentResult:
     """Play a tournament between ``specs`` (see the module docstring) and tally it.
 
     ``deals`` is the number of episodes (deals, or matches with ``match=True``), rounded up to a
@@ -351,6 +351,8 @@ def run_tournament(specs: Sequence[str | Agent], rules: Rules | str | None = Non
     ``shuffles`` gives the rounds' shuffle seeds instead of ``deal_seed(seed, round)`` (a
     benchmark's evaluation shuffles): one round per shuffle, and ``deals`` is ignored.
     ``ratings=False`` leaves the openskill ratings out (0), and openskill need not be installed.
+    ``rounds`` plays only those rounds, each episode with the index (so the agents' seeds) it has
+    in the whole tournament: a tournament played in pieces plays the same episodes.
     """
     from importlib.util import find_spec
 
@@ -368,6 +370,10 @@ def run_tournament(specs: Sequence[str | Agent], rules: Rules | str | None = Non
         shuffles = tuple(int(s) for s in shuffles)
         deals = len(shuffles) * len(seatings)
     total = -(-max(1, deals) // len(seatings)) * len(seatings)
+    episodes = range(total)
+    if rounds is not None:
+        episodes = range(rounds.start * len(seatings), min(total, rounds.stop * len(seatings)))
+    total = len(episodes)
     workers = max(1, workers or os.cpu_count() or 1)
     job = _Job(entries, rules, num_players, seed, seatings, match, max_moves, max_deals, shuffles)
     _warm_up(entries, rules, num_players)
@@ -375,7 +381,7 @@ def run_tournament(specs: Sequence[str | Agent], rules: Rules | str | None = Non
     results: list[EpisodeResult] = []
     bar = _progress(total, progress, "matches" if match else "deals")
     try:
-        _play(job, total, workers, results, bar)
+        _play(job, episodes, workers, results, bar)
     except KeyboardInterrupt:  # the tally of the whole rounds played, for the caller to show
         whole = len(results) // len(seatings) * len(seatings)
         partial = (_result(labels, rules, job, whole, workers, started, results[:whole], ratings) if whole else None)
@@ -385,18 +391,18 @@ def run_tournament(specs: Sequence[str | Agent], rules: Rules | str | None = Non
     return _result(labels, rules, job, total, workers, started, results, ratings)
 
 
-def _play(job: _Job, total: int, workers: int, results: list[EpisodeResult], bar) -> None:
-    """Play the ``total`` episodes of ``job`` on ``workers`` processes, appending each chunk's
+def _play(job: _Job, episodes: range, workers: int, results: list[EpisodeResult], bar) -> None:
+    """Play the ``episodes`` of ``job`` on ``workers`` processes, appending each chunk's
     results to ``results`` in episode order."""
     if workers == 1:
         _init_worker(job)
-        for chunk in _chunks(total, CHUNK):
+        for chunk in _chunks(episodes, CHUNK):
             results.extend(_run_chunk(chunk))
             bar.update(len(chunk))
         return
     ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
     with ctx.Pool(workers, initializer=_init_worker, initargs=(job, True)) as pool:
-        for part in pool.imap(_run_chunk, _chunks(total, CHUNK)):
+        for part in pool.imap(_run_chunk, _chunks(episodes, CHUNK)):
             results.extend(part)
             bar.update(len(part))
 

@@ -6,6 +6,8 @@
 
 Each task plays its frozen evaluation shuffles from every seat of the agent against its frozen
 opponents; the same command gives the same JSON on any machine and with any number of workers.
+With ``--json FILE`` the run keeps each finished work unit in ``FILE.partial``; run the same
+command again after an interrupt and it plays only the rest (``kc_env.benchmark.progress``).
 """
 
 from __future__ import annotations
@@ -31,7 +33,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quick", action="store_true",
                         help="a few of each task's shuffles: a development figure, labelled quick, never to report")
     parser.add_argument("--workers", type=int, default=None, help="processes (default: every core)")
-    parser.add_argument("--json", metavar="FILE", help="write the scorecard JSON")
+    parser.add_argument("--json", metavar="FILE",
+                        help="write the scorecard JSON; until then FILE.partial keeps each finished piece of the "
+                             "run (a few hundred deals), and the same command run again resumes from it")
     parser.add_argument("--md", metavar="FILE", help="write the scorecard as a Markdown table "
                                                      "(with --runs: the IQM and mean per track)")
     parser.add_argument("--plot", metavar="PNG", help="draw each task's relative share with its interval "
@@ -48,6 +52,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from .. import benchmark
     from ..benchmark import shuffles
+    from ..benchmark.progress import partial_path
 
     try:
         tasks = benchmark.find(args.tasks, args.suite) if args.tasks else benchmark.suite(args.suite)
@@ -73,16 +78,39 @@ def run(args: argparse.Namespace) -> int:
     print(f"kc benchmark: {args.agent} on {len(tasks)} task(s) of {args.suite}"
           f"{' (QUICK: a development figure, not for reporting)' if args.quick else ''}; "
           f"evaluation shuffles sha256 {checksum[:16]}", file=sys.stderr)
+    partial = partial_path(args.json) if args.json else None
     try:
         card = benchmark.evaluate(args.agent, [t.id for t in tasks], args.suite, quick=args.quick,
                                   workers=args.workers, progress=sys.stderr.isatty(),
-                                  report=lambda line: print(line, file=sys.stderr, flush=True))
+                                  report=lambda line: print(line, file=sys.stderr, flush=True), partial=partial)
+    except KeyboardInterrupt:
+        if partial is None or not partial.exists():
+            raise
+        print(f"\nkc benchmark: interrupted; the finished units are kept in {partial}: "
+              "the same command goes on from them", file=sys.stderr)
+        return 130
     except ValueError as exc:
         raise UserError(str(exc)) from None
-    card.command = "kc benchmark " + shlex.join(sys.argv[2:] if sys.argv[1:2] == ["benchmark"] else sys.argv[1:])
+    card.command = command(sys.argv[2:] if sys.argv[1:2] == ["benchmark"] else sys.argv[1:])
     print(markdown(card.to_dict()))
     _write(args, card)
+    if partial is not None:
+        partial.unlink(missing_ok=True)
     return 0
+
+
+def command(argv: list[str]) -> str:
+    """The command a scorecard records: the arguments less ``--workers``, which does not change a
+    figure (so a run resumed with other workers writes the same JSON)."""
+    kept, skip = [], False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg == "--workers":
+            skip = True
+        elif not arg.startswith("--workers="):
+            kept.append(arg)
+    return "kc benchmark " + shlex.join(kept)
 
 
 def run_aggregate(args: argparse.Namespace) -> int:
