@@ -176,7 +176,8 @@ def test_the_smoke_config_trains_across_two_tables_resumes_and_lists_them_in_its
 # -- the model as it ships, compiled ----------------------------------------------------------------
 
 @pytest.mark.slow  # compiles the duel's loop
-@pytest.mark.parametrize("preset, num_players, opponent", [("pagat", 2, "random"), ("standard", 3, "heuristic")])
+@pytest.mark.parametrize("preset, num_players, opponent", [("pagat", 2, "random"), ("standard", 3, "heuristic"),
+                                                          ("wikihow", 2, "random")])
 def test_the_compiled_duel_moves_as_the_shipped_agent_decision_by_decision(preset, num_players, opponent):
     """``shipped.gate`` and ``shipped.model_action`` against ``TurnValueAgent.act`` on every decision
     of the model's seat in a few deals (the gate's two networks both play against random)."""
@@ -197,7 +198,7 @@ def test_the_compiled_duel_moves_as_the_shipped_agent_decision_by_decision(prese
         g = VecGame(1)
         g.deal(np.arange(1), rules, num_players, seeds=[seed], dealers=[seed % num_players])
         agent.reset()
-        memory = np.zeros(2, np.int64)
+        memory = np.zeros(tv.GATE_MEMORY, np.int64)
         while not (g.S[0, K.OVER] or g.S[0, K.TRUNC]):
             seat = int(g.S[0, K.CUR])
             ob, mask = g.observe(np.arange(1), np.array([seat]))[0], g.legal_masks(np.arange(1))[0]

@@ -17,8 +17,12 @@ then keeps, for the deal, whether any other seat has been careless (``careless``
 its turn, after another seat's turn, a pile move is open or a side is empty, which the heuristic
 never leaves) and how many of its turns started without that. It plays the heuristic's own turn
 for its first ``patience`` turns, the first network from then on, and the second for the rest of
-the deal once a seat has been careless. ``act_batch`` keeps nothing between calls (a batch's rows
-are many games), so it always plays the first network.
+the deal once a seat has been careless (``gate``, compiled: the trainer's duel plays it too). It
+tells a new deal (``new_deal``) by what no move within a deal does: the deal's first turn, match
+totals that moved, or two cards in its hand it did not hold at its last decision (a turn draws at
+most one); not by the table or the stock, which a cleared pile (``clear_complete_piles``) shrinks
+and grows within a deal. ``act_batch`` keeps nothing between calls (a batch's rows are many
+games), so it always plays the first network.
 
 A model is a folder: ``model.json`` (``format: kc_env-turn-value``, the layer sizes, the
 candidates, what it was trained on) and ``weights.npz`` (plain float32 arrays ``w0, b0, w1, b1,
@@ -73,6 +77,14 @@ CARELESS = "careless_"
 _PILE_LENGTHS = [SLICES[f"pile_{p}_length"].start for p in ("N", "E", "S", "W", "NE", "SE", "SW", "NW")]
 _SIDE_LENGTHS = _PILE_LENGTHS[:4]
 _FIRST_TURN = SLICES["first_turn"].start
+_SCORES = SLICES["scores"]
+HEURISTIC_NET, FIRST_NET, CARELESS_NET = 0, 1, 2
+"""What ``gate`` gives: the heuristic's own move, the first network, the second."""
+_SEEN, _CLEAN_TURNS, _HAND, _TOTALS = 0, 1, 2, 3
+GATE_MEMORY = _TOTALS + _SCORES.stop - _SCORES.start
+"""The gate's memory of one seat for a deal (int64): whether another seat has been careless, the
+seat's clean turn starts, and what ``new_deal`` compares: its hand (a bit a card) and the match
+totals at its last decision."""
 
 
 @njit
@@ -184,6 +196,46 @@ def careless(ob, mask):
     return False
 
 
+@njit
+def gate(ob, mask, memory, patience, gated):
+    """Which network plays this decision (``HEURISTIC_NET``, ``FIRST_NET``, ``CARELESS_NET``;
+    module docstring), ``memory`` (``GATE_MEMORY``, zeros at the deal's start) updated: without a
+    second network (``gated`` 0) always the first; ``gated`` -1: no network, the heuristic."""
+    if gated < 0:
+        return HEURISTIC_NET
+    if not gated:
+        return FIRST_NET
+    if careless(ob, mask):
+        memory[_SEEN] = 1
+    elif ob[view.OBS_PLAYED] < 0.5 and ob[view.OBS_MOVED] < 0.5 and ob[_FIRST_TURN] < 0.5:
+        memory[_CLEAN_TURNS] += 1
+    if memory[_SEEN]:
+        return CARELESS_NET
+    return HEURISTIC_NET if memory[_CLEAN_TURNS] < patience else FIRST_NET
+
+
+@njit
+def new_deal(ob, memory):
+    """Whether ``ob`` is of another deal than the seat's last decision noted in ``memory`` (then
+    ``memory`` is cleared), noting this one: the deal's first turn, match totals that moved (they
+    are scored between deals), or two or more cards in the hand that it did not hold (a turn draws
+    at most one, and cards on the table go back to the stock, never to a hand)."""
+    hand = np.int64(0)
+    for c in range(54):
+        if ob[c] > 0.5:
+            hand |= np.int64(1) << np.int64(c)
+    not_held = hand & ~memory[_HAND]
+    fresh = ob[_FIRST_TURN] > 0.5 or (not_held & (not_held - 1)) != 0  # two bits or more
+    for j in range(_SCORES.stop - _SCORES.start):
+        total = round(ob[_SCORES.start + j] * 2.0**24)  # every float32 in [-2, 2], exactly
+        fresh |= total != memory[_TOTALS + j]
+        memory[_TOTALS + j] = total
+    if fresh:
+        memory[_SEEN] = memory[_CLEAN_TURNS] = 0
+    memory[_HAND] = hand
+    return fresh
+
+
 def layer_arrays(layers) -> tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...]]:
     """(weights, biases) of a network's (weight, bias) pairs, contiguous float32 as the compiled
     code (``value``, ``scores``) takes them."""
@@ -208,13 +260,13 @@ class TurnValueAgent(Agent):
 
     def reset(self, seed: int | None = None) -> None:
         """Forget what the other seats showed (a new deal)."""
-        self._seen, self._clean_turns, self._last = False, 0, (54, 0)
+        self._memory = np.zeros(GATE_MEMORY, dtype=np.int64)
 
     @property
     def seen_careless(self) -> bool:
         """Whether, this deal, another seat has been careless (``careless``): then it is not the
         heuristic."""
-        return self._seen
+        return bool(self._memory[_SEEN])
 
     def values(self, obs: Mapping[str, np.ndarray], net=None) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
         """The candidates' lines, their lengths, the network's values (``net``: (weights, biases),
@@ -249,19 +301,12 @@ class TurnValueAgent(Agent):
 
     def gate(self, ob: np.ndarray, mask: np.ndarray):
         """Which network to play (module docstring): the second once a seat has been careless this
-        deal, "heuristic" for the first ``patience`` turns, else the first (None)."""
-        stock = round(float(ob[view.OBS_STOCK]) * 54)
-        table = sum(round(float(ob[i]) * 13) for i in _PILE_LENGTHS)  # whole cards: a pile move keeps the sum
-        if ob[_FIRST_TURN] > 0.5 or stock > self._last[0] or table < self._last[1]:
-            self.reset()  # a new deal: within one the stock only shrinks and the table only grows
-        self._last = (stock, table)
-        if careless(ob, mask):
-            self._seen = True
-        elif ob[view.OBS_PLAYED] < 0.5 and ob[view.OBS_MOVED] < 0.5 and ob[_FIRST_TURN] < 0.5:
-            self._clean_turns += 1
-        if self._seen:
-            return self._loose
-        return HEURISTIC_TURN if self._clean_turns < self.patience else None
+        deal, "heuristic" for the first ``patience`` turns, else the first (None). The compiled
+        ``gate`` after ``new_deal``, which clears what it remembers at a new deal."""
+        ob, mask = np.ascontiguousarray(ob, np.float32), np.ascontiguousarray(mask, np.int8)
+        new_deal(ob, self._memory)
+        net = gate(ob, mask, self._memory, self.patience, 1)
+        return HEURISTIC_TURN if net == HEURISTIC_NET else None if net == FIRST_NET else self._loose
 
     def act_batch(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """One action per row (the vector env's batched opponents), each by the first network: a

@@ -4,9 +4,10 @@ at any table, thousands of deals a minute instead of tens.
 ``TurnValueAgent`` (``kc_env.agents.turn_value``) re-plans at every decision: the heuristic's
 ``candidates`` best turns from where it stands, the first move of the best-valued one (a line that
 goes out always; the heuristic's own move when there is no choice), by the network its gate
-picks (``TurnValueAgent.gate``: the heuristic's own move in its first ``patience`` turns, the
-first network from then on, the second for the rest of the deal once another seat has been
-careless). ``duel`` plays exactly that on the vector kernel, one seat against ``num_players - 1``
+picks (``turn_value.gate``, the agent's own compiled gate: the heuristic's own move in its first
+``patience`` turns, the first network from then on, the second for the rest of the deal once
+another seat has been careless; the agent tells a new deal by ``turn_value.new_deal``, the duel
+by starting one). ``duel`` plays exactly that on the vector kernel, one seat against ``num_players - 1``
 of an opponent, every deal once from each seat (duplicate deals, as ``learn.duel`` plays them);
 ``learn.duel`` plays the first network's whole chosen line instead, without the gate.
 tests/test_turn_ranking_all.py holds it to the agent's moves, decision by decision.
@@ -17,36 +18,23 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from kc_env.agents import turns, view
+from kc_env.agents import turns
 from kc_env.agents.heuristic.weights import HEURISTIC_WEIGHTS
 from kc_env.agents.playouts import OTHERS, other_action, seat_share
-from kc_env.agents.turn_value import _FIRST_TURN, FEATURES, candidate_features, careless, layer_arrays, value
+from kc_env.agents.turn_value import (
+    FEATURES,
+    FIRST_NET,
+    GATE_MEMORY,
+    HEURISTIC_NET,
+    candidate_features,
+    gate,
+    layer_arrays,
+    value,
+)
 from kc_env.compiled import njit, njit_parallel
 from kc_env.vector import kernel as K
 
 from .learn import rules_arrays
-
-FIRST_TURN = _FIRST_TURN
-PLAYED, MOVED = view.OBS_PLAYED, view.OBS_MOVED
-HEURISTIC_NET, FIRST_NET, CARELESS_NET = 0, 1, 2
-
-
-@njit
-def gate(ob, mask, memory, patience, gated):
-    """``TurnValueAgent.gate`` for one deal (``memory``: [seen careless, clean turns], updated):
-    which network plays this decision (``HEURISTIC_NET``, ``FIRST_NET``, ``CARELESS_NET``); without
-    a second network (``gated`` 0) always the first; ``gated`` -1: no network, the heuristic."""
-    if gated < 0:
-        return HEURISTIC_NET
-    if not gated:
-        return FIRST_NET
-    if careless(ob, mask):
-        memory[0] = 1
-    elif ob[PLAYED] < 0.5 and ob[MOVED] < 0.5 and ob[FIRST_TURN] < 0.5:
-        memory[1] += 1
-    if memory[0]:
-        return CARELESS_NET
-    return HEURISTIC_NET if memory[1] < patience else FIRST_NET
 
 
 @njit
@@ -88,7 +76,7 @@ def _play(seed, learner, num_players, others, rules_row, rules_vec, k, patience,
     rng[0] = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + stream
     ob = np.zeros(K.OBS_SIZE, dtype=np.float32)
     mask = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
-    memory = np.zeros(2, dtype=np.int64)
+    memory = np.zeros(GATE_MEMORY, dtype=np.int64)  # one deal: nothing to tell apart
     while not (g.S[b, K.OVER] or g.S[b, K.TRUNC]):
         seat = g.S[b, K.CUR]
         K.encode(g, b, seat, rules_vec, ob)
