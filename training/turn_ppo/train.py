@@ -40,7 +40,7 @@ from .. import config as config_mod
 from ..run import mark_run
 from ..threads import update_threads
 from ..turn_value import learn as tv
-from ..turn_value.train import EVAL_SEED_OFFSET, TurnValueResult, _plot
+from ..turn_value.train import EVAL_SEED_OFFSET, TurnValueResult, plot_curve
 from . import rollouts
 from .update import ppo_update
 
@@ -85,9 +85,9 @@ def _train(cfg, folder: Path, resume: bool, log) -> TurnValueResult:
         state["done"] = it
         write_atomic(folder / "progress.json", json.dumps(state, indent=1) + "\n")
         log(f"iteration {it}: {json.dumps(state['curve'][-1])} ({time.perf_counter() - start:.0f} s)")
-        _plot(state["curve"], cfg.eval.opponents, folder / "learning_curve.png", 1.0 / cfg.num_players)
+        plot_curve(state["curve"], cfg.eval.opponents, folder / "learning_curve.png", 1.0 / cfg.num_players)
     write_atomic(folder / "curve.json", json.dumps(state["curve"], indent=1) + "\n")
-    _plot(state["curve"], cfg.eval.opponents, folder / "learning_curve.png", 1.0 / cfg.num_players)
+    plot_curve(state["curve"], cfg.eval.opponents, folder / "learning_curve.png", 1.0 / cfg.num_players)
     _save_model(cfg, folder / "model", nets, state["curve"])
     log(f"model: {folder / 'model'}   learning curve: {folder / 'learning_curve.png'}")
     return TurnValueResult(folder, state["curve"])
@@ -129,7 +129,7 @@ def _networks(cfg, folder: Path, done: int):
     if not t.hidden:
         first = [(np.zeros((1, FEATURES), np.float32), np.zeros(1, np.float32))]
     else:
-        first = tv._numpy_layers(tv._network(FEATURES, list(t.hidden), cfg.seed, None)[1])
+        first = tv.numpy_layers(tv.torch_network(FEATURES, list(t.hidden), cfg.seed, None)[1])
     return (first, first if gated else None), (None, None)
 
 
@@ -145,7 +145,7 @@ def _update(cfg, it: int, nets, critics, data, log):
         mine = data["nets"] == which
         if not mine.any():  # this network chose nothing this iteration (no seat was careless)
             new_nets.append(net)
-            new_critics.append(critic or tv._numpy_layers(tv._network(FEATURES, list(t.critic_hidden), it, None)[1]))
+            new_critics.append(critic or tv.numpy_layers(tv.torch_network(FEATURES, list(t.critic_hidden), it, None)[1]))
             continue
         part = {key: value[mine] for key, value in data.items() if key != "shares"}
         prefix = "careless_" if which else ""

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ..turn_value.learn import _network, _numpy_layers
+from ..turn_value.learn import numpy_layers, torch_network
 
 
 def _scores(net, feats, valid):
@@ -49,9 +49,9 @@ def ppo_update(actor_layers, critic_layers, data: dict[str, np.ndarray], s, *, s
     feats, valid = torch.from_numpy(data["feats"]), torch.from_numpy(data["valid"])
     picks, old_logp = torch.from_numpy(data["picks"]), torch.from_numpy(data["logps"])
     outcome = torch.from_numpy(data["outcomes"])
-    actor, actor_linears = _network(feats.shape[2], list(s.hidden) if actor_layers is None else
+    actor, actor_linears = torch_network(feats.shape[2], list(s.hidden) if actor_layers is None else
                                     [w.shape[0] for w, _ in actor_layers[:-1]], seed, actor_layers)
-    critic, critic_linears = _network(feats.shape[2], s.critic_hidden, seed + 1, critic_layers)
+    critic, critic_linears = torch_network(feats.shape[2], s.critic_hidden, seed + 1, critic_layers)
     rows = torch.arange(len(picks))
     with torch.no_grad():
         logp_all = torch.log_softmax(_scores(actor, feats, valid), dim=1)
@@ -85,7 +85,7 @@ def ppo_update(actor_layers, critic_layers, data: dict[str, np.ndarray], s, *, s
     stats |= {"entropy": float(np.mean(entropies)), "approx_kl": float(np.mean(kls)),
               "clip_fraction": float(np.mean(clipped))}
     log("  ".join(f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {v:,}" for k, v in stats.items()))
-    return _numpy_layers(actor_linears), _numpy_layers(critic_linears), stats
+    return numpy_layers(actor_linears), numpy_layers(critic_linears), stats
 
 
 def _explained(y, pred) -> float:

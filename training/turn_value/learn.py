@@ -157,7 +157,7 @@ def generate(rules, num_players: int, seeds: np.ndarray, learners: np.ndarray, *
     return feats[keep], targets, game, shares
 
 
-def _network(inputs: int, hidden, seed: int, start):
+def torch_network(inputs: int, hidden, seed: int, start):
     """The value network (relu MLP to one output) as torch modules, and its linear layers;
     ``start``: numpy (weight, bias) pairs to begin from."""
     import torch
@@ -179,7 +179,8 @@ def _network(inputs: int, hidden, seed: int, start):
     return net, linears
 
 
-def _numpy_layers(linears):
+def numpy_layers(linears):
+    """A network's torch linear layers as numpy (weight [out, in], bias [out]) pairs (copies)."""
     return [(lin.weight.detach().numpy().copy(), lin.bias.detach().numpy().copy()) for lin in linears]
 
 
@@ -189,7 +190,7 @@ def fit(x: np.ndarray, y: np.ndarray, *, hidden=(256, 128), epochs: int = 4, bat
     layers as numpy (weight [out, in], bias [out]) pairs. ``start`` continues from such layers."""
     import torch
 
-    net, linears = _network(x.shape[1], hidden, seed, start)
+    net, linears = torch_network(x.shape[1], hidden, seed, start)
     opt = torch.optim.Adam(net.parameters(), lr=lr, weight_decay=weight_decay)
     xt, yt = torch.from_numpy(x), torch.from_numpy(y)
     loss_fn = torch.nn.BCEWithLogitsLoss()
@@ -205,7 +206,7 @@ def fit(x: np.ndarray, y: np.ndarray, *, hidden=(256, 128), epochs: int = 4, bat
             opt.step()
             total += loss.item() * len(idx)
         log(f"epoch {epoch + 1}/{epochs}: loss {total / len(xt):.4f}")
-    return _numpy_layers(linears)
+    return numpy_layers(linears)
 
 
 def bce(layers, x: np.ndarray, y: np.ndarray) -> float:
@@ -347,7 +348,7 @@ def fit_ranking(x: np.ndarray, y: np.ndarray, decision: np.ndarray, *, hidden=(2
     few tens of thousands of candidates); returns the layers as numpy pairs."""
     import torch
 
-    net, linears = _network(x.shape[1], hidden, seed, start)
+    net, linears = torch_network(x.shape[1], hidden, seed, start)
     _, group = np.unique(decision, return_inverse=True)
     g = torch.from_numpy(group.astype(np.int64))
     count = torch.zeros(int(group.max()) + 1).index_add_(0, g, torch.ones(len(g)))
@@ -365,7 +366,7 @@ def fit_ranking(x: np.ndarray, y: np.ndarray, decision: np.ndarray, *, hidden=(2
         if (step + 1) % max(1, steps // 5) == 0:
             log(f"step {step + 1}/{steps}: loss {loss.item():.5f} (predicting no difference: "
                 f"{(y_centred ** 2).mean().item():.5f})")
-    return _numpy_layers(linears)
+    return numpy_layers(linears)
 
 
 def load_labels(path) -> tuple[list[tuple[np.ndarray, np.ndarray]], int]:

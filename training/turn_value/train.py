@@ -108,7 +108,7 @@ def _duel(cfg, rules, num_players: int, layers, spec: str, first: int) -> list[f
     return [round(share, 4), round(max(0.0, share - half), 4), round(min(1.0, share + half), 4)]
 
 
-def _plot(curve: list[dict], opponents: list[str], path: Path, fair: float) -> None:
+def plot_curve(curve: list[dict], opponents: list[str], path: Path, fair: float) -> None:
     """The learning curve (``run.plot_learning_curve``, every trainer's plot) over the curve's x:
     labelled decisions under ``ranking``, deals played under ``monte_carlo``."""
     key = "decisions" if "decisions" in curve[-1] else "games"
@@ -166,9 +166,9 @@ def _train(cfg, folder: Path, resume: bool, argv, log) -> TurnValueResult:
         state["done"] = it
         write_atomic(state_path, json.dumps(state, indent=1) + "\n")
         log(f"iteration {it}: {json.dumps(state['curve'][-1])} ({time.perf_counter() - start:.0f} s)")
-        _plot(state["curve"], cfg.eval.opponents, folder / "learning_curve.png", 1.0 / n)
+        plot_curve(state["curve"], cfg.eval.opponents, folder / "learning_curve.png", 1.0 / n)
     write_atomic(folder / "curve.json", json.dumps(state["curve"], indent=1) + "\n")
-    _plot(state["curve"], cfg.eval.opponents, folder / "learning_curve.png", 1.0 / n)
+    plot_curve(state["curve"], cfg.eval.opponents, folder / "learning_curve.png", 1.0 / n)
     _save_model(cfg, folder / "model", layers, loose, state["curve"])
     log(f"model: {folder / 'model'}   learning curve: {folder / 'learning_curve.png'}")
     return TurnValueResult(folder, state["curve"])
