@@ -25,7 +25,7 @@ from ..compiled import njit, njit_parallel
 from ..vector import kernel as K
 from . import turns, view
 from .greedy import greedy_action
-from .heuristic.search import heuristic_action_on, heuristic_action_w, new_desk
+from .heuristic.search import heuristic_action_on, new_desk
 
 OTHERS = ("heuristic", "greedy", "random")
 """What the other seats may play in a play-out, by code (``others``)."""
@@ -67,12 +67,12 @@ def redeal(obs, g, b, rng, max_moves):
 
 
 @njit
-def other_action(code, ob, mask, w, g, b, rng, scratch):
+def other_action(code, ob, mask, w, desk, g, b, rng, scratch):
     """The move of a seat that plays ``OTHERS[code]`` in row ``b`` (``ob`` and ``mask`` its
-    view; random draws from ``rng[b]``). The heuristic's scratch arrays are made anew at each
-    call: a loop of many decisions keeps one desk (``heuristic_action_on``, as ``play_to_end``)."""
+    view; the heuristic with the weights ``w`` on ``desk``, a ``heuristic.search.new_desk`` kept
+    for the deal's decisions; random draws from ``rng[b]``)."""
     if code == 0:
-        return heuristic_action_w(ob, mask, w)
+        return heuristic_action_on(ob, mask, w, desk)
     if code == 1:
         return greedy_action(ob, mask)
     return scratch[K.randbelow(rng, b, K.legal_actions(g, b, scratch))]
@@ -93,11 +93,8 @@ def play_to_end(g, b, w, rules_vec, others, rng):
         seat = S[b, K.CUR]
         K.encode(g, b, seat, rules_vec, ob)
         K.write_mask(g, b, mask, scratch)
-        if seat == 0 or others == 0:
-            a = heuristic_action_on(ob, mask, w, desk)
-        else:
-            a = other_action(others, ob, mask, w, g, b, rng, scratch)
-        K.apply_action(g, b, a, scratch)
+        code = 0 if seat == 0 else others
+        K.apply_action(g, b, other_action(code, ob, mask, w, desk, g, b, rng, scratch), scratch)
     if not S[b, K.OVER]:
         K.finish_blocked(g, b)
 

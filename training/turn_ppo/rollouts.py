@@ -21,10 +21,20 @@ from collections import namedtuple
 import numpy as np
 from numba import prange
 
-from kc_env.agents import turns, view
+from kc_env.agents import turns
+from kc_env.agents.heuristic.search import new_desk
 from kc_env.agents.heuristic.weights import HEURISTIC_WEIGHTS
 from kc_env.agents.playouts import OTHERS, other_action, seat_share
-from kc_env.agents.turn_value import _FIRST_TURN, FEATURES, candidate_features, careless, layer_arrays, scores
+from kc_env.agents.turn_value import (
+    FEATURES,
+    FIRST_NET,
+    GATE_MEMORY,
+    HEURISTIC_NET,
+    candidate_features,
+    gate,
+    layer_arrays,
+    scores,
+)
 from kc_env.compiled import njit, njit_parallel
 from kc_env.vector import kernel as K
 
@@ -47,18 +57,13 @@ HEURISTIC_TURN = -1
 
 
 @njit
-def gate(ob, mask, seat, seen, clean, policy):
-    """Which network seat ``seat`` plays this turn (0, 1, or ``HEURISTIC_TURN``), updating what it
-    keeps for the deal (``seen``, ``clean``: one entry a seat), as the agent's gate does."""
-    if not policy.gated:
-        return 0
-    if careless(ob, mask):
-        seen[seat] = True
-    elif ob[view.OBS_PLAYED] < 0.5 and ob[view.OBS_MOVED] < 0.5 and ob[_FIRST_TURN] < 0.5:
-        clean[seat] += 1
-    if seen[seat]:
-        return 1
-    return HEURISTIC_TURN if clean[seat] < policy.patience else 0
+def network_of(ob, mask, memory, policy):
+    """Which network the learner plays this turn (0, 1, or ``HEURISTIC_TURN``) by the agent's own
+    gate (``turn_value.gate``), updating ``memory``, the seat's ``GATE_MEMORY`` for the deal."""
+    net = gate(ob, mask, memory, policy.patience, np.int64(policy.gated))
+    if net == HEURISTIC_NET:
+        return HEURISTIC_TURN
+    return 0 if net == FIRST_NET else 1
 
 
 @njit_parallel
@@ -86,18 +91,18 @@ def _play_deal(i, deals, num_players, rules_row, rules_vec, policy, out):
     rng[0] = np.uint64(policy.seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(i)
     ob = np.zeros(K.OBS_SIZE, dtype=np.float32)
     mask = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
-    seen = np.zeros(num_players, dtype=np.bool_)
-    clean = np.zeros(num_players, dtype=np.int64)
+    desk = new_desk(True)  # the heuristic's scratch arrays, for every decision of the deal
+    memory = np.zeros((num_players, GATE_MEMORY), dtype=np.int64)  # each seat's gate, for this one deal
     n = 0
     while not (g.S[b, K.OVER] or g.S[b, K.TRUNC]):
         seat = g.S[b, K.CUR]
         K.encode(g, b, seat, rules_vec, ob)
         K.write_mask(g, b, mask, scratch)
         if (deals.learners[i] >> seat) & 1:
-            net = gate(ob, mask, seat, seen, clean, policy)
+            net = network_of(ob, mask, memory[seat], policy)
             n += _choose_turn(g, b, ob, mask, policy, net, rng, out, i, n, scratch)
         else:
-            K.apply_action(g, b, other_action(deals.others[i], ob, mask, w, g, b, rng, scratch), scratch)
+            K.apply_action(g, b, other_action(deals.others[i], ob, mask, w, desk, g, b, rng, scratch), scratch)
     out.counts[i] = n
     for s in range(num_players):
         out.shares[i, s] = seat_share(g, b, s)

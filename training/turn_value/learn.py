@@ -22,6 +22,7 @@ import numpy as np
 from numba import prange
 
 from kc_env.agents import turns
+from kc_env.agents.heuristic.search import new_desk
 from kc_env.agents.heuristic.weights import HEURISTIC_WEIGHTS
 from kc_env.agents.playouts import OTHERS, line_values, other_action, seat_share
 from kc_env.agents.turn_value import FEATURES, candidate_features, layer_arrays, value
@@ -76,13 +77,14 @@ def _play_game(i, deals, num_players, rules_row, rules_vec, choice, records):
     rng[0] = np.uint64(choice.explore_seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(i)
     ob = np.zeros(K.OBS_SIZE, dtype=np.float32)
     mask = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
+    desk = new_desk(True)  # the heuristic's scratch arrays, for every decision of the deal
     n = 0
     while not (g.S[b, K.OVER] or g.S[b, K.TRUNC]):
         seat = g.S[b, K.CUR]
         K.encode(g, b, seat, rules_vec, ob)
         K.write_mask(g, b, mask, scratch)
         if not (deals.learners[i] >> seat) & 1:
-            K.apply_action(g, b, other_action(deals.others[i], ob, mask, w, g, b, rng, scratch), scratch)
+            K.apply_action(g, b, other_action(deals.others[i], ob, mask, w, desk, g, b, rng, scratch), scratch)
             continue
         n += _learner_turn(g, b, ob, mask, choice, rng, records, i, n, scratch)
     if not g.S[b, K.OVER]:  # cut off after max_moves: ended as blocked, as match.truncate ends one

@@ -19,6 +19,7 @@ import numpy as np
 from numba import prange
 
 from kc_env.agents import turns
+from kc_env.agents.heuristic.search import new_desk
 from kc_env.agents.heuristic.weights import HEURISTIC_WEIGHTS
 from kc_env.agents.playouts import OTHERS, other_action, seat_share
 from kc_env.agents.turn_value import (
@@ -76,13 +77,14 @@ def _play(seed, learner, num_players, others, rules_row, rules_vec, k, patience,
     rng[0] = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + stream
     ob = np.zeros(K.OBS_SIZE, dtype=np.float32)
     mask = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
+    desk = new_desk(True)  # the heuristic's scratch arrays, for every decision of the deal
     memory = np.zeros(GATE_MEMORY, dtype=np.int64)  # one deal: nothing to tell apart
     while not (g.S[b, K.OVER] or g.S[b, K.TRUNC]):
         seat = g.S[b, K.CUR]
         K.encode(g, b, seat, rules_vec, ob)
         K.write_mask(g, b, mask, scratch)
         if seat != learner:
-            K.apply_action(g, b, other_action(others, ob, mask, w, g, b, rng, scratch), scratch)
+            K.apply_action(g, b, other_action(others, ob, mask, w, desk, g, b, rng, scratch), scratch)
             continue
         net = gate(ob, mask, memory, patience, gated)
         K.apply_action(g, b, model_action(ob, mask, net, k, first_w, first_b, loose_w, loose_b), scratch)
