@@ -11,7 +11,8 @@ The state of ``B`` games is one named structure, ``Games`` (a namedtuple of arra
 ``EnvBuffers`` (rng, opponent kinds, move log, rules vectors, observations, masks, rewards,
 status...; ``KingsCornerVecEnv``). numba passes a namedtuple of arrays into compiled code as one
 value, and the state travels whole: the batched entry points take both (``apply_batch(idx,
-acts, g)``, ``env_advance(idx, modes, acts, g, e)``, ``new_episodes``, ``deal_batch``,
+acts, g)``, ``env_advance(idx, modes, acts, g, e)``, ``new_episodes``, ``learner_step`` (the vector
+env's whole step when every opponent is random), ``keep_endings``, ``deal_batch``,
 ``legal_batch``, ``encode_batch``, ``refresh_batch``, ``end_cut_off_batch``, ``play_random``),
 and the rule functions (``accepts``, ``pile_moves``, ``legal_actions``, ``play_card``,
 ``apply_action``, ``deal``, ``encode``, ...) take ``g`` and a game number ``b``, so that other
@@ -190,6 +191,21 @@ section), the learner's ``obs[b]``, ``masks[b]`` (bool) and ``rewards[b]``, ``st
 ``deal_seeds[b]``, the seed of the deal in play."""
 
 
+Endings = namedtuple("Endings", "games S status deal_seeds obs logs")
+Endings.__doc__ = """What the episodes that ended in a step leave behind (``keep_ending``), row ``k`` for
+the ``k``-th of them, kept before their next deals overwrite it: the game number, its scalars
+``S``, ``status`` (``DONE`` or ``ILLEGAL``), the deal's seed, the learner's last observation and,
+with ``logs`` of one row per game (else none), the deal's moves."""
+
+
+def alloc_endings(size: int, log_size: int) -> Endings:
+    """``Endings`` for up to ``size`` episodes ending at once; ``log_size`` 0 keeps no moves."""
+    return Endings(games=np.zeros(size, dtype=np.int64), S=np.zeros((size, NUM_S), dtype=np.int64),
+                   status=np.zeros(size, dtype=np.int64), deal_seeds=np.zeros(size, dtype=np.int64),
+                   obs=np.zeros((size, OBS_SIZE), dtype=np.float32),
+                   logs=np.zeros((size if log_size else 0, log_size), dtype=np.int16))
+
+
 def alloc_games(size: int) -> Games:
     """Zeroed state arrays for ``size`` games."""
     return Games(piles=np.zeros((size, 8, PILE_CAP), dtype=np.int8), pinfo=np.zeros((size, 8, PINFO), dtype=np.int64),
@@ -211,6 +227,11 @@ from a namedtuple) would only cost: the compiled engine (``play_random``) plays 
 moves per second without it. What such a function calls compiles so too unless it says
 otherwise (numba passes the flag on): a callee that allocates is marked ``njit(_nrt=True)``,
 else it fails to compile."""
+
+stepping = njit(_nrt=False, inline="always")
+"""The vector env's per-game steps (``advance``, ``new_episode``, ``keep_ending``): ``borrowing``,
+and inlined into the loops that call them (numba's own inlining), which pass the state
+(``Games``, ``EnvBuffers``: about a hundred machine words) on to them once per game."""
 
 _DEBRUIJN = np.int64(0x03F79D71B4CB0A89)
 _DEBRUIJN_INDEX = np.array([
@@ -258,45 +279,48 @@ def _init_genrand_19650218() -> np.ndarray:
 _MT_19650218 = _init_genrand_19650218()
 
 
-@njit(cache=True, _nrt=True)  # it allocates; ``deal``, which calls it, is ``borrowing``
+@njit(cache=True)
 def mt_seed(mt, b, seed):
-    """``random.Random(seed)`` for an int 0 <= seed < 2**63: init_by_array over its 32-bit words."""
-    key = np.zeros(2, dtype=np.int64)
-    key[0] = seed & _M32
-    key[1] = (seed >> 32) & _M32
-    key_length = 2 if key[1] else 1
-    mt[b, :] = _MT_19650218  # init_genrand(19650218), the same for every seed
-    i, j = 1, 0
-    for _ in range(max(MT_N, key_length)):
-        prev = mt[b, i - 1]
-        mt[b, i] = ((mt[b, i] ^ (((prev ^ (prev >> 30)) * 1664525) & _M32)) + key[j] + j) & _M32
-        i += 1
-        j += 1
-        if i >= MT_N:
-            mt[b, 0] = mt[b, MT_N - 1]
-            i = 1
-        if j >= key_length:
-            j = 0
-    for _ in range(MT_N - 1):
-        prev = mt[b, i - 1]
-        mt[b, i] = ((mt[b, i] ^ (((prev ^ (prev >> 30)) * 1566083941) & _M32)) - i) & _M32
-        i += 1
-        if i >= MT_N:
-            mt[b, 0] = mt[b, MT_N - 1]
-            i = 1
-    mt[b, 0] = 0x80000000
+    """``random.Random(seed)`` for an int 0 <= seed < 2**63: init_by_array over its 32-bit words
+    (one word below 2**32, else two, low first). CPython's loops with their index wrapping
+    written out: each step needs the word before it, so the loops run in order, and the wrap
+    (``mt[0] = mt[623]``, go on at 1) comes where it falls in each."""
+    row = mt[b]
+    for i in range(MT_N + 1):
+        row[i] = _MT_19650218[i]  # init_genrand(19650218), the same for every seed
+    low, high = seed & _M32, (seed >> 32) & _M32
+    prev = row[0]
+    for k in range(MT_N):  # max(624, key length) steps: i = 1..623, then 1 again after the wrap
+        i = k + 1 if k + 1 < MT_N else 1
+        j = k & 1 if high else 0
+        prev = ((row[i] ^ ((prev ^ (prev >> 30)) * 1664525)) + (high if j else low) + j) & _M32
+        row[i] = prev
+        if i == MT_N - 1:
+            row[0] = prev
+    for k in range(MT_N - 1):  # 623 steps: i = 2..623, then 1 after the wrap
+        i = k + 2 if k + 2 < MT_N else 1
+        prev = ((row[i] ^ ((prev ^ (prev >> 30)) * 1566083941)) - i) & _M32
+        row[i] = prev
+        if i == MT_N - 1:
+            row[0] = prev
+    row[0] = 0x80000000
 
 
 @njit(cache=True)
 def mt_twist(mt, b):
-    """The generation step of genrand_uint32: the next 624 words."""
-    for k in range(MT_N):
-        y = (mt[b, k] & 0x80000000) | (mt[b, k + 1 if k + 1 < MT_N else 0] & 0x7FFFFFFF)
-        v = mt[b, k + 397 if k + 397 < MT_N else k + 397 - MT_N] ^ (y >> 1)
-        if y & 1:
-            v ^= 0x9908B0DF
-        mt[b, k] = v
-    mt[b, MT_N] = 0
+    """The generation step of genrand_uint32: the next 624 words, in the three stretches where
+    word ``k + 397`` is still the old one, is already new, and the last word (its neighbour is
+    the new word 0): branch-free, so the first two compile to vector code."""
+    row = mt[b]
+    for k in range(MT_N - 397):
+        y = (row[k] & 0x80000000) | (row[k + 1] & 0x7FFFFFFF)
+        row[k] = row[k + 397] ^ (y >> 1) ^ ((y & 1) * 0x9908B0DF)
+    for k in range(MT_N - 397, MT_N - 1):
+        y = (row[k] & 0x80000000) | (row[k + 1] & 0x7FFFFFFF)
+        row[k] = row[k + 397 - MT_N] ^ (y >> 1) ^ ((y & 1) * 0x9908B0DF)
+    y = (row[MT_N - 1] & 0x80000000) | (row[0] & 0x7FFFFFFF)
+    row[MT_N - 1] = row[396] ^ (y >> 1) ^ ((y & 1) * 0x9908B0DF)
+    row[MT_N] = 0
 
 
 @njit(cache=True)
@@ -1045,37 +1069,43 @@ def opponents_play(g, e, b, scratch):
         apply_action(g, b, a, scratch)
 
 
+@stepping
+def new_episode(g, e, b, fixed_seat, fixed_dealer, max_redeals, scratch):
+    """Deal game ``b``'s next episode and play its opponents until the learner is to act. The
+    deal seed (63 bits, into ``e.deal_seeds``), dealer and learner seat are drawn from the game's
+    own generator (a fixed seat or dealer >= 0 is kept); a deal that ends before the learner's
+    first action is dealt again (``gym_env``'s rule), at most ``max_redeals`` times (then status
+    DONE). ``e.kinds[b, j]`` is the kind of the opponent ``j + 1`` seats to the learner's left.
+    Returns the game's status (``e.status[b]``)."""
+    S, rng, opp_kind = g.S, e.rng, e.opp_kind
+    n = S[b, NP]
+    for _ in range(max_redeals):
+        seed = np.int64(splitmix64(rng, b) >> np.uint64(1))
+        dealer = randbelow(rng, b, n) if fixed_dealer < 0 else fixed_dealer
+        learner = randbelow(rng, b, n) if fixed_seat < 0 else fixed_seat
+        S[b, LEARNER] = learner
+        deal(g, b, seed, dealer, n, scratch)
+        e.deal_seeds[b] = seed
+        for seat in range(n):
+            opp_kind[b, seat] = 0 if seat == learner else e.kinds[b, (seat - learner) % n - 1]
+        st = opponents_play(g, e, b, scratch)
+        if st != DONE:
+            break
+    e.status[b] = st
+    if st == READY:
+        encode(g, b, learner, e.rules_vecs[b], e.obs[b])
+        write_mask(g, b, e.masks[b], scratch)
+    return st
+
+
 @njit(cache=True)
 def new_episodes(idx, g, e, fixed_seat, fixed_dealer, max_redeals):
-    """Deal the next episode of each game ``idx[i]`` and play the opponents until the learner
-    is to act. The deal seed (63 bits, into ``e.deal_seeds``), dealer and learner seat are drawn
-    from the game's own generator (a fixed seat or dealer >= 0 is kept); a deal that ends before
-    the learner's first action is dealt again (``gym_env``'s rule), at most ``max_redeals`` times
-    (then status DONE). ``e.kinds[b, j]`` is the kind of game ``b``'s opponent ``j + 1`` seats to
-    the learner's left. Returns how many games wait for an outside opponent (``NEED_OPP``)."""
-    S, rng, opp_kind = g.S, e.rng, e.opp_kind
+    """``new_episode`` for each game ``idx[i]``. Returns how many games wait for an outside
+    opponent (``NEED_OPP``)."""
     scratch = np.empty(NUM_ACTIONS, dtype=np.int64)
     waiting = 0
     for i in range(idx.shape[0]):
-        b = idx[i]
-        n = S[b, NP]
-        for _ in range(max_redeals):
-            seed = np.int64(splitmix64(rng, b) >> np.uint64(1))
-            dealer = randbelow(rng, b, n) if fixed_dealer < 0 else fixed_dealer
-            learner = randbelow(rng, b, n) if fixed_seat < 0 else fixed_seat
-            S[b, LEARNER] = learner
-            deal(g, b, seed, dealer, n, scratch)
-            e.deal_seeds[b] = seed
-            for seat in range(n):
-                opp_kind[b, seat] = 0 if seat == learner else e.kinds[b, (seat - learner) % n - 1]
-            st = opponents_play(g, e, b, scratch)
-            if st != DONE:
-                break
-        e.status[b] = st
-        if st == READY:
-            encode(g, b, learner, e.rules_vecs[b], e.obs[b])
-            write_mask(g, b, e.masks[b], scratch)
-        waiting += st == NEED_OPP
+        waiting += new_episode(g, e, idx[i], fixed_seat, fixed_dealer, max_redeals, scratch) == NEED_OPP
     return waiting
 
 
@@ -1090,51 +1120,97 @@ def legal_choices(masks, rows, acts, legal):
         legal[i] = 0 <= a < NUM_ACTIONS and masks[rows[i], a] != 0
 
 
+@stepping
+def advance(g, e, b, mode, a, scratch):
+    """Advance game ``b`` of the vector env (state ``g``, buffers ``e``) as far as it can go.
+
+    ``mode``: ``MODE_ACT`` applies the learner's action ``a`` (status ``ILLEGAL`` and reward -1
+    if ``e.masks[b]``, the learner's current mask, forbids it), ``MODE_OPP`` applies an outside
+    opponent's ``a``, ``MODE_RESUME`` only continues. Then ``opponents_play``. On ``READY`` and
+    ``DONE`` (``e.rewards[b]``: the learner's reward) the learner's observation and mask are
+    written to ``e.obs[b]`` and ``e.masks[b]`` (on ``ILLEGAL`` only the mask, all False). Every
+    move played is appended to ``e.log[b]``. Returns the game's status (``e.status[b]``)."""
+    S, log, masks = g.S, e.log, e.masks
+    learner = S[b, LEARNER]
+    if mode != MODE_RESUME:
+        if mode == MODE_ACT:
+            if a < 0 or a >= NUM_ACTIONS or not masks[b, a]:
+                e.rewards[b] = -1.0
+                e.status[b] = ILLEGAL
+                masks[b, :] = False
+                return ILLEGAL
+            S[b, LSTEPS] += 1
+        if S[b, LOGLEN] < log.shape[1]:
+            log[b, S[b, LOGLEN]] = a
+        S[b, LOGLEN] += 1
+        apply_action(g, b, a, scratch)
+    st = opponents_play(g, e, b, scratch)
+    e.status[b] = st
+    if st == READY or st == DONE:
+        encode(g, b, learner, e.rules_vecs[b], e.obs[b])
+        if st == DONE:
+            e.rewards[b] = seat_reward(g, b, learner)
+            masks[b, :] = False
+        else:
+            write_mask(g, b, masks[b], scratch)
+    return st
+
+
 @njit(cache=True)
 def env_advance(idx, modes, acts, g, e):
-    """Advance each game ``b = idx[i]`` of the vector env (state ``g``, buffers ``e``) as far as
-    it can go.
-
-    ``modes[i]``: ``MODE_ACT`` applies the learner's action ``acts[i]`` (status ``ILLEGAL`` and
-    reward -1 if ``e.masks[b]``, the learner's current mask, forbids it), ``MODE_OPP`` applies an
-    outside opponent's ``acts[i]``, ``MODE_RESUME`` only continues. Then ``opponents_play``.
-    On ``READY`` and ``DONE`` (``e.rewards[b]``: the learner's reward) and ``ILLEGAL`` the
-    learner's observation and mask are written to ``e.obs[b]`` and ``e.masks[b]``. Every move
-    played is appended to ``e.log[b]``. Returns how many games wait for an outside opponent
-    (``NEED_OPP``).
-    """
-    S, log, masks, rewards, status = g.S, e.log, e.masks, e.rewards, e.status
+    """``advance`` each game ``b = idx[i]`` in mode ``modes[i]`` with action ``acts[i]``.
+    Returns how many games wait for an outside opponent (``NEED_OPP``)."""
     scratch = np.empty(NUM_ACTIONS, dtype=np.int64)
-    cap = log.shape[1]
     waiting = 0
     for i in range(idx.shape[0]):
-        b = idx[i]
-        learner = S[b, LEARNER]
-        if modes[i] != MODE_RESUME:
-            a = acts[i]
-            if modes[i] == MODE_ACT:
-                if a < 0 or a >= NUM_ACTIONS or not masks[b, a]:
-                    rewards[b] = -1.0
-                    status[b] = ILLEGAL
-                    masks[b, :] = False
-                    continue
-                S[b, LSTEPS] += 1
-            if S[b, LOGLEN] < cap:
-                log[b, S[b, LOGLEN]] = a
-            S[b, LOGLEN] += 1
-            apply_action(g, b, a, scratch)
-        st = opponents_play(g, e, b, scratch)
-        status[b] = st
-        if st == READY or st == DONE:
-            encode(g, b, learner, e.rules_vecs[b], e.obs[b])
-            if st == DONE:
-                rewards[b] = seat_reward(g, b, learner)
-                masks[b, :] = False
-            else:
-                write_mask(g, b, masks[b], scratch)
-        else:
-            waiting += st == NEED_OPP
+        waiting += advance(g, e, idx[i], modes[i], acts[i], scratch) == NEED_OPP
     return waiting
+
+
+@stepping
+def keep_ending(g, e, b, ends, k):
+    """Copy what game ``b``'s ended episode leaves behind into row ``k`` of ``ends`` (an
+    ``Endings``), before its next deal overwrites it: its game number, scalars, status, deal
+    seed, last observation and (when ``ends.logs`` has rows, ``record=True``) its moves."""
+    ends.games[k] = b
+    for c in range(NUM_S):
+        ends.S[k, c] = g.S[b, c]
+    ends.status[k] = e.status[b]
+    ends.deal_seeds[k] = e.deal_seeds[b]
+    for i in range(OBS_SIZE):
+        ends.obs[k, i] = e.obs[b, i]
+    if ends.logs.shape[0]:
+        for i in range(min(g.S[b, LOGLEN], e.log.shape[1])):
+            ends.logs[k, i] = e.log[b, i]
+
+
+@njit(cache=True)
+def keep_endings(idx, g, e, ends):
+    """``keep_ending`` for each game ``idx[i]``, into row ``i`` of ``ends``."""
+    for i in range(idx.shape[0]):
+        keep_ending(g, e, idx[i], ends, i)
+
+
+@njit(cache=True)
+def learner_step(acts, g, e, ends, old_obs, fixed_seat, fixed_dealer, max_redeals):
+    """The vector env's whole step in one call, when every opponent is random (none waits
+    outside): game ``b`` plays the learner's action ``acts[b]`` and its opponents (``advance``);
+    when its episode ends, what it leaves is kept in ``ends`` (``keep_ending``; an illegal
+    action's episode keeps the observation it had, ``old_obs[b]``) and its next episode is
+    dealt (``new_episode``). Every game's generators are its own, so each game draws what
+    ``env_advance`` then ``new_episodes`` would. Returns how many episodes ended (rows of ``ends``)."""
+    scratch = np.empty(NUM_ACTIONS, dtype=np.int64)
+    ended = 0
+    for b in range(acts.shape[0]):
+        st = advance(g, e, b, MODE_ACT, acts[b], scratch)
+        if st == DONE or st == ILLEGAL:
+            if st == ILLEGAL:
+                for i in range(OBS_SIZE):
+                    e.obs[b, i] = old_obs[b, i]
+            keep_ending(g, e, b, ends, ended)
+            ended += 1
+            new_episode(g, e, b, fixed_seat, fixed_dealer, max_redeals, scratch)
+    return ended
 
 
 @njit(cache=True)

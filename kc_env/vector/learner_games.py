@@ -149,6 +149,9 @@ class LearnerGames:
             status=self._status, opp_obs=self._opp_obs, opp_mask=self._opp_mask, deal_seeds=self._deal_seed)
         self._all = np.arange(B, dtype=np.int64)
         self._act_modes = np.full(B, K.MODE_ACT, dtype=np.int64)
+        self._ends = K.alloc_endings(B, max_moves + 1 if record else 0)  # the episodes ended in a step
+        self._all_random = True  # every opponent is played in the kernel: a step is one call (_seating_changed)
+        self._seating_changed()
         self._obs_pool = [(self._obs, self._bufs)]  # buffers the kernel may write, with their EnvBuffers
         self._refused: list[str] = []  # outside opponents' illegal actions, this step
         self._started = False
@@ -192,34 +195,58 @@ class LearnerGames:
         self._refused = []
         self._rewards[:] = 0.0
         old = self._writable_obs()
+        if self._all_random:
+            ended = K.learner_step(acts, self.game.state, self._bufs, self._ends, old, self._fixed_seat,
+                                   self._fixed_dealer, MAX_REDEALS)
+        else:
+            ended = self._play_with_outside_opponents(acts, old)
+        rewards = self._rewards.astype(np.float32)
+        dones = np.zeros(B, dtype=bool)
+        infos: list[dict[str, Any]] = [{} for _ in range(B)]
+        if ended:
+            games = self._ends.games[:ended]
+            dones[games] = True
+            for b, info in zip(games.tolist(), self._end_infos(ended), strict=True):
+                infos[b] = info
+            if self._all_random:  # dealt again inside learner_step, but for a deal ending at once 100 times
+                stuck = games[self._status[games] == K.DONE]
+                if stuck.size:
+                    self._new_episodes(stuck, MAX_REDEALS - 1)
+            else:
+                self._new_episodes(games)
+        result = self._obs, rewards, dones, infos  # not a copy: see _writable_obs
+        self._raise_refused(result)
+        return result
+
+    def _play_with_outside_opponents(self, acts: np.ndarray, old: np.ndarray) -> int:
+        """``step``'s moves when some opponent is asked outside the kernel: every game plays its
+        learner's action and its opponents (asked batched while some wait); the episodes that
+        ended are kept in ``self._ends`` (not yet dealt again). Returns how many ended."""
         self._advance(self._all, self._act_modes, acts)
         status = self._status
         illegal = status == K.ILLEGAL
         if self._refused or illegal.any():  # games whose state, so whose view, is unchanged
             unwritten = illegal | self._opp_refused
             self._obs[unwritten] = old[unwritten]
-        dones = (status == K.DONE) | illegal
-        rewards = self._rewards.astype(np.float32)
-        infos: list[dict[str, Any]] = [{} for _ in range(B)]
-        ended = np.flatnonzero(dones)
+        ended = np.flatnonzero((status == K.DONE) | illegal)
         if ended.size:
-            if self.illegal_action == "raise" and (status[ended] == K.ILLEGAL).any():
-                b = int(ended[status[ended] == K.ILLEGAL][0])
+            if self.illegal_action == "raise" and illegal.any():
+                b = int(np.flatnonzero(illegal)[0])
                 self._raise_illegal(b, int(acts[b]))
-            for b, info in zip(ended.tolist(), self._end_infos(ended), strict=True):
-                infos[b] = info
-            self._new_episodes(ended)
-        result = self._obs, rewards, dones, infos  # not a copy: see _writable_obs
-        self._raise_refused(result)
-        return result
+            K.keep_endings(ended, self.game.state, self._bufs, self._ends)
+        return ended.size
 
     def _writable_obs(self) -> np.ndarray:
         """Switch the kernel to an observation buffer that nobody outside holds and return the
         previous one. ``step`` and ``reset`` return the buffer itself, not a copy (copying 6.4 kB
-        a game cost as much as encoding it): the next step writes into the other buffer of the
-        pool if the caller has let go of it (its only reference is the pool's: ``sys.getrefcount``
-        sees every array, view or tensor still made from it), else into a new one."""
+        a game cost as much as encoding it): the next step writes into the same buffer again if
+        the caller has let go of it (its only references are the env's: ``sys.getrefcount`` sees
+        every array, view or tensor still made from it; a game whose view does not change keeps
+        its row as it is), else into the other buffer of the pool if that one is let go of, else
+        into a new one."""
         old = self._obs
+        if sys.getrefcount(old) <= _FREE_REFS + 1:  # and ``old`` itself
+            return old
         for buf, bufs in self._obs_pool:  # noqa: B007 - the pair found is used below
             if buf is not old and sys.getrefcount(buf) <= _FREE_REFS:
                 break
@@ -263,11 +290,12 @@ class LearnerGames:
 
     # -- episodes --------------------------------------------------------------------------
 
-    def _new_episodes(self, idx: np.ndarray) -> None:
+    def _new_episodes(self, idx: np.ndarray, rounds: int = MAX_REDEALS) -> None:
         """Deal the next episode of games ``idx`` and play until each learner is to act; a deal
-        that ends before the learner's first action is dealt again (``KingsCorner-v0``'s rule)."""
+        that ends before the learner's first action is dealt again (``KingsCorner-v0``'s rule),
+        ``MAX_REDEALS`` times in each of ``rounds`` rounds."""
         pending = idx
-        for _ in range(MAX_REDEALS):
+        for _ in range(rounds):
             self._opp_refused[pending] = False
             if K.new_episodes(pending, self.game.state, self._bufs, self._fixed_seat, self._fixed_dealer, MAX_REDEALS):
                 self._settle(pending)
@@ -327,26 +355,26 @@ class LearnerGames:
             raw[rows] = list(np.asarray(got, dtype=object).reshape(-1)) if np.size(got) == len(games) else None
         return out, raw
 
-    def _end_infos(self, ended: np.ndarray) -> list[dict[str, Any]]:
-        """The infos of games ``ended``, whose episodes just ended (read in a few numpy calls,
+    def _end_infos(self, ended: int) -> list[dict[str, Any]]:
+        """The infos of the ``ended`` episodes kept in ``self._ends`` (read in a few numpy calls,
         the scalars as Python ints)."""
-        rows = self.game.S[ended].tolist()
-        seeds, rewards = self._deal_seed[ended].tolist(), self._rewards[ended].tolist()
-        illegal = (self._status[ended] == K.ILLEGAL).tolist()
-        refused = self._opp_refused[ended].tolist()
-        self._opp_refused[ended] = False
+        ends = self._ends
+        games = ends.games[:ended]
+        rows, seeds = ends.S[:ended].tolist(), ends.deal_seeds[:ended].tolist()
+        rewards = self._rewards[games].tolist()
+        illegal = (ends.status[:ended] == K.ILLEGAL).tolist()
+        refused = self._opp_refused[games].tolist()
+        self._opp_refused[games] = False
         elapsed = round(time.perf_counter() - self._t0, 6)
-        obs = self._obs
         infos = []
-        for i, b in enumerate(ended.tolist()):
-            S = rows[i]
+        for i, S in enumerate(rows):
             truncated = bool(S[K.TRUNC]) and not S[K.OVER]
             winner = S[K.WINNER] if S[K.OVER] and S[K.WINNER] >= 0 else None
             deal = {"seed": seeds[i], "dealer": S[K.DEALER], "learner_seat": S[K.LEARNER],
                     "winner": winner, "blocked": bool(S[K.BLOCKED]), "truncated": truncated}
             if self.record:
-                deal["actions"] = self._log[b, :S[K.LOGLEN]].tolist()
-            info = {"terminal_observation": obs[b].copy(), "TimeLimit.truncated": truncated,
+                deal["actions"] = ends.logs[i, :S[K.LOGLEN]].tolist()
+            info = {"terminal_observation": ends.obs[i].copy(), "TimeLimit.truncated": truncated,
                     "episode": {"r": rewards[i], "l": S[K.LSTEPS], "t": elapsed}, "deal": deal}
             if illegal[i]:
                 info["illegal_action"] = True
@@ -431,8 +459,14 @@ class LearnerGames:
         learners = self.game.S[rows, K.LEARNER]
         offsets = (np.arange(n)[None, :] - learners[:, None]) % n  # 0: the learner
         self._opp_kind[rows[:, None], np.arange(n)[None, :]] = np.concatenate([[0], kinds])[offsets]
+        self._seating_changed()
         if len(self._policy_index) > 32 and len(self._policy_index) > 2 * len(np.unique(self._game_kinds)):
             self._forget_unused_policies()
+
+    def _seating_changed(self) -> None:
+        """Whether every opponent, in the deals in play and the next, is random (kind 0), so
+        that ``step`` is one compiled call (``kernel.learner_step``)."""
+        self._all_random = not (self._game_kinds.any() or self._opp_kind.any())
 
     def _kind_of(self, spec: Any) -> int:
         """The opponent kind of ``spec``: 0 for ``"random"`` (played in the kernel), else the
