@@ -184,7 +184,9 @@ _SIDES = np.array(_SIDE_LENGTHS, dtype=np.int64)
 def careless(ob, mask):
     """Whether, at the start of the seat's turn and after another seat's turn, a pile move is open
     or a side is empty: what the heuristic, which takes every pile move and fills every side it
-    can, never leaves behind. Compiled: the trainers' deal loops gate by it too."""
+    can, never leaves behind. A side a cleared pile left empty (``clear_complete_piles``) counts as
+    any other: the heuristic fills it in the turn it clears it. Compiled: the trainers' deal loops
+    gate by it too."""
     if ob[view.OBS_PLAYED] > 0.5 or ob[view.OBS_MOVED] > 0.5 or ob[_FIRST_TURN] > 0.5:
         return False
     for a in range(MOVE_OFFSET, END_TURN_ACTION):
