@@ -61,3 +61,28 @@ def test_an_illegal_learner_action_keeps_its_observation():
     _, rewards, dones, infos = env.step(acts)
     assert dones[1] and rewards[1] == -1 and infos[1]["illegal_action"]
     assert np.array_equal(infos[1]["terminal_observation"], obs[1])
+
+
+def test_a_buffer_let_go_of_at_once_is_written_again_in_place():
+    """A caller that drops each observation before the next step (copying what it needs) gets
+    the same buffer back every step, with the values a holding caller sees; a game whose learner
+    chose an illegal action ends with the view it had."""
+    keep, drop = (LearnerGames(6, rules="pagat", num_players=3, seed=4) for _ in range(2))
+    rng_keep, rng_drop = np.random.default_rng(2), np.random.default_rng(2)
+    kept = keep.reset()
+    ids = {id(drop.reset())}
+    for t in range(120):
+        acts = random_actions(keep, rng_keep)
+        assert np.array_equal(acts, random_actions(drop, rng_drop))
+        if t % 10 == 3:
+            acts[t % 6] = int(np.flatnonzero(~keep.action_masks()[t % 6])[0])
+        seen = kept[t % 6].copy()
+        kept, rewards, dones, infos = keep.step(acts)
+        obs, drop_rewards, drop_dones, drop_infos = drop.step(acts)
+        ids.add(id(obs))
+        assert np.array_equal(obs, kept) and np.array_equal(rewards, drop_rewards)
+        if t % 10 == 3:
+            assert drop_infos[t % 6]["illegal_action"]
+            assert np.array_equal(drop_infos[t % 6]["terminal_observation"], seen)
+        del obs
+    assert len(ids) == 1
