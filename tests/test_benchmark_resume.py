@@ -11,7 +11,7 @@ import json
 import numpy as np
 import pytest
 
-from kc_env import benchmark
+from kc_env import benchmark, files
 from kc_env.agents import Agent
 from kc_env.benchmark import progress
 from kc_env.cli import main
@@ -183,7 +183,7 @@ def test_an_interrupt_while_writing_leaves_the_last_whole_file(tmp_path, monkeyp
     def stop(fd):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(progress.os, "fsync", stop)
+    monkeypatch.setattr(files.os, "fsync", stop)
     with pytest.raises(KeyboardInterrupt):
         kept.put("second", {"share": [0.5]})
     assert (tmp_path / "p.partial").read_text() == before

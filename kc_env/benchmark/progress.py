@@ -2,11 +2,11 @@
 
 ``kc benchmark AGENT --json FILE`` keeps ``FILE.partial`` beside the scorecard while it plays:
 each work unit (``evaluate.Unit``: a piece of a task, a few hundred deals) is written to it as it
-ends, the whole file to a temporary one and then ``os.replace``d, so an interrupt (Ctrl-C, a kill,
-the end of a session) leaves it whole. Run again, the same command reads it, skips the units it
-holds and plays the rest; the units are the same episodes with the same seeds whichever session
-plays them, so the scorecard is byte for byte the one an uninterrupted run writes. ``kc benchmark``
-deletes the file once the scorecard is written.
+ends, the whole file at once (``files.write_atomic``: a temporary file renamed over it), so an
+interrupt (Ctrl-C, a kill, the end of a session) leaves it whole. Run again, the same command
+reads it, skips the units it holds and plays the rest; the units are the same episodes with the
+same seeds whichever session plays them, so the scorecard is byte for byte the one an
+uninterrupted run writes. ``kc benchmark`` deletes the file once the scorecard is written.
 
 The file names what its units depend on (``run_header``): the agent, the suite, the tasks with their
 deal counts, the unit size, the checksums of the evaluation shuffles and of the suite's lock, the
@@ -20,7 +20,6 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
-import os
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
@@ -28,6 +27,7 @@ from typing import Any
 
 from .. import __version__
 from ..agents import Agent
+from ..files import write_atomic
 from . import freeze, shuffles
 from .tasks import Task
 
@@ -125,12 +125,7 @@ class Partial:
         units = ",\n".join(f"  {json.dumps(key)}: {json.dumps(value)}" for key, value in self.units.items())
         text = (f'{{"schema": {json.dumps(SCHEMA)},\n "header": {json.dumps(self.header)},\n'
                 f' "units": {{\n{units}\n }}\n}}\n')
-        temporary = self.path.with_name(self.path.name + ".tmp")
-        with open(temporary, "w") as out:
-            out.write(text)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temporary, self.path)
+        write_atomic(self.path, text)
 
     def remove(self) -> None:
         """Delete the file: its run's scorecard is written."""
