@@ -64,6 +64,7 @@ import sys
 import time
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -202,7 +203,7 @@ class LearnerGames:
             ended = self._play_with_outside_opponents(acts, old)
         rewards = self._rewards.astype(np.float32)
         dones = np.zeros(B, dtype=bool)
-        infos: list[dict[str, Any]] = [{} for _ in range(B)]
+        infos: list[dict[str, Any]] = list(map(dict.copy, repeat(_NO_INFO, B)))  # one empty dict per game
         if ended:
             games = self._ends.games[:ended]
             dones[games] = True
@@ -549,6 +550,9 @@ def whole_actions(actions: Any, n: int) -> np.ndarray:
                 out[i] = int(a)
     return out
 
+
+_NO_INFO: dict[str, Any] = {}
+"""What ``step`` copies into the info of each game whose episode goes on (never changed itself)."""
 
 _FREE_REFS = 4
 """``sys.getrefcount`` of a pooled buffer inside ``_writable_obs``'s loop when nothing outside holds
