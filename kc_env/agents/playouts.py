@@ -18,6 +18,8 @@ their differences are not blurred by the luck of the deal. Rows run on all cores
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 from numba import prange
 
@@ -26,6 +28,7 @@ from ..vector import kernel as K
 from . import turns, view
 from .greedy import greedy_action
 from .heuristic.search import heuristic_action_on, new_desk
+from .heuristic.weights import HEURISTIC_WEIGHTS
 
 OTHERS = ("heuristic", "greedy", "random")
 """What the other seats may play in a play-out, by code (``others``)."""
@@ -76,6 +79,54 @@ def other_action(code, ob, mask, w, desk, g, b, rng, scratch):
     if code == 1:
         return greedy_action(ob, mask)
     return scratch[K.randbelow(rng, b, K.legal_actions(g, b, scratch))]
+
+
+Table = namedtuple("Table", "g w scratch rng ob mask desk")
+Table.__doc__ = """One deal on a table of its own, as the trainers' compiled deal loops play it (the
+turn-value labeller, the turn-PPO rollouts, the shipped duel): the kernel state ``g`` (the deal in
+row ``TABLE_ROW``), the heuristic's weights ``w`` and its ``desk``, the kernel's ``scratch``, the
+random generator ``rng`` of the seats that play random, and the observation ``ob`` and ``mask`` of
+the seat to act (``to_act``)."""
+TABLE_ROW = np.int64(0)
+GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
+@njit
+def new_table(rules_row, seed, dealer, num_players, base, stream):
+    """A ``Table`` dealt from ``seed`` by ``dealer`` under the rules row ``rules_row``, its random
+    seats drawing from the generator numbered ``stream`` of ``base``."""
+    g = turns.alloc(1, True)
+    g.R[0, :] = rules_row
+    scratch = np.zeros(K.NUM_ACTIONS, dtype=np.int64)
+    K.deal(g, TABLE_ROW, seed, dealer, num_players, scratch)
+    rng = np.zeros(1, dtype=np.uint64)
+    rng[0] = np.uint64(base) * GOLDEN + np.uint64(stream)
+    return Table(g, HEURISTIC_WEIGHTS.copy(), scratch, rng, np.zeros(K.OBS_SIZE, dtype=np.float32),
+                 np.zeros(K.NUM_ACTIONS, dtype=np.int8), new_desk(True))
+
+
+@njit
+def to_act(t, rules_vec):
+    """The seat to act at table ``t``, its observation (rules vector ``rules_vec``) and mask
+    written into ``t.ob`` and ``t.mask``; -1 once the deal is over, a deal cut off being ended as
+    blocked, as ``match.truncate`` ends one (under ``blocked: fewest_cards`` the seat with the
+    fewest cards wins it)."""
+    g, b = t.g, TABLE_ROW
+    if g.S[b, K.OVER] or g.S[b, K.TRUNC]:
+        if not g.S[b, K.OVER]:
+            K.finish_blocked(g, b)
+        return -1
+    seat = g.S[b, K.CUR]
+    K.encode(g, b, seat, rules_vec, t.ob)
+    K.write_mask(g, b, t.mask, t.scratch)
+    return seat
+
+
+@njit
+def others_move(t, code):
+    """The seat to act at table ``t`` (``to_act``) plays its move as ``OTHERS[code]``."""
+    a = other_action(code, t.ob, t.mask, t.w, t.desk, t.g, TABLE_ROW, t.rng, t.scratch)
+    K.apply_action(t.g, TABLE_ROW, a, t.scratch)
 
 
 @njit

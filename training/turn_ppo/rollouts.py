@@ -22,9 +22,7 @@ import numpy as np
 from numba import prange
 
 from kc_env.agents import turns
-from kc_env.agents.heuristic.search import new_desk
-from kc_env.agents.heuristic.weights import HEURISTIC_WEIGHTS
-from kc_env.agents.playouts import OTHERS, other_action, seat_share
+from kc_env.agents.playouts import OTHERS, TABLE_ROW, new_table, others_move, seat_share, to_act
 from kc_env.agents.turn_value import (
     FEATURES,
     FIRST_NET,
@@ -80,32 +78,21 @@ def play(deals, num_players, rules_row, rules_vec, policy, out):
 
 @njit
 def _play_deal(i, deals, num_players, rules_row, rules_vec, policy, out):
-    """Deal ``i`` of ``play``, on a table of its own."""
-    w = HEURISTIC_WEIGHTS.copy()
-    b = np.int64(0)
-    g = turns.alloc(1, True)
-    g.R[0, :] = rules_row
-    scratch = np.zeros(K.NUM_ACTIONS, dtype=np.int64)
-    K.deal(g, b, deals.seeds[i], deals.dealers[i], num_players, scratch)
-    rng = np.zeros(1, dtype=np.uint64)
-    rng[0] = np.uint64(policy.seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(i)
-    ob = np.zeros(K.OBS_SIZE, dtype=np.float32)
-    mask = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
-    desk = new_desk(True)  # the heuristic's scratch arrays, for every decision of the deal
+    """Deal ``i`` of ``play``, on a table of its own (``playouts.Table``)."""
+    t = new_table(rules_row, deals.seeds[i], deals.dealers[i], num_players, policy.seed, i)
     memory = np.zeros((num_players, GATE_MEMORY), dtype=np.int64)  # each seat's gate, for this one deal
     n = 0
-    while not (g.S[b, K.OVER] or g.S[b, K.TRUNC]):
-        seat = g.S[b, K.CUR]
-        K.encode(g, b, seat, rules_vec, ob)
-        K.write_mask(g, b, mask, scratch)
+    seat = to_act(t, rules_vec)
+    while seat >= 0:
         if (deals.learners[i] >> seat) & 1:
-            net = network_of(ob, mask, memory[seat], policy)
-            n += _choose_turn(g, b, ob, mask, policy, net, rng, out, i, n, scratch)
+            net = network_of(t.ob, t.mask, memory[seat], policy)
+            n += _choose_turn(t.g, TABLE_ROW, t.ob, t.mask, policy, net, t.rng, out, i, n, t.scratch)
         else:
-            K.apply_action(g, b, other_action(deals.others[i], ob, mask, w, desk, g, b, rng, scratch), scratch)
+            others_move(t, deals.others[i])
+        seat = to_act(t, rules_vec)
     out.counts[i] = n
     for s in range(num_players):
-        out.shares[i, s] = seat_share(g, b, s)
+        out.shares[i, s] = seat_share(t.g, TABLE_ROW, s)
 
 
 @njit

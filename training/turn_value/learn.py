@@ -22,9 +22,8 @@ import numpy as np
 from numba import prange
 
 from kc_env.agents import turns
-from kc_env.agents.heuristic.search import new_desk
 from kc_env.agents.heuristic.weights import HEURISTIC_WEIGHTS
-from kc_env.agents.playouts import OTHERS, line_values, other_action, seat_share
+from kc_env.agents.playouts import OTHERS, TABLE_ROW, line_values, new_table, others_move, seat_share, to_act
 from kc_env.agents.turn_value import FEATURES, candidate_features, layer_arrays, value
 from kc_env.compiled import njit, njit_parallel
 from kc_env.vector import kernel as K
@@ -66,32 +65,19 @@ def play_games(deals, num_players, rules_row, rules_vec, choice, records):
 
 @njit
 def _play_game(i, deals, num_players, rules_row, rules_vec, choice, records):
-    """Deal ``i`` of ``play_games``, played on a table of its own."""
-    w = HEURISTIC_WEIGHTS.copy()
-    b = np.int64(0)  # the one game row, as int64: a literal 0 would compile the kernel once more for it
-    g = turns.alloc(1, True)
-    g.R[0, :] = rules_row
-    scratch = np.zeros(K.NUM_ACTIONS, dtype=np.int64)
-    K.deal(g, b, deals.seeds[i], deals.dealers[i], num_players, scratch)
-    rng = np.zeros(1, dtype=np.uint64)
-    rng[0] = np.uint64(choice.explore_seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(i)
-    ob = np.zeros(K.OBS_SIZE, dtype=np.float32)
-    mask = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
-    desk = new_desk(True)  # the heuristic's scratch arrays, for every decision of the deal
+    """Deal ``i`` of ``play_games``, played on a table of its own (``playouts.Table``)."""
+    t = new_table(rules_row, deals.seeds[i], deals.dealers[i], num_players, choice.explore_seed, i)
     n = 0
-    while not (g.S[b, K.OVER] or g.S[b, K.TRUNC]):
-        seat = g.S[b, K.CUR]
-        K.encode(g, b, seat, rules_vec, ob)
-        K.write_mask(g, b, mask, scratch)
-        if not (deals.learners[i] >> seat) & 1:
-            K.apply_action(g, b, other_action(deals.others[i], ob, mask, w, desk, g, b, rng, scratch), scratch)
-            continue
-        n += _learner_turn(g, b, ob, mask, choice, rng, records, i, n, scratch)
-    if not g.S[b, K.OVER]:  # cut off after max_moves: ended as blocked, as match.truncate ends one
-        K.finish_blocked(g, b)  # (under blocked: fewest_cards the one seat with the fewest cards wins)
+    seat = to_act(t, rules_vec)
+    while seat >= 0:
+        if (deals.learners[i] >> seat) & 1:
+            n += _learner_turn(t.g, TABLE_ROW, t.ob, t.mask, choice, t.rng, records, i, n, t.scratch)
+        else:
+            others_move(t, deals.others[i])
+        seat = to_act(t, rules_vec)
     records.counts[i] = n
     for s in range(num_players):
-        records.shares[i, s] = seat_share(g, b, s)
+        records.shares[i, s] = seat_share(t.g, TABLE_ROW, s)
 
 
 @njit

@@ -19,9 +19,7 @@ import numpy as np
 from numba import prange
 
 from kc_env.agents import turns
-from kc_env.agents.heuristic.search import new_desk
-from kc_env.agents.heuristic.weights import HEURISTIC_WEIGHTS
-from kc_env.agents.playouts import OTHERS, other_action, seat_share
+from kc_env.agents.playouts import OTHERS, TABLE_ROW, new_table, others_move, seat_share, to_act
 from kc_env.agents.turn_value import (
     FEATURES,
     FIRST_NET,
@@ -67,30 +65,18 @@ def play_duel(seeds, seats, num_players, others, rules_row, rules_vec, k, patien
 @njit
 def _play(seed, learner, num_players, others, rules_row, rules_vec, k, patience, gated,
           first_w, first_b, loose_w, loose_b, stream):
-    w = HEURISTIC_WEIGHTS.copy()
-    b = np.int64(0)
-    g = turns.alloc(1, True)
-    g.R[0, :] = rules_row
-    scratch = np.zeros(K.NUM_ACTIONS, dtype=np.int64)
-    K.deal(g, b, seed, seed % num_players, num_players, scratch)
-    rng = np.zeros(1, dtype=np.uint64)
-    rng[0] = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + stream
-    ob = np.zeros(K.OBS_SIZE, dtype=np.float32)
-    mask = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
-    desk = new_desk(True)  # the heuristic's scratch arrays, for every decision of the deal
+    t = new_table(rules_row, seed, seed % num_players, num_players, seed, stream)
     memory = np.zeros(GATE_MEMORY, dtype=np.int64)  # one deal: nothing to tell apart
-    while not (g.S[b, K.OVER] or g.S[b, K.TRUNC]):
-        seat = g.S[b, K.CUR]
-        K.encode(g, b, seat, rules_vec, ob)
-        K.write_mask(g, b, mask, scratch)
-        if seat != learner:
-            K.apply_action(g, b, other_action(others, ob, mask, w, desk, g, b, rng, scratch), scratch)
-            continue
-        net = gate(ob, mask, memory, patience, gated)
-        K.apply_action(g, b, model_action(ob, mask, net, k, first_w, first_b, loose_w, loose_b), scratch)
-    if not g.S[b, K.OVER]:  # cut off after max_moves: ended as blocked, as match.truncate ends one
-        K.finish_blocked(g, b)
-    return seat_share(g, b, learner)
+    seat = to_act(t, rules_vec)
+    while seat >= 0:
+        if seat == learner:
+            net = gate(t.ob, t.mask, memory, patience, gated)
+            K.apply_action(t.g, TABLE_ROW, model_action(t.ob, t.mask, net, k, first_w, first_b, loose_w, loose_b),
+                           t.scratch)
+        else:
+            others_move(t, others)
+        seat = to_act(t, rules_vec)
+    return seat_share(t.g, TABLE_ROW, learner)
 
 
 def duel(folder, rules, num_players: int, seeds, against: str = "heuristic", max_moves: int = 1000):
