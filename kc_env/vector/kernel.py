@@ -191,11 +191,12 @@ section), the learner's ``obs[b]``, ``masks[b]`` (bool) and ``rewards[b]``, ``st
 ``deal_seeds[b]``, the seed of the deal in play."""
 
 
-Endings = namedtuple("Endings", "games S status deal_seeds obs logs")
+Endings = namedtuple("Endings", "games S status deal_seeds obs logs waiting")
 Endings.__doc__ = """What the episodes that ended in a step leave behind (``keep_ending``), row ``k`` for
 the ``k``-th of them, kept before their next deals overwrite it: the game number, its scalars
 ``S``, ``status`` (``DONE`` or ``ILLEGAL``), the deal's seed, the learner's last observation and,
-with ``logs`` of one row per game (else none), the deal's moves."""
+with ``logs`` of one row per game (else none), the deal's moves; ``waiting[0]``: how many of
+them still wait for a deal (``learner_step``)."""
 
 
 def alloc_endings(size: int, log_size: int) -> Endings:
@@ -203,7 +204,8 @@ def alloc_endings(size: int, log_size: int) -> Endings:
     return Endings(games=np.zeros(size, dtype=np.int64), S=np.zeros((size, NUM_S), dtype=np.int64),
                    status=np.zeros(size, dtype=np.int64), deal_seeds=np.zeros(size, dtype=np.int64),
                    obs=np.zeros((size, OBS_SIZE), dtype=np.float32),
-                   logs=np.zeros((size if log_size else 0, log_size), dtype=np.int16))
+                   logs=np.zeros((size if log_size else 0, log_size), dtype=np.int16),
+                   waiting=np.zeros(1, dtype=np.int64))
 
 
 def alloc_games(size: int) -> Games:
@@ -1192,24 +1194,31 @@ def keep_endings(idx, g, e, ends):
 
 
 @njit(cache=True)
-def learner_step(acts, g, e, ends, old_obs, fixed_seat, fixed_dealer, max_redeals):
+def learner_step(acts, g, e, ends, old_obs, fixed_seat, fixed_dealer, max_redeals, rewards, dones):
     """The vector env's whole step in one call, when every opponent is random (none waits
-    outside): game ``b`` plays the learner's action ``acts[b]`` and its opponents (``advance``);
-    when its episode ends, what it leaves is kept in ``ends`` (``keep_ending``; an illegal
-    action's episode keeps the observation it had, ``old_obs[b]``) and its next episode is
-    dealt (``new_episode``). Every game's generators are its own, so each game draws what
-    ``env_advance`` then ``new_episodes`` would. Returns how many episodes ended (rows of ``ends``)."""
+    outside): game ``b`` plays the learner's action ``acts[b]`` and its opponents (``advance``),
+    its reward goes to ``e.rewards[b]`` and ``rewards[b]`` (float32); when its episode ends
+    (``dones[b]`` set), what it leaves is kept in ``ends`` (``keep_ending``; an illegal action's
+    episode keeps the observation it had, ``old_obs[b]``) and its next episode is dealt
+    (``new_episode``). Every game's generators are its own, so each game draws what
+    ``env_advance`` then ``new_episodes`` would. Returns how many episodes ended (rows of
+    ``ends``); ``ends.waiting[0]`` counts those whose next deal still ended before the learner's
+    first action after ``max_redeals`` deals (status DONE)."""
     scratch = np.empty(NUM_ACTIONS, dtype=np.int64)
     ended = 0
+    ends.waiting[0] = 0
     for b in range(acts.shape[0]):
+        e.rewards[b] = 0.0
         st = advance(g, e, b, MODE_ACT, acts[b], scratch)
+        rewards[b] = e.rewards[b]
         if st == DONE or st == ILLEGAL:
             if st == ILLEGAL:
                 for i in range(OBS_SIZE):
                     e.obs[b, i] = old_obs[b, i]
+            dones[b] = True
             keep_ending(g, e, b, ends, ended)
             ended += 1
-            new_episode(g, e, b, fixed_seat, fixed_dealer, max_redeals, scratch)
+            ends.waiting[0] += new_episode(g, e, b, fixed_seat, fixed_dealer, max_redeals, scratch) == DONE
     return ended
 
 

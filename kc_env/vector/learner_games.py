@@ -194,42 +194,42 @@ class LearnerGames:
         if self.illegal_action == "raise":
             self._check_learner_actions(acts, actions)
         self._refused = []
-        self._rewards[:] = 0.0
         old = self._writable_obs()
+        rewards, dones = np.empty(B, dtype=np.float32), np.zeros(B, dtype=bool)
         if self._all_random:
             ended = K.learner_step(acts, self.game.state, self._bufs, self._ends, old, self._fixed_seat,
-                                   self._fixed_dealer, MAX_REDEALS)
+                                   self._fixed_dealer, MAX_REDEALS, rewards, dones)
         else:
-            ended = self._play_with_outside_opponents(acts, old)
-        rewards = self._rewards.astype(np.float32)
-        dones = np.zeros(B, dtype=bool)
+            ended = self._play_with_outside_opponents(acts, old, rewards, dones)
         infos: list[dict[str, Any]] = list(map(dict.copy, repeat(_NO_INFO, B)))  # one empty dict per game
         if ended:
             games = self._ends.games[:ended]
-            dones[games] = True
             for b, info in zip(games.tolist(), self._end_infos(ended), strict=True):
                 infos[b] = info
-            if self._all_random:  # dealt again inside learner_step, but for a deal ending at once 100 times
-                stuck = games[self._status[games] == K.DONE]
-                if stuck.size:
-                    self._new_episodes(stuck, MAX_REDEALS - 1)
-            else:
+            if not self._all_random:
                 self._new_episodes(games)
+            elif self._ends.waiting[0]:  # dealt again in learner_step, but a deal ended at once 100 times
+                self._new_episodes(games[self._status[games] == K.DONE], MAX_REDEALS - 1)
         result = self._obs, rewards, dones, infos  # not a copy: see _writable_obs
         self._raise_refused(result)
         return result
 
-    def _play_with_outside_opponents(self, acts: np.ndarray, old: np.ndarray) -> int:
+    def _play_with_outside_opponents(self, acts: np.ndarray, old: np.ndarray, rewards: np.ndarray,
+                                     dones: np.ndarray) -> int:
         """``step``'s moves when some opponent is asked outside the kernel: every game plays its
-        learner's action and its opponents (asked batched while some wait); the episodes that
-        ended are kept in ``self._ends`` (not yet dealt again). Returns how many ended."""
+        learner's action and its opponents (asked batched while some wait); the rewards and
+        dones go to ``rewards`` and ``dones``, and the episodes that ended are kept in
+        ``self._ends`` (not yet dealt again). Returns how many ended."""
+        self._rewards[:] = 0.0
         self._advance(self._all, self._act_modes, acts)
         status = self._status
         illegal = status == K.ILLEGAL
         if self._refused or illegal.any():  # games whose state, so whose view, is unchanged
             unwritten = illegal | self._opp_refused
             self._obs[unwritten] = old[unwritten]
-        ended = np.flatnonzero((status == K.DONE) | illegal)
+        rewards[:] = self._rewards
+        dones[:] = (status == K.DONE) | illegal
+        ended = np.flatnonzero(dones)
         if ended.size:
             if self.illegal_action == "raise" and illegal.any():
                 b = int(np.flatnonzero(illegal)[0])
