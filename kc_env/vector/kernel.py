@@ -1246,7 +1246,8 @@ def sample_masks(masks, rng, out):
     row), into ``out``; -1 for a row with no legal action. For random baselines and benchmarks.
     The ``r``-th legal action in index order, ``r`` drawn below their count: the count in one
     pass without a branch (random masks mispredict one half the time), then the action found
-    by counting 32 entries at a time."""
+    by counting 32 entries at a time from the nearer end (a mask holds few legal actions, and
+    the last, ending the turn, is often one)."""
     width = masks.shape[1]
     for i in range(masks.shape[0]):
         row = masks[i]
@@ -1257,19 +1258,45 @@ def sample_masks(masks, rng, out):
             out[i] = -1
             continue
         r = randbelow(rng, i, n)
-        a = 0
-        while a + 32 <= width:
-            c = 0
-            for j in range(a, a + 32):
-                c += row[j] != 0
-            if c > r:
-                break
-            r -= c
-            a += 32
-        while True:
-            if row[a] != 0:
-                if r == 0:
-                    break
-                r -= 1
-            a += 1
-        out[i] = a
+        out[i] = nth_legal_from_start(row, r) if r < n - 1 - r else nth_legal_from_end(row, n - 1 - r)
+
+
+@njit(cache=True)
+def nth_legal_from_start(row, r):
+    """The index of the ``r``-th (from 0) nonzero entry of ``row``, which has more than ``r``."""
+    width = row.shape[0]
+    a = 0
+    while a + 32 <= width:
+        c = 0
+        for j in range(a, a + 32):
+            c += row[j] != 0
+        if c > r:
+            break
+        r -= c
+        a += 32
+    while True:
+        if row[a] != 0:
+            if r == 0:
+                return a
+            r -= 1
+        a += 1
+
+
+@njit(cache=True)
+def nth_legal_from_end(row, r):
+    """The index of the ``r``-th (from 0) nonzero entry of ``row`` counted from its end."""
+    a = row.shape[0]
+    while a >= 32:
+        c = 0
+        for j in range(a - 32, a):
+            c += row[j] != 0
+        if c > r:
+            break
+        r -= c
+        a -= 32
+    while True:
+        a -= 1
+        if row[a] != 0:
+            if r == 0:
+                return a
+            r -= 1
