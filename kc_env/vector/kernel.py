@@ -235,7 +235,7 @@ stepping = njit(_nrt=False, inline="always")
 and inlined into the loops that call them (numba's own inlining), which pass the state
 (``Games``, ``EnvBuffers``: about a hundred machine words) on to them once per game."""
 
-_DEBRUIJN = np.int64(0x03F79D71B4CB0A89)
+_DEBRUIJN = np.uint64(0x03F79D71B4CB0A89)
 _DEBRUIJN_INDEX = np.array([
     0, 1, 48, 2, 57, 49, 28, 3, 61, 58, 50, 42, 38, 29, 17, 4, 62, 55, 59, 36, 53, 51, 43, 22, 45, 39,
     33, 30, 24, 18, 12, 5, 63, 47, 56, 27, 60, 41, 37, 16, 54, 35, 52, 21, 44, 32, 23, 11, 46, 26, 40,
@@ -246,17 +246,20 @@ _DEBRUIJN_INDEX = np.array([
 
 @njit(cache=True, inline="always")
 def low_bit_index(m):
-    """Index of the lowest set bit of ``m`` (m != 0, bits 0..53)."""
-    return _DEBRUIJN_INDEX[(((m & -m) * _DEBRUIJN) >> 58) & 63]
+    """Index of the lowest set bit of ``m`` (m != 0, bits 0..53); unsigned, as ``popcount``."""
+    return _DEBRUIJN_INDEX[np.int64((np.uint64(m & -m) * _DEBRUIJN) >> np.uint64(58))]
 
 
 @njit(cache=True, inline="always")
 def popcount(x):
-    """Number of set bits of a mask of bits 0..53."""
-    x = x - ((x >> 1) & 0x5555555555555555)
-    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
-    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
-    return ((x * 0x0101010101010101) >> 56) & 0xFF
+    """Number of set bits of a mask of bits 0..53. In unsigned arithmetic: the signed form's
+    multiply overflows int64, which LLVM may take for impossible, and it then folded
+    ``popcount(x) > 1`` to True for one card of index 8 or more (``tests/test_popcount.py``)."""
+    y = np.uint64(x)
+    y = y - ((y >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    y = (y & np.uint64(0x3333333333333333)) + ((y >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    y = (y + (y >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return np.int64((y * np.uint64(0x0101010101010101)) >> np.uint64(56))
 
 
 @njit(cache=True, inline="always")
