@@ -168,6 +168,7 @@ from . import actions, engine, full_state, rewards
 from . import match as match_mod
 from . import observation as obs_mod
 from .engine import GameState, IllegalMove
+from .match import NO_WINNER
 from .render import render as render_text
 from .rules import Rules
 from .wrappers import ClassicWrapper
@@ -184,9 +185,6 @@ ILLEGAL_REWARD = -1
 SEED_BOUND = 2**63
 NUM_ACTIONS = actions.NUM_ACTIONS
 KERNEL_OVER = 8  # vector.single.OVER: the kernel step's codes below it are the seat to act next
-NO_WINNER = -1
-"""``info["deal"]["winner"]`` of a deal nobody won, and the padding of ``info["match"]["winners"]``:
-an int like a seat, so that infos stack into arrays (Tianshou's buffer, Gymnasium's vector envs)."""
 
 
 def env(**kwargs: Any) -> ClassicWrapper:

@@ -123,6 +123,12 @@ class DealRecord:
 
 # -- deal seeds --------------------------------------------------------------------------------
 
+NO_WINNER = -1
+"""The winner of a deal nobody won, where a seat number is wanted (the envs' ``info["deal"]["winner"]``,
+the padding of ``info["match"]["winners"]``): an int like a seat, so that infos stack into arrays
+(Tianshou's buffer, Gymnasium's vector envs)."""
+
+
 def deal_seed(match_seed: int, deal: int) -> int:
     """The shuffle seed of deal ``deal`` (0-based) of the match with seed ``match_seed``."""
     digest = hashlib.sha256(f"kc_env/match/{match_seed}/{deal}".encode()).digest()

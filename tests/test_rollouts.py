@@ -13,6 +13,7 @@ from kc_env.training.sb3.rollouts import RolloutReward, copy_games, move_values,
 from kc_env.training.sb3.wrappers import PriorAction  # noqa: E402
 
 from kc_env.agents.batch import rule_based  # noqa: E402
+from kc_env.match import NO_WINNER  # noqa: E402
 from kc_env.vector import KingsCornerVecEnv, VecGame  # noqa: E402
 from kc_env.vector import kernel as K  # noqa: E402
 
@@ -61,7 +62,7 @@ def outcomes_playing_the_prior(wrapped, obs: np.ndarray) -> np.ndarray:
         obs, _, dones, infos = wrapped.step(obs[:, K.OBS_SIZE].astype(np.int64))
         for i in np.flatnonzero(dones & np.isnan(outcome)):
             deal = infos[i]["deal"]
-            outcome[i] = 0.5 if deal["winner"] is None else float(deal["winner"] == deal["learner_seat"])
+            outcome[i] = 0.5 if deal["winner"] == NO_WINNER else float(deal["winner"] == deal["learner_seat"])
     return outcome
 
 

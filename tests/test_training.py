@@ -170,7 +170,7 @@ def test_blocked_reward_prices_only_blocked_deals_without_a_winner():
     from kc_env.vector import KingsCornerVecEnv
 
     venv = KingsCornerVecEnv(5, seed=0)
-    deals = [{"blocked": True, "winner": None}, {"blocked": True, "winner": 1},
+    deals = [{"blocked": True, "winner": -1}, {"blocked": True, "winner": 1},
              {"blocked": False, "winner": 0}, {"blocked": False, "winner": 1}, None]
     rewards = np.array([0.0, -1.0, 1.0, -1.0, 0.0], dtype=np.float32)
     dones = np.array([d is not None for d in deals])

@@ -99,6 +99,23 @@ def test_episode_info_and_autoreset():
     assert ended > 10
 
 
+def test_a_deal_nobody_won_has_winner_minus_one_as_in_the_pettingzoo_env():
+    # the infos of one type every deal (Tianshou's buffer stacks them): a seat, or NO_WINNER
+    from kc_env.match import NO_WINNER
+
+    env = KingsCornerVecEnv(16, num_players=2, seed=5, max_moves=40)  # short deals: many are cut off
+    env.reset()
+    winners = []
+    for step in range(300):
+        _, rewards, dones, infos = env.step(random_actions(env, step))
+        for b in np.flatnonzero(dones):
+            deal = infos[b]["deal"]
+            assert type(deal["winner"]) is int
+            assert (deal["winner"] == NO_WINNER) == (rewards[b] == 0.0 and not infos[b]["episode"]["r"])
+            winners.append(deal["winner"])
+    assert NO_WINNER in winners and any(w >= 0 for w in winners)
+
+
 def test_set_opponents_after_a_deal_and_forgetting_unused_policies():
     from kc_env.agents import GreedyAgent
 

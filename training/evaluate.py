@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from kc_env.agents.policy_model import PolicyNetwork
-from kc_env.match import win_share
+from kc_env.match import NO_WINNER, win_share
 from kc_env.tournament import wilson
 
 from .vec import vector_env
@@ -37,7 +37,7 @@ def evaluate_network(network: PolicyNetwork, rules, num_players: int, opponent: 
             deal = infos[i]["deal"]
             finished += 1
             wins += deal["winner"] == deal["learner_seat"]
-            share += win_share(deal["learner_seat"], () if deal["winner"] is None else (deal["winner"],), num_players)
+            share += win_share(deal["learner_seat"], () if deal["winner"] == NO_WINNER else (deal["winner"],), num_players)
             blocked += bool(deal["blocked"])
             if started < deals:
                 started += 1  # this game's next deal counts too

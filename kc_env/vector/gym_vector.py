@@ -92,8 +92,6 @@ class KingsCornerVectorEnv(VectorEnv):
             info = step_infos[i]
             truncations[i] = info["TimeLimit.truncated"]
             final = {key: info[key] for key in INFO_KEYS if key in info}
-            if final["deal"]["winner"] is None:  # batched as int: -1 for a deal nobody won
-                final["deal"] = {**final["deal"], "winner": -1}
             infos = self._add_info(infos, {"final_obs": info["terminal_observation"], "final_info": final}, i)
         return obs, rewards, dones & ~truncations, truncations, infos
 

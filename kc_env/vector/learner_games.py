@@ -21,7 +21,8 @@ reward is the learner's. The same rules, action layout (``Discrete(497)``) and o
   convention, and Gymnasium's same-step autoreset): its info holds ``terminal_observation``,
   ``TimeLimit.truncated`` (cut off after ``max_moves`` moves), ``episode`` (``r`` the learner's
   reward, ``l`` its number of actions, ``t`` seconds since the env was made, as SB3's ``Monitor``
-  writes it) and ``deal`` (``seed``, ``dealer``, ``learner_seat``, ``winner``, ``blocked``,
+  writes it) and ``deal`` (``seed``, ``dealer``, ``learner_seat``, ``winner`` (``match.NO_WINNER``,
+  -1, when nobody won, as ``kings_corner_v0`` gives it; None until 2026-12-03), ``blocked``,
   ``truncated``; with ``record=True`` also ``actions``, every move of the deal in order, so that
   it can be replayed in the engine).
 - ``action_masks()``: bool ``[num_envs, 497]``, the learner's legal actions.
@@ -77,6 +78,7 @@ from .. import observation as obs_mod
 from ..agents.base import COMPILED, Agent
 from ..agents.policy_model import other_table
 from ..engine import IllegalMove
+from ..match import NO_WINNER
 from ..rules import Rules
 from . import kernel as K
 from .game import DEFAULT_MAX_MOVES, VecGame
@@ -370,7 +372,7 @@ class LearnerGames:
         infos = []
         for i, S in enumerate(rows):
             truncated = bool(S[K.TRUNC]) and not S[K.OVER]
-            winner = S[K.WINNER] if S[K.OVER] and S[K.WINNER] >= 0 else None
+            winner = int(S[K.WINNER]) if S[K.OVER] and S[K.WINNER] >= 0 else NO_WINNER
             deal = {"seed": seeds[i], "dealer": S[K.DEALER], "learner_seat": S[K.LEARNER],
                     "winner": winner, "blocked": bool(S[K.BLOCKED]), "truncated": truncated}
             if self.record:

@@ -14,6 +14,7 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
 
 from kc_env.agents.batch import rule_based
+from kc_env.match import NO_WINNER
 from kc_env.vector import KingsCornerVecEnv
 
 
@@ -31,7 +32,7 @@ class BlockedReward(VecEnvWrapper):
         obs, rewards, dones, infos = self.venv.step_wait()
         for i in np.flatnonzero(dones):
             deal = infos[i].get("deal", {})
-            if deal.get("blocked") and deal.get("winner") is None:
+            if deal.get("blocked") and deal.get("winner") == NO_WINNER:
                 rewards[i] = self.reward
         return obs, rewards, dones, infos
 
