@@ -137,7 +137,14 @@ def step(mem, a):
     if not K.is_legal(g, b, np.int64(a), scratch):
         return ILLEGAL
     K.apply_action(g, b, np.int64(a), scratch)
-    S = g.S
+    return _ending(mem, g)
+
+
+@njit(inline="always")
+def _ending(mem, g):
+    """What ``step`` and ``play`` return after their moves: ``OVER``, ``CUT_OFF``, or the seat to
+    act next, whose observation and mask are then written (``_observe``)."""
+    S, b = g.S, np.int64(0)
     if S[b, K.OVER]:
         return OVER
     if S[b, K.TRUNC]:
@@ -203,13 +210,7 @@ def play(mem, a, until):
         played[k] = seat << 9 | choice
         K.apply_action(g, b, choice, scratch)
     played[0] = k
-    if S[b, K.OVER]:
-        return k << 4 | OVER
-    if S[b, K.TRUNC]:
-        return k << 4 | CUT_OFF
-    seat = S[b, K.CUR]
-    _observe(mem, g, seat, np.bool_(True))
-    return k << 4 | seat
+    return k << 4 | _ending(mem, g)
 
 
 @njit(cache=True)
