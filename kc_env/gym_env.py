@@ -30,7 +30,9 @@ while True:
   env's seed). ``opponents``: agent specs (``kc_env.agents.load``) or ``Agent`` objects, one per
   other seat, ``opponents[j]`` sitting ``j + 1`` seats to the learner's left, or one spec (or
   ``Agent``) for every other seat (``opponents="heuristic"``); default all ``"random"``.
-  Opponents act on their own seat's PettingZoo observation only. ``random`` opponents (the
+  Opponents act on their own seat's PettingZoo observation only; with ``episode="match"`` under a
+  penalty table they are told to play for points (``Agent.play_for``), else for the win share.
+  ``random`` opponents (the
   ``RandomAgent`` class itself) are drawn inside the compiled step (``raw_env.step_drawing``)
   from their own generators: the same draws their ``act`` makes (``rng.choice`` of the legal
   actions), without a Python call each (``tests/test_gym_differential.py`` holds the env equal,
@@ -117,6 +119,7 @@ class KingsCornerEnv(gymnasium.Env):
             raise ValueError(f"{n} players need {n - 1} opponents, got {len(opponents)}: {opponents!r}")
         self.opponents: list[Agent] = [agents.load(spec) for spec in opponents]
         for agent in self.opponents:
+            agent.play_for(agents.objective_of(self.aec.rules, keeps_points=self.aec.episode == "match"))
             note = other_table(agent, self.aec.rules, n)
             if note:
                 warnings.warn(note, UserWarning, stacklevel=2)

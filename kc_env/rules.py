@@ -51,6 +51,12 @@ WIN_SYSTEMS = ("wins", "single")
 """RULES.md 5.2: the systems that count deals won, whatever the cards left in hand."""
 
 
+def scored_by_penalties(scoring: str) -> bool:
+    """Whether ``scoring`` is a penalty table (RULES.md 5.1): every hand left at the end of a deal,
+    a blocked one too, adds its penalty to its player's total, and the lowest total wins."""
+    return scoring in PENALTY_TABLES or scoring == "custom"
+
+
 class RulesError(ValueError):
     """A rule set that cannot be used: names the key and what is allowed."""
 
@@ -196,7 +202,7 @@ class Rules:
     @property
     def lowest_wins(self) -> bool:
         """Whether a penalty table scores the match: the lowest total wins (RULES.md 5.1)."""
-        return self.scoring in PENALTY_TABLES or self.scoring == "custom"
+        return scored_by_penalties(self.scoring)
 
     @property
     def single_deal(self) -> bool:

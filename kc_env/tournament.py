@@ -59,7 +59,7 @@ from typing import Any
 import numpy as np
 
 from . import engine
-from .agents import Agent, load
+from .agents import Agent, load, objective_of
 from .match import DEFAULT_MAX_MOVES, Match, deal_seed, deal_winners, win_share
 from .play import IllegalAgentAction, observe, play_deal, play_match
 from .rules import Rules
@@ -165,6 +165,7 @@ def _seat_agent(job: _Job, entry: int, seat: int, seed: int) -> Agent:
     key = (entry, seat)
     if key not in _AGENTS:
         _AGENTS[key] = _make_agent(job.entries[entry], seed)
+        _AGENTS[key].play_for(objective_of(job.rules, keeps_points=job.match))
     agent = _AGENTS[key]
     agent.reset(seed=seed)
     return agent

@@ -139,3 +139,11 @@ def test_heuristic_beats_greedy_beats_random_on_2000_deals(players):
     heuristic, greedy, random_ = r.stats
     assert heuristic.ci_low > greedy.ci_high and greedy.ci_low > random_.ci_high
     assert heuristic.mu > greedy.mu > random_.mu
+
+
+def test_the_eval_report_names_a_match_in_the_singular():
+    """Seen beside the match figures: it said "1/2 of every matche nobody won"."""
+    from kc_env.commands.eval import report
+
+    result = run_tournament(["greedy", "random"], deals=2, match=True, workers=1, ratings=False)
+    assert "of every match nobody won" in report(result, "standard")

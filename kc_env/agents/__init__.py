@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from . import model_folder as folders
-from .base import COMPILED, RULE_BASED, Agent, legal_actions
+from .base import COMPILED, OBJECTIVES, RULE_BASED, Agent, legal_actions, objective_of
 from .greedy import GreedyAgent
 from .heuristic import WEIGHTED, HeuristicAgent
 from .model_folder import ModelError, shipped_models
@@ -59,5 +59,5 @@ def load(spec: str | Agent, seed: int | None = None) -> Agent:
                      f"or the folder of an exported model, or a shipped one: {', '.join(shipped_models())}")
 
 
-__all__ = ["PolicyAgent", "ModelError", "Agent", "RandomAgent", "GreedyAgent", "HeuristicAgent", "SPECS", "RULE_BASED",
+__all__ = ["OBJECTIVES", "objective_of", "PolicyAgent", "ModelError", "Agent", "RandomAgent", "GreedyAgent", "HeuristicAgent", "SPECS", "RULE_BASED",
            "COMPILED", "load", "legal_actions", "SearchAgent", "TurnValueAgent", "SB3Agent", "from_sb3"]

@@ -25,6 +25,19 @@ env batches as opponents, and what an exported network may take as its prior or 
 imitate. ``random`` is played inside the vector kernel's own loop instead."""
 
 
+OBJECTIVES = ("win_share", "points")
+"""What a seat can play for (``Agent.play_for``): ``win_share``, the deals it wins (what the envs
+reward and every evaluation here counts), or ``points``, the lowest total of a penalty table's
+points (how a match scored by penalties is won, RULES.md 5.1)."""
+
+
+def objective_of(rules, keeps_points: bool) -> str:
+    """What a seat plays for at a table of ``rules``: ``points`` where the table keeps the points of a
+    penalty table (``Rules.lowest_wins``), else ``win_share``. ``keeps_points``: a whole match
+    (its totals decide it), or a person's table (``kc play``, the web table), which shows them."""
+    return "points" if keeps_points and rules.lowest_wins else "win_share"
+
+
 class Agent(ABC):
     """A player: ``act`` picks a legal action from a seat's observation."""
 
@@ -37,6 +50,12 @@ class Agent(ABC):
         Does nothing by default: an agent without state or randomness need not override it.
         """
         return None
+
+    def play_for(self, objective: str) -> None:
+        """Tells the agent what its table scores, one of ``OBJECTIVES`` (``win_share`` until told).
+        An agent that plays the same either way keeps the default, which only checks the name."""
+        if objective not in OBJECTIVES:
+            raise ValueError(f"an agent plays for one of {', '.join(OBJECTIVES)}, not {objective!r}")
 
     @abstractmethod
     def act(self, obs: Mapping[str, np.ndarray]) -> int:

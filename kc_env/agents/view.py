@@ -23,7 +23,7 @@ import numpy as np
 from .. import observation as obs_mod
 from ..compiled import njit
 from ..observation import PILE_BLOCK, PILE_START, SLICES
-from ..rules import ALIASES, DEAL_RULES, WIN_SYSTEMS
+from ..rules import ALIASES, DEAL_RULES, WIN_SYSTEMS, scored_by_penalties
 from ..vector import kernel as K
 
 OFF_CARDS = SLICES["pile_N_cards"].start - PILE_START
@@ -70,6 +70,8 @@ def _rule_reads() -> tuple[np.ndarray, np.ndarray]:
 RULE_ONEHOTS, RULE_NUMBERS = _rule_reads()
 _WINS_ONLY = np.array([s in WIN_SYSTEMS for s in obs_mod.RULE_CHOICES["scoring"]], dtype=np.bool_)
 """Per value of the observation's scoring one-hot, whether it counts deals won alone (``Rules.counts_wins``)."""
+_LOWEST_WINS = np.array([scored_by_penalties(s) for s in obs_mod.RULE_CHOICES["scoring"]], dtype=np.bool_)
+"""Per value of the observation's scoring one-hot, whether a penalty table scores it (``Rules.lowest_wins``)."""
 _SCORING = SLICES["rule_scoring"].start
 _CLEAR = SLICES["rule_clear_complete_piles"].start + obs_mod.RULE_CHOICES["clear_complete_piles"].index(True)
 
@@ -112,6 +114,13 @@ def wins_only(obs):
     """Whether deals are scored by wins alone (``Rules.counts_wins``: ``wins`` or ``single``):
     penalties then only break ties."""
     return _WINS_ONLY[obs_argmax(obs, _SCORING, _WINS_ONLY.shape[0])]
+
+
+@njit
+def lowest_wins(obs):
+    """Whether a penalty table scores the deals (``Rules.lowest_wins``): every hand left at the
+    end of a deal, a blocked one too, costs its player its penalty."""
+    return _LOWEST_WINS[obs_argmax(obs, _SCORING, _LOWEST_WINS.shape[0])]
 
 
 @njit

@@ -125,7 +125,7 @@ def _table(header: list[str], rows: list[list[str]], markdown: bool, right: set[
 
 def report(result, rules_name: str, markdown: bool = False) -> str:
     """The results as text: the table, the ratings and who finished ahead of whom."""
-    unit = "matches" if result.match else "deals"
+    unit, one = ("matches", "match") if result.match else ("deals", "deal")
     rounds = result.episodes // len(result.seatings)
     head = (f"kc eval: {result.num_players} players, rules {rules_name}, {result.episodes} {unit} "
             f"({len(result.seatings)} seatings x {rounds}), seed {result.seed}, "
@@ -140,7 +140,7 @@ def report(result, rules_name: str, markdown: bool = False) -> str:
     ratings = _table(["agent", "mu", "sigma", "ordinal (mu - 3 sigma)"],
                      [[s.agent, f"{s.mu:.2f}", f"{s.sigma:.2f}", f"{s.ordinal:.2f}"] for s in ranked],
                      markdown, right={1, 2, 3})
-    parts = [head, "", table, "", f"win share: wins, plus 1/{result.num_players} of every {unit[:-1]} nobody won "
+    parts = [head, "", table, "", f"win share: wins, plus 1/{result.num_players} of every {one} nobody won "
              f"(fair share {1 / result.num_players:.3f})."]
     seats = _who_fills_the_seats(len(result.agents), result.num_players, unit)
     if seats:

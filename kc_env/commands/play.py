@@ -35,7 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Play the match (or one deal) with the person at ``--seat``."""
     from .. import actions, engine, record
-    from ..agents import load
+    from ..agents import load, objective_of
     from ..agents.human import HELP as HUMAN_HELP
     from ..agents.human import HumanAgent, QuitGame
     from ..match import Match
@@ -62,6 +62,7 @@ def run(args: argparse.Namespace) -> int:
         players.append(spec)
         try:
             agents.append(load(spec, seed=seed + seat))
+            agents[-1].play_for(objective_of(args.rules, keeps_points=True))  # the screen shows the points
         except (ValueError, OSError) as exc:
             raise UserError(str(exc)) from None
         names.append(f"p{seat} {spec}")

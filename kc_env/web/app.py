@@ -49,7 +49,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from .. import record
-from ..agents import RULE_BASED
+from ..agents import RULE_BASED, objective_of
 from ..agents.search_agent import SEARCH
 from ..engine import check_seed
 from ..rules import CHOICES, DESCRIPTIONS, MAX_PLAYERS, MIN_PLAYERS, PRESETS, RANK_KEYS, Rules, RulesError
@@ -366,6 +366,9 @@ def _table(store: Store, data: Mapping[str, Any]) -> Table:
 
         seed = random.SystemRandom().randrange(2**31)
     agents = [None if spec == PERSON else store.agent(spec, seed + seat) for seat, spec in enumerate(seats)]
+    for agent in agents:
+        if agent is not None:
+            agent.play_for(objective_of(rules, keeps_points=True))  # the table shows the points
     name = rules_data.get("preset", "standard") if isinstance(rules_data, Mapping) else "standard"
     return Table(rules, name, seats, agents, seed, one_deal)
 

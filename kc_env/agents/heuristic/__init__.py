@@ -15,7 +15,7 @@ import numpy as np
 
 from ..base import Agent, legal_actions, spec_number, spec_parts
 from ..greedy import mask, vector
-from .weights import HEURISTIC_WEIGHTS, WEIGHT_NAMES, evaluation_weights
+from .weights import FOR_POINTS, HEURISTIC_WEIGHTS, WEIGHT_NAMES, evaluation_weights
 
 WEIGHTED = "heuristic:"
 """The prefix of a heuristic spec with evaluation weights."""
@@ -33,7 +33,9 @@ class HeuristicAgent(Agent):
     """Searches the rest of its turn and scores where it may stop (see ``search``).
 
     ``weights`` replaces ``HEURISTIC_WEIGHTS`` (same order, ``WEIGHT_NAMES``),
-    for tuning. Deterministic: the same observation always gives the same action.
+    for tuning. Deterministic: the same observation always gives the same action. Told to play
+    for points (``play_for``), it takes the weights of ``weights.FOR_POINTS`` but those its spec
+    sets itself.
     """
 
     spec = "heuristic"
@@ -46,6 +48,17 @@ class HeuristicAgent(Agent):
         if self.weights.shape != HEURISTIC_WEIGHTS.shape:
             raise ValueError(f"the heuristic takes {HEURISTIC_WEIGHTS.size} weights "
                              f"({', '.join(WEIGHT_NAMES)}), not {self.weights.size}")
+        self._for_win_share = self.weights.copy()
+        self._kept: tuple[str, ...] = ()  # weights its spec sets, which play_for leaves alone
+
+    def play_for(self, objective: str) -> None:
+        """Plays for ``objective`` from now on (``base.OBJECTIVES``)."""
+        super().play_for(objective)
+        self.weights = self._for_win_share.copy()
+        if objective == "points":
+            for name, value in FOR_POINTS.items():
+                if name not in self._kept:
+                    self.weights[WEIGHT_NAMES.index(name)] = value
 
     @classmethod
     def from_spec(cls, spec: str, seed: int | None = None) -> HeuristicAgent:
@@ -57,6 +70,7 @@ class HeuristicAgent(Agent):
             raise ValueError(f"agent spec {spec!r}: {exc}") from None
         agent = cls(seed=seed, weights=weights)
         agent.spec = spec
+        agent._kept = tuple(parsed)
         return agent
 
     def act(self, obs: Mapping[str, np.ndarray]) -> int:

@@ -35,6 +35,7 @@ from ...vector import kernel as K
 from .. import view
 from .weights import (
     W_BLOCK,
+    W_BLOCK_POINTS,
     W_CARD,
     W_CLOSE,
     W_CORNER,
@@ -70,7 +71,8 @@ C_STOCK = C_DRAWS + 1  # cards in the stock
 C_IDLE = C_STOCK + 1  # turns in a row with no draw, play or pile move before this one
 C_FEWEST = C_IDLE + 1  # the fewest cards another player holds
 C_MINE = C_FEWEST + 1  # the cards the seat holds as it decides
-C_SIZE = C_MINE + 1
+C_POINTS = C_MINE + 1  # 54: each card's penalty in points, under a penalty table (else 0)
+C_SIZE = C_POINTS + 54
 
 # What ``evaluate`` works out from ``ctx`` and the weights alone, once per decision (``prepare``;
 # a float64 array ``pre``). ``k`` below is a number of unseen cards that fit a pile (at most 4
@@ -132,6 +134,9 @@ def read_context(obs, R, ctx):
     if hi > lo:
         for c in range(54):
             ctx[C_PEN + c] = scale * min(1.0, (pen[c] - lo) / (hi - lo))
+    if view.lowest_wins(obs):  # every hand left at the end, a blocked deal's too, costs its penalty
+        for c in range(54):
+            ctx[C_POINTS + c] = pen[c]
 
 
 @K.borrowing
@@ -300,8 +305,9 @@ def prepare(sc):
     level = ctx[C_FEWEST] < ctx[C_MINE] + w[W_LEVEL]
     card = w[W_CARD] * (w[W_LEVEL_CARD] if level else 1.0)
     pre[P_FIT] = fit
+    points = w[W_BLOCK_POINTS] if ctx[C_STOCK] == 0 else 0.0  # the deal may block: the hand is charged
     for c in range(54):
-        pre[P_COST + c] = card + w[W_PENALTY] * ctx[C_PEN + c]
+        pre[P_COST + c] = card + w[W_PENALTY] * ctx[C_PEN + c] + points * ctx[C_POINTS + c]
     n_others = int(ctx[C_NUM_OTHERS])
     kings = ctx[C_UNSEEN_KINGS]
     unseen = _unseen(ctx)

@@ -24,14 +24,20 @@ WEIGHT_NAMES = (
     "level",  # the race is level: another player holds fewer than this many cards more than the seat
     "level_card",  # factor on "card" while the race is level (1: no change)
     "level_opp",  # factor on "opp" while the race is level (1: no change)
+    "block_points",  # each penalty point held with the stock empty, under a penalty table (0: win share alone)
 )
 HEURISTIC_WEIGHTS = np.array(
-    [1.0, 0.35, 0.25, 0.45, 0.12, 3.0, 0.6, 2.25, 1.3, 0.8, 1.0, 0.7, 0.5, 4.0, 0.0, 5.0, 1.0, 1.0, 1.0],
+    [1.0, 0.35, 0.25, 0.45, 0.12, 3.0, 0.6, 2.25, 1.3, 0.8, 1.0, 0.7, 0.5, 4.0, 0.0, 5.0, 1.0, 1.0, 1.0, 0.0],
     dtype=np.float64,
 )
-"""The tuned weights of ``evaluate``, in the order of ``WEIGHT_NAMES``."""
+"""The tuned weights of ``evaluate``, in the order of ``WEIGHT_NAMES``: the heuristic that plays
+for the win share (what the envs reward and every evaluation here counts)."""
+FOR_POINTS = {"block_points": 1.0}
+"""The weights the heuristic changes when it plays for points (``Agent.play_for("points")``): with
+the stock empty every penalty point it holds counts as much as a card, so a deal heading for a
+block sheds what costs most (a king into an empty corner) rather than hold it for a block."""
 (W_CARD, W_PENALTY, W_FIT, W_DEAD, W_HALF, W_OPP, W_DECAY, W_DANGER, W_SPACE, W_CORNER, W_OPENING, W_MULTI,
- W_DANGER_MULTI, W_BLOCK, W_FIT_CLOSE, W_CLOSE, W_LEVEL, W_LEVEL_CARD, W_LEVEL_OPP) = range(len(WEIGHT_NAMES))
+ W_DANGER_MULTI, W_BLOCK, W_FIT_CLOSE, W_CLOSE, W_LEVEL, W_LEVEL_CARD, W_LEVEL_OPP, W_BLOCK_POINTS) = range(len(WEIGHT_NAMES))
 
 
 def evaluation_weights(weights) -> np.ndarray:
