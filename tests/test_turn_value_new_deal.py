@@ -146,3 +146,47 @@ def test_the_heuristic_fills_a_side_it_cleared_so_an_empty_side_after_a_clear_is
         engine.apply(left_empty, engine.parse_move(move))
     assert left_empty.cleared == 1 and not left_empty.piles[0]
     assert tv.careless(*seen(left_empty).values())
+
+
+def deal_actions(seats, seed, players=4):
+    """The actions of one standard deal, each seat playing ``seats[seat]``."""
+    state = engine.new_deal(Rules.preset("standard"), players, seed=seed)
+    played = []
+    while not state.is_over:
+        action = seats[state.current_player].act(seen_dict(state))
+        played.append(action)
+        engine.apply(state, actions.decode(action))
+    return played
+
+
+def seen_dict(state):
+    seat = state.current_player
+    return {"observation": observation.encode(state, seat), "action_mask": actions.legal_mask(state)}
+
+
+@pytest.mark.parametrize("seed", [0, 1, 4, 5])
+def test_one_agent_at_three_seats_keeps_each_seat_apart(seed):
+    """One object at seats 1 to 3 (as a user's loop or the Gymnasium env seats one ``Agent`` for
+    every other seat) plays the deal move for move as three objects, one a seat. Before, the seats
+    shared one memory: each seat's hand looked like a new deal to the next, and the gate forgot
+    the careless random seat (these four deals went otherwise)."""
+    shared = agents.load("turn-ranking-all")
+    one = deal_actions([agents.load("random", seed=seed), shared, shared, shared], seed)
+    apart = deal_actions([agents.load("random", seed=seed)] + [agents.load("turn-ranking-all") for _ in range(3)], seed)
+    assert one == apart
+
+
+def test_seat_rows_follow_a_hand_and_give_a_new_seat_a_cleared_row():
+    memories = np.zeros((6, tv.GATE_MEMORY), dtype=np.int64)
+    used = np.zeros(6, dtype=np.int64)
+    first = np.zeros(observation.OBS_SIZE, dtype=np.float32)
+    first[[0, 1, 2]] = 1.0  # a hand of three cards
+    other = np.zeros_like(first)
+    other[[10, 11]] = 1.0
+    assert tv.seat_row(first, memories, used) == 0
+    memories[0, tv._HAND] = 0b111
+    memories[0, tv._SEEN] = 1
+    assert tv.seat_row(other, memories, used) == 1  # another seat's hand shares no card
+    drew = first.copy()
+    drew[[0, 20]] = [0.0, 1.0]  # played one card, drew one: the same seat
+    assert tv.seat_row(drew, memories, used) == 0 and memories[0, tv._SEEN] == 1

@@ -21,7 +21,8 @@ the deal once a seat has been careless (``gate``, compiled: the trainer's duel p
 tells a new deal (``new_deal``) by what no move within a deal does: the deal's first turn, match
 totals that moved, or two cards in its hand it did not hold at its last decision (a turn draws at
 most one); not by the table or the stock, which a cleared pile (``clear_complete_piles``) shrinks
-and grows within a deal. ``act_batch`` keeps nothing between calls (a batch's rows are many
+and grows within a deal. One agent may play several seats of a deal: it keeps this for each seat
+apart (``seat_row`` tells the seats by their hands, which never share a card). ``act_batch`` keeps nothing between calls (a batch's rows are many
 games), so it always plays the first network.
 
 A model is a folder: ``model.json`` (``format: kc_env-turn-value``, the layer sizes, the
@@ -41,6 +42,7 @@ import numpy as np
 from ..actions import END_TURN_ACTION, MOVE_OFFSET
 from ..compiled import njit
 from ..observation import LAYOUT_SIZES, SLICES
+from ..rules import MAX_PLAYERS
 from ..vector import kernel as K
 from . import model_folder as folders
 from . import turns, view
@@ -217,15 +219,47 @@ def gate(ob, mask, memory, patience, gated):
 
 
 @njit
+def _hand_bits(ob):
+    hand = np.int64(0)
+    for c in range(54):
+        if ob[c] > 0.5:
+            hand |= np.int64(1) << np.int64(c)
+    return hand
+
+
+@njit
+def seat_row(ob, memories, used):
+    """The row of ``memories`` (``GATE_MEMORY`` each, one per seat an agent plays) that holds the
+    deciding seat: the row whose last hand this hand continues (a card in common, at most one card
+    it did not hold: no two seats hold the same card, and a turn draws at most one), else the row
+    used longest ago (a new seat, or a new deal). ``used`` (int64, a row each) notes when each was
+    used. With one seat this is the one row that seat has used, or a row as good as cleared."""
+    hand = _hand_bits(ob)
+    row = 0
+    for i in range(memories.shape[0]):
+        if used[i] < used[row]:
+            row = i
+    for i in range(memories.shape[0]):
+        not_held = hand & ~memories[i, _HAND]
+        if used[i] > 0 and (hand & memories[i, _HAND]) != 0 and (not_held & (not_held - 1)) == 0:
+            row = i
+            break
+    if used[row] == 0 or memories[row, _HAND] & hand == 0:
+        memories[row, :] = 0  # a row taken for another seat starts as a new deal's
+    clock = used[0]
+    for i in range(used.shape[0]):
+        clock = max(clock, used[i])
+    used[row] = clock + 1
+    return row
+
+
+@njit
 def new_deal(ob, memory):
     """Whether ``ob`` is of another deal than the seat's last decision noted in ``memory`` (then
     ``memory`` is cleared), noting this one: the deal's first turn, match totals that moved (they
     are scored between deals), or two or more cards in the hand that it did not hold (a turn draws
     at most one, and cards on the table go back to the stock, never to a hand)."""
-    hand = np.int64(0)
-    for c in range(54):
-        if ob[c] > 0.5:
-            hand |= np.int64(1) << np.int64(c)
+    hand = _hand_bits(ob)
     not_held = hand & ~memory[_HAND]
     fresh = ob[_FIRST_TURN] > 0.5 or (not_held & (not_held - 1)) != 0  # two bits or more
     for j in range(_SCORES.stop - _SCORES.start):
@@ -261,13 +295,15 @@ class TurnValueAgent(Agent):
         self.reset()
 
     def reset(self, seed: int | None = None) -> None:
-        """Forget what the other seats showed (a new deal)."""
-        self._memory = np.zeros(GATE_MEMORY, dtype=np.int64)
+        """Forget what the other seats showed (a new deal), at every seat it plays."""
+        self._memories = np.zeros((MAX_PLAYERS, GATE_MEMORY), dtype=np.int64)
+        self._used = np.zeros(MAX_PLAYERS, dtype=np.int64)
+        self._memory = self._memories[0]
 
     @property
     def seen_careless(self) -> bool:
-        """Whether, this deal, another seat has been careless (``careless``): then it is not the
-        heuristic."""
+        """Whether, this deal, another seat has been careless (``careless``) as the seat of its last
+        decision saw it: then it is not the heuristic."""
         return bool(self._memory[_SEEN])
 
     def values(self, obs: Mapping[str, np.ndarray], net=None) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
@@ -306,6 +342,7 @@ class TurnValueAgent(Agent):
         deal, "heuristic" for the first ``patience`` turns, else the first (None). The compiled
         ``gate`` after ``new_deal``, which clears what it remembers at a new deal."""
         ob, mask = np.ascontiguousarray(ob, np.float32), np.ascontiguousarray(mask, np.int8)
+        self._memory = self._memories[seat_row(ob, self._memories, self._used)]  # one agent may play several seats
         new_deal(ob, self._memory)
         net = gate(ob, mask, self._memory, self.patience, 1)
         return HEURISTIC_TURN if net == HEURISTIC_NET else None if net == FIRST_NET else self._loose
