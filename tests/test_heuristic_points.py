@@ -183,3 +183,41 @@ def test_the_web_table_seats_the_heuristic_to_play_for_points():
     heuristic_hand = [card["name"] for card in view["table"]["hands"][1]["cards"]]
     assert "KD" not in heuristic_hand and view["result"]["penalties"] == [7, 8]
 
+
+
+def test_the_web_adviser_is_kept_apart_for_each_objective():
+    pytest.importorskip("starlette")
+    from kc_env.web.store import Store
+
+    store = Store()
+    for_points, for_wins = store.adviser("heuristic", "points"), store.adviser("heuristic")
+    block_points = WEIGHT_NAMES.index("block_points")
+    assert for_points is not for_wins and store.adviser("heuristic", "points") is for_points
+    assert for_points.weights[block_points] == FOR_POINTS["block_points"] and for_wins.weights[block_points] == 0.0
+
+
+@pytest.mark.parametrize("rules, told", [({"preset": "standard"}, "points"),
+                                         ({"preset": "standard", "scoring": "wins"}, "win_share")])
+def test_the_web_table_asks_advice_for_what_it_keeps(rules, told):
+    """The person's adviser plays for the points the table shows, as its seats do."""
+    pytest.importorskip("starlette")
+    from starlette.testclient import TestClient
+    from web_api import post
+
+    from kc_env.web.app import create_app
+    from kc_env.web.store import Store
+
+    class Asked(Store):
+        def adviser(self, spec, objective="win_share"):
+            self.asked.append(objective)
+            return super().adviser(spec, objective)
+
+    store = Asked()
+    store.asked = []
+    with TestClient(create_app(store, pace=0), base_url="http://127.0.0.1:8000") as client:
+        body = {"seats": ["you", "heuristic"], "one_deal": True, "seed": 2, "rules": rules}
+        view = client.post("/api/games", json=body).json()
+        while view["waiting"] != "person":
+            view = post(client, view, "advance")
+        assert client.get(f"/api/games/{view['id']}/advice", params={"spec": "heuristic"}).status_code == 200
+    assert store.asked == [told]

@@ -149,7 +149,8 @@ def create_app(store: Store | None = None, pace: float = DEFAULT_PACE, hosts: Se
         query = request.query_params
 
         def thought() -> dict[str, Any]:
-            adviser = store.adviser(query.get("spec", "heuristic"))
+            rules = game.rec.rules if isinstance(game, Replay) else game.rules
+            adviser = store.adviser(query.get("spec", "heuristic"), objective_of(rules, keeps_points=True))
             if isinstance(game, Replay):
                 return game.advice(adviser, query.get("deal"), query.get("at"))
             return game.advice(adviser)

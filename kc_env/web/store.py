@@ -46,7 +46,7 @@ class Store:
         self.capacity = capacity
         self._games: OrderedDict[str, Game] = OrderedDict()
         self._lock = threading.Lock()
-        self._advisers: dict[str, Agent] = {}
+        self._advisers: dict[tuple[str, str], Agent] = {}
         self._networks: dict[str, PolicyAgent] = {}  # an offered policy's first agent, whose network the next share
         self.models = {str(m): Path(m) for m in models}
         for spec in self.models:
@@ -150,20 +150,22 @@ class Store:
                 self._networks.setdefault(spec, copy.copy(agent))
         return agent
 
-    def adviser(self, spec: Any) -> Agent:
-        """The agent that advises on decisions for ``spec``: one kept per offered spec (a bounded
-        set), made anew for a spec with options and for a search agent (a search spec or
+    def adviser(self, spec: Any, objective: str = "win_share") -> Agent:
+        """The agent that advises on decisions for ``spec``, playing for ``objective``
+        (``Agent.play_for``: what the table keeps): one kept per offered spec and objective (a
+        bounded set), made anew for a spec with options and for a search agent (a search spec or
         folder), which keeps plans between its decisions."""
         spec = self.check_spec(spec)
         with self._lock:
-            kept = self._advisers.get(spec)
+            kept = self._advisers.get((spec, objective))
         if kept is not None:
             return kept
         agent = self.agent(spec, 0)
+        agent.play_for(objective)
         if isinstance(agent, SearchAgent) or not self.is_offered(spec):
             return agent
         with self._lock:
-            return self._advisers.setdefault(spec, agent)
+            return self._advisers.setdefault((spec, objective), agent)
 
 
 _ABOUT: Mapping[str, str] = {
