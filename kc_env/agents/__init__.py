@@ -59,5 +59,6 @@ def load(spec: str | Agent, seed: int | None = None) -> Agent:
                      f"or the folder of an exported model, or a shipped one: {', '.join(shipped_models())}")
 
 
-__all__ = ["OBJECTIVES", "objective_of", "PolicyAgent", "ModelError", "Agent", "RandomAgent", "GreedyAgent", "HeuristicAgent", "SPECS", "RULE_BASED",
+__all__ = ["OBJECTIVES", "objective_of",
+           "PolicyAgent", "ModelError", "Agent", "RandomAgent", "GreedyAgent", "HeuristicAgent", "SPECS", "RULE_BASED",
            "COMPILED", "load", "legal_actions", "SearchAgent", "TurnValueAgent", "SB3Agent", "from_sb3"]

@@ -244,7 +244,7 @@ def seat_row(ob, memories, used):
         if used[i] > 0 and (hand & memories[i, _HAND]) != 0 and (not_held & (not_held - 1)) == 0:
             row = i
             break
-    if used[row] == 0 or memories[row, _HAND] & hand == 0:
+    if memories[row, _HAND] & hand == 0:
         memories[row, :] = 0  # a row taken for another seat starts as a new deal's
     clock = used[0]
     for i in range(used.shape[0]):

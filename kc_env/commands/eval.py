@@ -36,7 +36,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="episodes to play, rounded up to whole rounds of seatings (default 1000)")
     parser.add_argument("--seed", type=int, default=0, help="the same seed gives the same results (default 0)")
     parser.add_argument("--workers", type=int, default=None, help="processes (default: every core)")
-    parser.add_argument("--match", action="store_true", help="an episode is a whole match, not one deal (under a penalty table the agents then play for points)")
+    parser.add_argument("--match", action="store_true",
+                        help="an episode is a whole match, not one deal (under a penalty table the agents then play for points)")
     parser.add_argument("--max-moves", type=positive_int, default=1000, help="moves after which a deal is cut off")
     parser.add_argument("--plot", metavar="PNG", help="write a chart of win rates and ratings")
     parser.add_argument("--json", metavar="FILE", help="write the results as JSON")

@@ -149,8 +149,7 @@ def create_app(store: Store | None = None, pace: float = DEFAULT_PACE, hosts: Se
         query = request.query_params
 
         def thought() -> dict[str, Any]:
-            rules = game.rec.rules if isinstance(game, Replay) else game.rules
-            adviser = store.adviser(query.get("spec", "heuristic"), objective_of(rules, keeps_points=True))
+            adviser = store.adviser(query.get("spec", "heuristic"), objective_of(game.rules, keeps_points=True))
             if isinstance(game, Replay):
                 return game.advice(adviser, query.get("deal"), query.get("at"))
             return game.advice(adviser)

@@ -271,6 +271,7 @@ class Replay(Game):
         super().__init__()
         played = record.replay(rec)  # RecordError for a record that does not replay to its end
         self.rec = rec
+        self.rules = rec.rules
         self.version = 0
         n = rec.num_players
         self.specs = list(rec.players) if rec.players is not None else [""] * n

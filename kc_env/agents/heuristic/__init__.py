@@ -34,13 +34,14 @@ class HeuristicAgent(Agent):
 
     ``weights`` replaces ``HEURISTIC_WEIGHTS`` (same order, ``WEIGHT_NAMES``),
     for tuning. Deterministic: the same observation always gives the same action. Told to play
-    for points (``play_for``), it takes the weights of ``weights.FOR_POINTS`` but those its spec
-    sets itself.
+    for points (``play_for``), it takes the weights of ``weights.FOR_POINTS`` but those named in
+    ``kept`` (a spec's own weights).
     """
 
     spec = "heuristic"
 
-    def __init__(self, seed: int | None = None, weights: Sequence[float] | None = None) -> None:
+    def __init__(self, seed: int | None = None, weights: Sequence[float] | None = None,
+                 kept: Sequence[str] = ()) -> None:
         from .search import heuristic_action_w  # compiled on first use, not when kc_env.agents is imported
 
         self._policy = heuristic_action_w
@@ -49,7 +50,7 @@ class HeuristicAgent(Agent):
             raise ValueError(f"the heuristic takes {HEURISTIC_WEIGHTS.size} weights "
                              f"({', '.join(WEIGHT_NAMES)}), not {self.weights.size}")
         self._for_win_share = self.weights.copy()
-        self._kept: tuple[str, ...] = ()  # weights its spec sets, which play_for leaves alone
+        self._kept = tuple(kept)  # weights its spec sets, which play_for leaves alone
 
     def play_for(self, objective: str) -> None:
         """Plays for ``objective`` from now on (``base.OBJECTIVES``)."""
@@ -68,9 +69,8 @@ class HeuristicAgent(Agent):
             weights = evaluation_weights(parsed)
         except ValueError as exc:
             raise ValueError(f"agent spec {spec!r}: {exc}") from None
-        agent = cls(seed=seed, weights=weights)
+        agent = cls(seed=seed, weights=weights, kept=tuple(parsed))
         agent.spec = spec
-        agent._kept = tuple(parsed)
         return agent
 
     def act(self, obs: Mapping[str, np.ndarray]) -> int:
