@@ -36,7 +36,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numba
-from numba.core import caching, event
+from numba.core import caching, cgutils, event, types
+from numba.extending import intrinsic
 
 PACKAGE = Path(__file__).resolve().parent
 ROOTS = tuple(p for p in (PACKAGE, PACKAGE.parent / "training") if p.is_dir())
@@ -156,6 +157,23 @@ def njit_parallel(fn: Callable) -> Callable:
 
     one_at_a_time.compiled = compiled
     return one_at_a_time
+
+
+@intrinsic
+def take_next(typingctx, counter):
+    """``counter[0] += 1`` as one atomic step, returning the value before: the cores of a
+    ``prange`` loop share out work items with it, each taking the next one free as it finishes
+    the last (numba's workqueue splits a loop's range among the cores beforehand, which leaves a
+    core idle when the costly items fall to the other). ``counter``: an int64 array."""
+    if not (isinstance(counter, types.Array) and counter.dtype == types.int64):
+        return None
+
+    def codegen(context, builder, signature, args):
+        ary = context.make_array(signature.args[0])(context, builder, args[0])
+        slot = cgutils.get_item_pointer(context, builder, signature.args[0], ary, [context.get_constant(types.intp, 0)])
+        return builder.atomic_rmw("add", slot, context.get_constant(types.int64, 1), "seq_cst")
+
+    return types.int64(counter), codegen
 
 
 def _fresh_lock_after_fork() -> None:

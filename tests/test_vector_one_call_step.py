@@ -1,7 +1,7 @@
 """With every opponent random, ``LearnerGames.step`` is one compiled call (``kernel.learner_step``:
 the moves, the endings kept, the next deals); with an outside opponent it is several
 (``env_advance``, the opponents asked, ``keep_endings``, ``new_episodes``). Both must give the same
-steps: the same games run through the second path (``_all_random`` off) return the same
+steps: the same games run through the second path (``_one_call`` off) return the same
 observations, masks, rewards, dones and infos, and end in the same arrays."""
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ def play_both(make, steps: int, seed: int) -> int:
     """Step ``make()`` twice, one on each path, with the same actions (some illegal); returns
     how many episodes ended."""
     one, several = make(), make()
-    several._all_random = False
-    assert one._all_random
+    several._one_call = False
+    assert one._one_call
     rng = np.random.default_rng(seed)
     assert np.array_equal(one.reset(), several.reset())
     ended = 0

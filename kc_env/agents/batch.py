@@ -15,11 +15,13 @@ A small batch is decided on the calling core (``greedy.SERIAL_ROWS``, ``search.S
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
 from .base import COMPILED
 from .greedy import greedy_actions
+from .heuristic import WEIGHTED, HeuristicAgent
 from .heuristic.search import weighted_heuristic
 from .heuristic.weights import HEURISTIC_WEIGHTS, evaluation_weights
 
@@ -43,6 +45,22 @@ def rule_based(name: str, weights=None) -> BatchPolicy:
     if key not in _MADE:
         _MADE[key] = weighted_heuristic(table[None, :])
     return _MADE[key]
+
+
+def compiled_form(spec: Any) -> tuple[str, np.ndarray | None] | None:
+    """How the vector env can play ``spec`` inside its compiled step: ``("greedy", None)``,
+    ``("heuristic", weights)`` (float64, ``weights.WEIGHT_NAMES`` order) for ``"heuristic"`` and
+    ``"heuristic:name=value,..."``, or None for anything else (asked through ``act_batch``). Only
+    spec strings: an agent object's weights could change after (``play_for``)."""
+    if not isinstance(spec, str):
+        return None
+    if spec == "greedy":
+        return "greedy", None
+    if spec == "heuristic":
+        return "heuristic", HEURISTIC_WEIGHTS.copy()
+    if spec.startswith(WEIGHTED):
+        return "heuristic", HeuristicAgent.from_spec(spec).weights
+    return None
 
 
 def actions(name: str, obs: np.ndarray, masks: np.ndarray, weights=None) -> np.ndarray:

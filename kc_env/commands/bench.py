@@ -11,7 +11,7 @@ the observation and mask at every step where the layer does (the engine rows bui
 | ``single`` | ``KingsCorner-v0`` (random opponents inside ``step``) | learner steps/s |
 | ``vector_B`` | ``KingsCornerVecEnv(B)``, random opponents, observations + masks | learner steps/s |
 | ``heuristic`` | the ``heuristic`` agent's ``act`` at every decision, itself in every seat (engine, observation, mask untimed) | decisions/s |
-| ``batched_heuristic`` | the compiled heuristic as the vector env's opponent: ``LearnerGames(256)``, the heuristic in every other seat, random learner actions; counts the opponent decisions, timed inside the batched calls only (every waiting game's at once) | decisions/s |
+| ``batched_heuristic`` | the compiled heuristic as the vector env's opponent: ``LearnerGames(256)``, the heuristic in every other seat, random learner actions; counts the opponent decisions over whole ``step`` calls (the learner's moves, the opponents' turns and the next deals, one compiled call on all cores) | decisions/s |
 | ``batched_greedy`` | the same with greedy as the opponent | decisions/s |
 | ``search`` | the ``search`` agent's ``act`` at its decisions (seat 0, the heuristic in the other seats; plans followed and single-candidate decisions included) | ms/decision |
 | ``ppo_single`` | sb3-contrib ``MaskablePPO.collect_rollouts`` on ``KingsCorner-v0`` in a ``DummyVecEnv`` | frames/s |
@@ -184,40 +184,25 @@ def heuristic_loop(rules, n: int, seconds: float, seed: int = 0) -> tuple[int, f
 
 def batched_loop(rules, n: int, seconds: float, seed: int = 0, name: str = "heuristic",
                  batch: int = BATCHED_GAMES) -> tuple[int, float]:
-    """The batched compiled ``name`` (``agents.batch.rule_based``) as the opponent in every other
-    seat of ``LearnerGames(batch)``, the learner's actions sampled from its masks in compiled
-    code: the env calls it once for all the games waiting for it, again while some still wait
-    (each action of a turn is a decision). Steps until those calls have taken ``seconds``; only
-    they are timed. Returns the opponent decisions (rows answered) and their seconds."""
-    from ..agents.batch import rule_based
+    """The compiled ``name`` (greedy or the heuristic) as the opponent in every other seat of
+    ``LearnerGames(batch)``, the learner's actions sampled from its masks in compiled code: each
+    ``step`` is one compiled call on all cores (``vector.rule_opponents``) that plays the learner's
+    moves, the opponents' turns and the next deals. Steps until the ``step`` calls have taken
+    ``seconds``; only they are timed. Returns the opponent decisions and their seconds."""
     from ..vector import LearnerGames
     from ..vector.kernel import sample_masks
 
-    timed = _TimedBatch(rule_based(name))
-    games = LearnerGames(batch, rules=rules, num_players=n, opponents=timed, seed=seed)
+    games = LearnerGames(batch, rules=rules, num_players=n, opponents=name, seed=seed)
     games.reset()
     streams = np.arange(batch, dtype=np.uint64) + np.uint64(seed)
     acts = np.zeros(batch, dtype=np.int64)
-    while timed.spent < seconds:
+    first, spent = games.rule_based_decisions, 0.0  # the first deals' opponent turns are not steps
+    while spent < seconds:
         sample_masks(games.action_masks(), streams, acts)
-        games.step(acts)
-    return timed.decisions, timed.spent
-
-
-class _TimedBatch:
-    """A batched policy whose calls are timed and whose rows are counted (``decisions``,
-    ``spent`` seconds): what ``LearnerGames`` calls as an ``act_batch`` opponent."""
-
-    def __init__(self, policy: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> None:
-        self.policy = policy
-        self.decisions, self.spent = 0, 0.0
-
-    def act_batch(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         start = time.perf_counter()
-        out = self.policy(obs, masks)
-        self.spent += time.perf_counter() - start
-        self.decisions += len(out)
-        return out
+        games.step(acts)
+        spent += time.perf_counter() - start
+    return games.rule_based_decisions - first, spent
 
 
 class _Timed:

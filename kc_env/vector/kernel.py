@@ -191,19 +191,19 @@ section), the learner's ``obs[b]``, ``masks[b]`` (bool) and ``rewards[b]``, ``st
 ``deal_seeds[b]``, the seed of the deal in play."""
 
 
-Endings = namedtuple("Endings", "games S status deal_seeds obs logs waiting")
+Endings = namedtuple("Endings", "games S status deal_seeds rewards obs logs waiting")
 Endings.__doc__ = """What the episodes that ended in a step leave behind (``keep_ending``), row ``k`` for
 the ``k``-th of them, kept before their next deals overwrite it: the game number, its scalars
-``S``, ``status`` (``DONE`` or ``ILLEGAL``), the deal's seed, the learner's last observation and,
-with ``logs`` of one row per game (else none), the deal's moves; ``waiting[0]``: how many of
-them still wait for a deal (``learner_step``)."""
+``S``, ``status`` (``DONE`` or ``ILLEGAL``), the deal's seed, the learner's reward, its last
+observation and, with ``logs`` of one row per game (else none), the deal's moves; ``waiting[0]``:
+how many of them still wait for a deal (``learner_step``)."""
 
 
 def alloc_endings(size: int, log_size: int) -> Endings:
     """``Endings`` for up to ``size`` episodes ending at once; ``log_size`` 0 keeps no moves."""
     return Endings(games=np.zeros(size, dtype=np.int64), S=np.zeros((size, NUM_S), dtype=np.int64),
                    status=np.zeros(size, dtype=np.int64), deal_seeds=np.zeros(size, dtype=np.int64),
-                   obs=np.zeros((size, OBS_SIZE), dtype=np.float32),
+                   rewards=np.zeros(size, dtype=np.float64), obs=np.zeros((size, OBS_SIZE), dtype=np.float32),
                    logs=np.zeros((size if log_size else 0, log_size), dtype=np.int16),
                    waiting=np.zeros(1, dtype=np.int64))
 
@@ -1176,12 +1176,14 @@ def env_advance(idx, modes, acts, g, e):
 def keep_ending(g, e, b, ends, k):
     """Copy what game ``b``'s ended episode leaves behind into row ``k`` of ``ends`` (an
     ``Endings``), before its next deal overwrites it: its game number, scalars, status, deal
-    seed, last observation and (when ``ends.logs`` has rows, ``record=True``) its moves."""
+    seed, the learner's reward, last observation and (when ``ends.logs`` has rows,
+    ``record=True``) its moves."""
     ends.games[k] = b
     for c in range(NUM_S):
         ends.S[k, c] = g.S[b, c]
     ends.status[k] = e.status[b]
     ends.deal_seeds[k] = e.deal_seeds[b]
+    ends.rewards[k] = e.rewards[b]
     for i in range(OBS_SIZE):
         ends.obs[k, i] = e.obs[b, i]
     if ends.logs.shape[0]:

@@ -81,6 +81,7 @@ from ..engine import IllegalMove
 from ..match import NO_WINNER
 from ..rules import Rules
 from . import kernel as K
+from . import rule_opponents
 from .game import DEFAULT_MAX_MOVES, VecGame
 
 MAX_REDEALS = 100
@@ -122,6 +123,10 @@ class LearnerGames:
         self._policies: list[BatchPolicy | None] = []  # opponent kind k > 0 is self._policies[k - 1]
         self._policy_specs: list[Any] = []  # what each kind was made from (keeps objects alive)
         self._policy_index: dict[Any, int] = {}
+        self._forms: list[tuple[str, np.ndarray | None] | None] = []  # agents.batch.compiled_form per kind
+        self._plays = None  # rule_opponents.Plays while some kind is played compiled (_forms_changed)
+        self.rule_based_decisions = 0
+        """How many decisions the compiled opponents (greedy, the heuristic) have made (``kc bench``)."""
         first = [self._kind_of(spec) for spec in _opponent_list(opponents, n)]
         self.render_mode = None
         self.num_envs = B = num_envs
@@ -153,7 +158,7 @@ class LearnerGames:
         self._all = np.arange(B, dtype=np.int64)
         self._act_modes = np.full(B, K.MODE_ACT, dtype=np.int64)
         self._ends = K.alloc_endings(B, max_moves + 1 if record else 0)  # the episodes ended in a step
-        self._all_random = True  # every opponent is played in the kernel: a step is one call (_seating_changed)
+        self._one_call = True  # no opponent is asked from Python: a step is one compiled call (_seating_changed)
         self._seating_changed()
         self._obs_pool = [(self._obs, self._bufs)]  # buffers the kernel may write, with their EnvBuffers
         self._refused: list[str] = []  # outside opponents' illegal actions, this step
@@ -198,9 +203,14 @@ class LearnerGames:
         self._refused = []
         old = self._writable_obs()
         rewards, dones = np.empty(B, dtype=np.float32), np.zeros(B, dtype=bool)
-        if self._all_random:
+        if self._one_call and self._plays is None:
             ended = K.learner_step(acts, self.game.state, self._bufs, self._ends, old, self._fixed_seat,
                                    self._fixed_dealer, MAX_REDEALS, rewards, dones)
+        elif self._one_call:
+            seating = np.array([self._fixed_seat, self._fixed_dealer, MAX_REDEALS], dtype=np.int64)
+            ended, made = rule_opponents.learner_step(acts, self.game.state, self._bufs, self._ends, old, seating,
+                                                      rewards, dones, self._plays)
+            self.rule_based_decisions += made
         else:
             ended = self._play_with_outside_opponents(acts, old, rewards, dones)
         infos: list[dict[str, Any]] = list(map(dict.copy, repeat(_NO_INFO, B)))  # one empty dict per game
@@ -208,7 +218,7 @@ class LearnerGames:
             games = self._ends.games[:ended]
             for b, info in zip(games.tolist(), self._end_infos(ended), strict=True):
                 infos[b] = info
-            if not self._all_random:
+            if not self._one_call:
                 self._new_episodes(games)
             elif self._ends.waiting[0]:  # dealt again in learner_step, but a deal ended at once 100 times
                 self._new_episodes(games[self._status[games] == K.DONE], MAX_REDEALS - 1)
@@ -322,6 +332,9 @@ class LearnerGames:
         is not advanced: its episode ends (status DONE) and the refusal is kept for the step."""
         while True:
             waiting = idx[self._status[idx] == K.NEED_OPP]
+            if waiting.size and self._plays is not None:
+                self._play_rule_based(waiting)
+                waiting = waiting[self._status[waiting] == K.NEED_OPP]
             if not waiting.size:
                 return
             acts, raw = self._opponent_actions(waiting)
@@ -332,6 +345,13 @@ class LearnerGames:
                     self._refuse_opponent(int(waiting[i]), raw[i])
                 waiting, acts = waiting[legal], acts[legal]
             K.env_advance(waiting, np.full(len(waiting), K.MODE_OPP, dtype=np.int64), acts, self.game.state, self._bufs)
+
+    def _play_rule_based(self, waiting: np.ndarray) -> int:
+        """The compiled opponents (greedy, the heuristic) of the games ``waiting`` play on
+        (``rule_opponents.play_rule_based``); returns their decisions."""
+        made = rule_opponents.play_rule_based(waiting, self.game.state, self._bufs, self._plays)
+        self.rule_based_decisions += made
+        return made
 
     def _refuse_opponent(self, b: int, action: Any) -> None:
         seat = int(self.game.to_act(np.array([b]))[0])
@@ -364,7 +384,7 @@ class LearnerGames:
         ends = self._ends
         games = ends.games[:ended]
         rows, seeds = ends.S[:ended].tolist(), ends.deal_seeds[:ended].tolist()
-        rewards = self._rewards[games].tolist()
+        rewards = ends.rewards[:ended].tolist()
         illegal = (ends.status[:ended] == K.ILLEGAL).tolist()
         refused = self._opp_refused[games].tolist()
         self._opp_refused[games] = False
@@ -467,9 +487,11 @@ class LearnerGames:
             self._forget_unused_policies()
 
     def _seating_changed(self) -> None:
-        """Whether every opponent, in the deals in play and the next, is random (kind 0), so
-        that ``step`` is one compiled call (``kernel.learner_step``)."""
-        self._all_random = not (self._game_kinds.any() or self._opp_kind.any())
+        """Whether every opponent, in the deals in play and the next, is random (kind 0) or
+        compiled (greedy, the heuristic), so that ``step`` is one compiled call
+        (``kernel.learner_step``, or ``rule_opponents.learner_step`` when some are compiled)."""
+        kinds = np.union1d(self._game_kinds, self._opp_kind)
+        self._one_call = all(k == 0 or self._forms[k - 1] is not None for k in kinds.tolist())
 
     def _kind_of(self, spec: Any) -> int:
         """The opponent kind of ``spec``: 0 for ``"random"`` (played in the kernel), else the
@@ -479,17 +501,42 @@ class LearnerGames:
         key = spec if isinstance(spec, str) else id(spec)
         kind = self._policy_index.get(key)
         if kind is None:
+            from ..agents.batch import compiled_form
+
             policy = _batch_policy(spec, self.rules, self.num_players)
             free = [k for k, p in enumerate(self._policies) if p is None]
             if free:
                 self._policies[free[0]], self._policy_specs[free[0]] = policy, spec
+                self._forms[free[0]] = compiled_form(spec)
                 kind = free[0] + 1
             else:
                 self._policies.append(policy)
                 self._policy_specs.append(spec)
+                self._forms.append(compiled_form(spec))
                 kind = len(self._policies)
             self._policy_index[key] = kind
+            self._forms_changed()
         return kind
+
+    def _forms_changed(self) -> None:
+        """Which kinds ``step`` plays in compiled code (``rule_opponents``), as its ``Plays``."""
+        if not any(self._forms):
+            self._plays = None
+            return
+        how = np.zeros(len(self._forms) + 1, dtype=np.int64)  # kind 0, random, never waits
+        rows = np.zeros_like(how)
+        weights = []
+        for kind, form in enumerate(self._forms, start=1):
+            if form is not None:
+                how[kind] = rule_opponents.HOW[form[0]]
+                if form[1] is not None:
+                    rows[kind] = len(weights)
+                    weights.append(form[1])
+        table = np.array(weights or [np.zeros(1)], dtype=np.float64)
+        if self._plays is None:
+            self._plays = rule_opponents.new_plays(how, rows, table)
+        else:  # the cores' desks stay
+            self._plays = self._plays._replace(how=how, rows=rows, weights=table)
 
     def _forget_unused_policies(self) -> None:
         """Drop the batched policies no game uses any more (a league replaces its snapshots)."""
@@ -497,7 +544,8 @@ class LearnerGames:
         for key, kind in list(self._policy_index.items()):
             if kind not in used:
                 del self._policy_index[key]
-                self._policies[kind - 1] = self._policy_specs[kind - 1] = None
+                self._policies[kind - 1] = self._policy_specs[kind - 1] = self._forms[kind - 1] = None
+        self._forms_changed()
 
 
 def _opponent_list(opponents: Any, n: int) -> list[Any]:

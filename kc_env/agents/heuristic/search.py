@@ -48,7 +48,7 @@ SERIAL_ROWS = 8
 
 
 Walk = namedtuple("Walk", "pending moves nmoves next_move scratch seen used nodes line hashes")
-Walk.__doc__ = """The search's scratch arrays (``_desks``): per row ``d`` the
+Walk.__doc__ = """The search's scratch arrays (``alloc_desks``): per row ``d`` the
 pending flag (``pending[d]``: a part of a pile moved, no card played since), the moves searched
 there (``moves[d, :nmoves[d]]``) and the next one to try (``next_move[d]``); ``scratch`` for the
 kernel's legal moves, ``seen`` the hashes of the positions searched (``_seen_before``, the
@@ -60,12 +60,12 @@ Desk = namedtuple("Desk", "g walk ctx pre fitting keep first")
 Desk.__doc__ = """Everything one decision writes, kept from one decision to the next so that a
 batch allocates nothing per row: the turn-search table ``g`` (``turns.alloc``), the ``Walk``, the
 decision's ``ctx`` (``evaluation.read_context``), the evaluation's ``pre``, ``fitting`` and
-``keep`` (``evaluation.Scorer``) and the first moves (``first``). ``_lane`` cuts one out of
+``keep`` (``evaluation.Scorer``) and the first moves (``first``). ``lane_desk`` cuts one out of
 ``Desks``."""
 
 Desks = namedtuple("Desks", "piles pinfo hands stock S R mt pending moves nmoves next_move scratch seen used nodes "
                             "line hashes ctx pre fitting keep first")
-Desks.__doc__ = """One ``Desk`` for each of several cores (``_desks``): the same arrays with a first
+Desks.__doc__ = """One ``Desk`` for each of several cores (``alloc_desks``): the same arrays with a first
 axis, one row per lane."""
 
 Kept = namedtuple("Kept", "values lines lengths")
@@ -74,7 +74,7 @@ the moves to each (``lines[i, :lengths[i]]``); empty arrays keep none."""
 
 
 @njit
-def _desks(lanes, shuffles):
+def alloc_desks(lanes, shuffles):
     """``lanes`` fresh desks (``Desks``); their tables shuffle a cleared pile into the stock only
     with ``shuffles`` (a desk that decides positions where a complete pile leaves the table needs
     it: ``view.clears_piles``). The arrays a decision writes before it reads them (the moves, the
@@ -96,7 +96,7 @@ def _desks(lanes, shuffles):
 
 
 @njit
-def _lane(desks, t):
+def lane_desk(desks, t):
     """Lane ``t`` of ``desks`` as a ``Desk`` (views, no copies)."""
     x = desks
     g = K.Games(x.piles[t], x.pinfo[t], x.hands[t], x.stock[t], x.S[t], x.R[t], x.mt[t])
@@ -243,7 +243,7 @@ def heuristic_action_w(obs, mask, w):
 def new_desk(shuffles):
     """A ``Desk`` for ``heuristic_action_on`` (``shuffles``: ``view.clears_piles`` of the
     observations it will decide), to keep for decision after decision."""
-    return _lane(_desks(1, shuffles), 0)
+    return lane_desk(alloc_desks(1, shuffles), 0)
 
 
 @njit
@@ -279,7 +279,7 @@ def turn_candidates(obs, mask, w, top_v, top_line, top_len):
     heuristic's own action (the first move of ``top_line[0]`` unless no move beat the fallback)."""
     top_v[:] = NO_CANDIDATE
     top_len[:] = 0
-    best = _best_first_move(obs, mask, w, Kept(top_v, top_line, top_len), _lane(_desks(1, view.clears_piles(obs)), 0))
+    best = _best_first_move(obs, mask, w, Kept(top_v, top_line, top_len), lane_desk(alloc_desks(1, view.clears_piles(obs)), 0))
     order = np.argsort(-top_v, kind="mergesort")
     top_v[:] = top_v[order]
     top_line[:] = top_line[order]
@@ -437,7 +437,7 @@ def heuristic_action(obs, mask):
 def _decide_rows(obs, masks, table, which, out, desks, t, lanes):
     """Rows ``t``, ``t + lanes``, ``t + 2 lanes``... of the batch on lane ``t`` of ``desks``
     (every ``lanes``-th row: the costly positions, a few in a hundred, fall to every lane alike)."""
-    desk = _lane(desks, t)
+    desk = lane_desk(desks, t)
     for i in range(t, obs.shape[0], lanes):
         out[i] = _decide(obs[i], masks[i], table[which[i]], desk)
 
@@ -471,7 +471,7 @@ def weighted_heuristic(table: np.ndarray, rows: np.ndarray | None = None):
         which = np.zeros(len(obs), dtype=np.int64) if rows is None else np.ascontiguousarray(rows, dtype=np.int64)
         with compiled.PARALLEL_LOCK:
             if not desks:
-                desks.append(_desks(max(1, numba.get_num_threads()), True))
+                desks.append(alloc_desks(max(1, numba.get_num_threads()), True))
             if len(obs) < SERIAL_ROWS:
                 _heuristic_rows(obs, masks, table, which, out, desks[0])
             else:
