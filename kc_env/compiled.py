@@ -27,10 +27,12 @@ enter parallel code at once, and the web table runs agents in several threads.
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import hashlib
 import os
 import sys
+import sysconfig
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -184,9 +186,35 @@ def _fresh_lock_after_fork() -> None:
 
 os.register_at_fork(after_in_child=_fresh_lock_after_fork)
 
+TBB_LIBRARIES = {"linux": "libtbb.so.12", "darwin": "libtbb.12.dylib"}
+"""The TBB library numba's TBB layer links against, by platform (pip's ``tbb`` wheel)."""
+
+
+def load_tbb() -> bool:
+    """Load the TBB library that pip's ``tbb`` wheel (a dependency where it has one) puts in the
+    environment's ``lib`` folder, where the dynamic loader does not look, so that numba's TBB
+    layer finds it loaded. Returns whether it is. Starting a parallel loop costs numba's own
+    workqueue about 100 us on this project's 2-core VM and TBB about 2 us: the vector env's step
+    and its compiled opponents start one every step."""
+    name = TBB_LIBRARIES.get(sys.platform)
+    if name is None:
+        return False
+    for folder in dict.fromkeys((sysconfig.get_paths()["data"], sys.prefix, sys.base_prefix)):
+        path = Path(folder) / "lib" / name
+        if path.is_file():
+            try:
+                ctypes.CDLL(str(path), mode=ctypes.RTLD_GLOBAL)
+            except OSError:
+                return False
+            return True
+    return False
+
+
 if "NUMBA_THREADING_LAYER" not in os.environ:
     # The batched agents run in parallel (prange); with GNU OpenMP, numba's usual layer where TBB
     # is not installed, a process that forks after one such run (kc eval's worker pool, after its
-    # warm-up) has its children abort and waits for them forever. "forksafe" takes TBB, else
-    # Intel OpenMP, else numba's own workqueue; an explicit NUMBA_THREADING_LAYER still wins.
+    # warm-up) has its children abort and waits for them forever. "forksafe" takes TBB (loaded
+    # here when pip installed it), else Intel OpenMP, else numba's own workqueue; an explicit
+    # NUMBA_THREADING_LAYER still wins.
+    load_tbb()
     numba.config.THREADING_LAYER = "forksafe"

@@ -53,13 +53,15 @@ from __future__ import annotations
 
 from collections import namedtuple
 
+import numba
 import numpy as np
+from numba import prange
 
 from .. import actions as _actions
 from .. import cards as _cards
 from .. import observation as _obs
 from .. import rules as _rules
-from ..compiled import njit
+from ..compiled import njit, njit_parallel, take_next
 from ..game_info import GAME_INFO
 
 # -- card tables (frozen into the compiled code as constants) --------------------------------
@@ -191,17 +193,17 @@ section), the learner's ``obs[b]``, ``masks[b]`` (bool) and ``rewards[b]``, ``st
 ``deal_seeds[b]``, the seed of the deal in play."""
 
 
-Endings = namedtuple("Endings", "games S status deal_seeds rewards obs logs waiting")
-Endings.__doc__ = """What the episodes that ended in a step leave behind (``keep_ending``), row ``k`` for
-the ``k``-th of them, kept before their next deals overwrite it: the game number, its scalars
+Endings = namedtuple("Endings", "S status deal_seeds rewards obs logs waiting")
+Endings.__doc__ = """What the episodes that ended in a step leave behind (``keep_ending``), row ``b`` for
+game ``b``, kept before their next deals overwrite it: its scalars
 ``S``, ``status`` (``DONE`` or ``ILLEGAL``), the deal's seed, the learner's reward, its last
 observation and, with ``logs`` of one row per game (else none), the deal's moves; ``waiting[0]``:
 how many of them still wait for a deal (``learner_step``)."""
 
 
 def alloc_endings(size: int, log_size: int) -> Endings:
-    """``Endings`` for up to ``size`` episodes ending at once; ``log_size`` 0 keeps no moves."""
-    return Endings(games=np.zeros(size, dtype=np.int64), S=np.zeros((size, NUM_S), dtype=np.int64),
+    """``Endings`` for ``size`` games; ``log_size`` 0 keeps no moves."""
+    return Endings(S=np.zeros((size, NUM_S), dtype=np.int64),
                    status=np.zeros(size, dtype=np.int64), deal_seeds=np.zeros(size, dtype=np.int64),
                    rewards=np.zeros(size, dtype=np.float64), obs=np.zeros((size, OBS_SIZE), dtype=np.float32),
                    logs=np.zeros((size if log_size else 0, log_size), dtype=np.int16),
@@ -1175,10 +1177,9 @@ def env_advance(idx, modes, acts, g, e):
 @stepping
 def keep_ending(g, e, b, ends, k):
     """Copy what game ``b``'s ended episode leaves behind into row ``k`` of ``ends`` (an
-    ``Endings``), before its next deal overwrites it: its game number, scalars, status, deal
-    seed, the learner's reward, last observation and (when ``ends.logs`` has rows,
-    ``record=True``) its moves."""
-    ends.games[k] = b
+    ``Endings``; the env keeps game ``b`` in row ``b``), before its next deal overwrites it: its
+    scalars, status, deal seed, the learner's reward, last observation and (when ``ends.logs``
+    has rows, ``record=True``) its moves."""
     for c in range(NUM_S):
         ends.S[k, c] = g.S[b, c]
     ends.status[k] = e.status[b]
@@ -1193,26 +1194,48 @@ def keep_ending(g, e, b, ends, k):
 
 @njit(cache=True)
 def keep_endings(idx, g, e, ends):
-    """``keep_ending`` for each game ``idx[i]``, into row ``i`` of ``ends``."""
+    """``keep_ending`` for each game ``idx[i]``, into its own row."""
     for i in range(idx.shape[0]):
-        keep_ending(g, e, idx[i], ends, i)
+        keep_ending(g, e, idx[i], ends, idx[i])
 
 
-@njit(cache=True)
+SERIAL_GAMES = 32
+"""``learner_step`` plays fewer games on the calling core: starting the threads costs more."""
+
+
 def learner_step(acts, g, e, ends, old_obs, fixed_seat, fixed_dealer, max_redeals, rewards, dones):
     """The vector env's whole step in one call, when every opponent is random (none waits
     outside): game ``b`` plays the learner's action ``acts[b]`` and its opponents (``advance``),
     its reward goes to ``e.rewards[b]`` and ``rewards[b]`` (float32); when its episode ends
-    (``dones[b]`` set), what it leaves is kept in ``ends`` (``keep_ending``; an illegal action's
-    episode keeps the observation it had, ``old_obs[b]``) and its next episode is dealt
-    (``new_episode``). Every game's generators are its own, so each game draws what
-    ``env_advance`` then ``new_episodes`` would. Returns how many episodes ended (rows of
-    ``ends``); ``ends.waiting[0]`` counts those whose next deal still ended before the learner's
-    first action after ``max_redeals`` deals (status DONE)."""
-    scratch = np.empty(NUM_ACTIONS, dtype=np.int64)
-    ended = 0
+    (``dones[b]`` set), what it leaves is kept in row ``b`` of ``ends`` (``keep_ending``; an
+    illegal action's episode keeps the observation it had, ``old_obs[b]``) and its next episode
+    is dealt (``new_episode``). Every game's generators are its own, so each game draws what
+    ``env_advance`` then ``new_episodes`` would, whichever core plays it: the games are shared
+    among the cores in equal runs (from ``SERIAL_GAMES`` games on). ``ends.waiting[0]`` counts
+    the ended games whose next deal still ended before the learner's first action after
+    ``max_redeals`` deals (status DONE)."""
     ends.waiting[0] = 0
-    for b in range(acts.shape[0]):
+    args = (acts, g, e, ends, old_obs, fixed_seat, fixed_dealer, max_redeals, rewards, dones)
+    lanes = numba.get_num_threads()
+    if lanes > 1 and acts.shape[0] >= SERIAL_GAMES:
+        _learner_lanes(*args, lanes)
+    else:
+        _learner_games(*args, 0, acts.shape[0])
+
+
+@njit_parallel
+def _learner_lanes(acts, g, e, ends, old_obs, fixed_seat, fixed_dealer, max_redeals, rewards, dones, lanes):
+    n = acts.shape[0]
+    for t in prange(lanes):
+        _learner_games(acts, g, e, ends, old_obs, fixed_seat, fixed_dealer, max_redeals, rewards, dones,
+                       t * n // lanes, (t + 1) * n // lanes)
+
+
+@njit(cache=True)
+def _learner_games(acts, g, e, ends, old_obs, fixed_seat, fixed_dealer, max_redeals, rewards, dones, start, stop):
+    """``learner_step`` for games ``start`` .. ``stop - 1``."""
+    scratch = np.empty(NUM_ACTIONS, dtype=np.int64)
+    for b in range(start, stop):
         e.rewards[b] = 0.0
         st = advance(g, e, b, MODE_ACT, acts[b], scratch)
         rewards[b] = e.rewards[b]
@@ -1221,10 +1244,9 @@ def learner_step(acts, g, e, ends, old_obs, fixed_seat, fixed_dealer, max_redeal
                 for i in range(OBS_SIZE):
                     e.obs[b, i] = old_obs[b, i]
             dones[b] = True
-            keep_ending(g, e, b, ends, ended)
-            ended += 1
-            ends.waiting[0] += new_episode(g, e, b, fixed_seat, fixed_dealer, max_redeals, scratch) == DONE
-    return ended
+            keep_ending(g, e, b, ends, b)
+            if new_episode(g, e, b, fixed_seat, fixed_dealer, max_redeals, scratch) == DONE:
+                take_next(ends.waiting)
 
 
 @njit(cache=True)

@@ -204,8 +204,9 @@ class LearnerGames:
         old = self._writable_obs()
         rewards, dones = np.empty(B, dtype=np.float32), np.zeros(B, dtype=bool)
         if self._one_call and self._plays is None:
-            ended = K.learner_step(acts, self.game.state, self._bufs, self._ends, old, self._fixed_seat,
-                                   self._fixed_dealer, MAX_REDEALS, rewards, dones)
+            K.learner_step(acts, self.game.state, self._bufs, self._ends, old, self._fixed_seat, self._fixed_dealer,
+                           MAX_REDEALS, rewards, dones)
+            ended = int(np.count_nonzero(dones))
         elif self._one_call:
             seating = np.array([self._fixed_seat, self._fixed_dealer, MAX_REDEALS], dtype=np.int64)
             ended, made = rule_opponents.learner_step(acts, self.game.state, self._bufs, self._ends, old, seating,
@@ -215,8 +216,8 @@ class LearnerGames:
             ended = self._play_with_outside_opponents(acts, old, rewards, dones)
         infos: list[dict[str, Any]] = list(map(dict.copy, repeat(_NO_INFO, B)))  # one empty dict per game
         if ended:
-            games = self._ends.games[:ended]
-            for b, info in zip(games.tolist(), self._end_infos(ended), strict=True):
+            games = np.flatnonzero(dones)
+            for b, info in zip(games.tolist(), self._end_infos(games), strict=True):
                 infos[b] = info
             if not self._one_call:
                 self._new_episodes(games)
@@ -378,14 +379,13 @@ class LearnerGames:
             raw[rows] = list(np.asarray(got, dtype=object).reshape(-1)) if np.size(got) == len(games) else None
         return out, raw
 
-    def _end_infos(self, ended: int) -> list[dict[str, Any]]:
-        """The infos of the ``ended`` episodes kept in ``self._ends`` (read in a few numpy calls,
-        the scalars as Python ints)."""
+    def _end_infos(self, games: np.ndarray) -> list[dict[str, Any]]:
+        """The infos of the episodes of ``games`` that ended, kept in ``self._ends`` (read in a few
+        numpy calls, the scalars as Python ints)."""
         ends = self._ends
-        games = ends.games[:ended]
-        rows, seeds = ends.S[:ended].tolist(), ends.deal_seeds[:ended].tolist()
-        rewards = ends.rewards[:ended].tolist()
-        illegal = (ends.status[:ended] == K.ILLEGAL).tolist()
+        rows, seeds = ends.S[games].tolist(), ends.deal_seeds[games].tolist()
+        rewards = ends.rewards[games].tolist()
+        illegal = (ends.status[games] == K.ILLEGAL).tolist()
         refused = self._opp_refused[games].tolist()
         self._opp_refused[games] = False
         elapsed = round(time.perf_counter() - self._t0, 6)
@@ -396,8 +396,8 @@ class LearnerGames:
             deal = {"seed": seeds[i], "dealer": S[K.DEALER], "learner_seat": S[K.LEARNER],
                     "winner": winner, "blocked": bool(S[K.BLOCKED]), "truncated": truncated}
             if self.record:
-                deal["actions"] = ends.logs[i, :S[K.LOGLEN]].tolist()
-            info = {"terminal_observation": ends.obs[i].copy(), "TimeLimit.truncated": truncated,
+                deal["actions"] = ends.logs[games[i], :S[K.LOGLEN]].tolist()
+            info = {"terminal_observation": ends.obs[games[i]].copy(), "TimeLimit.truncated": truncated,
                     "episode": {"r": rewards[i], "l": S[K.LSTEPS], "t": elapsed}, "deal": deal}
             if illegal[i]:
                 info["illegal_action"] = True

@@ -100,7 +100,7 @@ def _play_serial(idx, g, e, how, rows, weights, desks, scratch, taken):
 def _step_game(b, a, g, e, ends, ended, old_obs, seating, rewards, dones, plays, desk, scratch):
     """Game ``b``'s whole step (``LearnerGames.step``): the learner's action ``a``, the opponents'
     turns (random in the kernel, the compiled ones here) until the learner is to act again or the
-    deal has ended; an ended episode is kept in row ``take_next(ended)`` of ``ends`` (an
+    deal has ended; an ended episode is kept in row ``b`` of ``ends`` (counted in ``ended``; an
     illegal action's with the observation it had, ``old_obs[b]``) and the next one dealt,
     opponents and all (a deal still ended before the learner's first action is counted in
     ``ends.waiting``: ``LearnerGames._new_episodes`` deals it again). ``seating``: the fixed
@@ -115,7 +115,8 @@ def _step_game(b, a, g, e, ends, ended, old_obs, seating, rewards, dones, plays,
             for i in range(K.OBS_SIZE):
                 e.obs[b, i] = old_obs[b, i]
         dones[b] = True
-        K.keep_ending(g, e, b, ends, take_next(ended))
+        K.keep_ending(g, e, b, ends, b)
+        take_next(ended)
         K.new_episode(g, e, b, seating[0], seating[1], seating[2], scratch)
         made += _play_game(g, e, b, plays, desk, scratch)
         if e.status[b] == K.DONE:
@@ -155,7 +156,7 @@ def learner_step(acts: np.ndarray, g: K.Games, e: K.EnvBuffers, ends: K.Endings,
     are compiled (with every one random, ``kernel.learner_step``, the same step without the
     agents, is faster on one core than this loop on two): every game's ``_step_game``, the games
     shared among the cores (on the calling core below ``search.SERIAL_ROWS`` games). Returns the
-    episodes ended (rows of ``ends``) and the decisions of the compiled opponents."""
+    episodes ended and the decisions of the compiled opponents."""
     ended, taken = np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64)
     ends.waiting[0] = 0
     args = (acts, g, e, ends, ended, old_obs, seating, rewards, dones, plays.how, plays.rows, plays.weights,
