@@ -1199,7 +1199,7 @@ def keep_endings(idx, g, e, ends):
         keep_ending(g, e, idx[i], ends, idx[i])
 
 
-SERIAL_GAMES = 32
+SERIAL_GAMES = 16
 """``learner_step`` plays fewer games on the calling core: starting the threads costs more."""
 
 
