@@ -199,7 +199,8 @@ def load_tbb() -> bool:
     name = TBB_LIBRARIES.get(sys.platform)
     if name is None:
         return False
-    for folder in dict.fromkeys((sysconfig.get_paths()["data"], sys.prefix, sys.base_prefix)):
+    user = sysconfig.get_paths(scheme=f"{os.name}_user")["data"]  # pip install --user
+    for folder in dict.fromkeys((sysconfig.get_paths()["data"], sys.prefix, user, sys.base_prefix)):
         path = Path(folder) / "lib" / name
         if path.is_file():
             try:
