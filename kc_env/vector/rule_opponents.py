@@ -1,7 +1,9 @@
 """The rule-based opponents played inside ``LearnerGames``' compiled step: greedy and the
 heuristic (with any evaluation weights) choose and move for every waiting game in one call, the
 games shared among the cores, until each game's learner is to act, its deal has ended, or an
-opponent asked from Python (``act_batch``, an ``Agent``) must choose.
+opponent asked from Python (``act_batch``, an ``Agent``) must choose. ``learner_step`` is the
+whole step when no opponent is asked from Python (the learner's moves, the opponents' turns, the
+next deals); ``play_rule_based`` plays the compiled opponents between the outside ones.
 
 Asked from Python, a rule-based opponent costs a round trip per move of every turn (the env
 asked the heuristic about 20 times a step, 17 rows on average, median 4, mostly on one core).
@@ -36,6 +38,7 @@ HOW = {"greedy": GREEDY, "heuristic": HEURISTIC}
 """``agents.batch.compiled_form``'s names as ``Plays.how`` codes."""
 
 Kinds = namedtuple("Kinds", "how rows weights")
+Kinds.__doc__ = """``Plays`` without the desks and scratch: what one game's decisions read."""
 Plays = namedtuple("Plays", "how rows weights desks scratch")
 Plays.__doc__ = """What the compiled opponents need: ``how[k]`` and ``rows[k]`` per opponent
 kind ``k`` (int64), the heuristics' ``weights`` (float64 ``[r, len(WEIGHT_NAMES)]``), one
