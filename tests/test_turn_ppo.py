@@ -87,10 +87,11 @@ def test_the_trainer_config_is_checked_up_front(key, value, message):
 
 
 @pytest.mark.slow
-def test_the_trainer_runs_resumes_and_leaves_a_model_that_plays(tmp_path):
+@pytest.mark.parametrize("gate", ["none", "heuristic"])
+def test_the_trainer_runs_resumes_and_leaves_a_model_that_plays(tmp_path, gate):
     from kc_env.training.turn_ppo.train import train
 
-    cfg = config_mod.load(CONFIG, "smoke")
+    cfg = config_mod.load(CONFIG, "smoke", {"turn_ppo.gate": gate, "turn_ppo.patience": 2})
     cfg.turn_ppo.iterations = 1
     run = tmp_path / "run"
     train(cfg, run, log=lambda _: None)
@@ -102,6 +103,8 @@ def test_the_trainer_runs_resumes_and_leaves_a_model_that_plays(tmp_path):
     agent = agents.load(str(run / "model"))
     assert json.loads((run / "model" / "model.json").read_text())["trained"]["trainer"] == "turn_ppo"
     play_deal(engine.new_deal("standard", 2, seed=3), [agent, agents.load("random")])
+    card = json.loads((run / "model" / "model.json").read_text())
+    assert (card.get("careless_layers"), card.get("patience")) == (([1], 2) if gate == "heuristic" else (None, None))
     with pytest.raises(FileExistsError, match="holds a run already"):
         train(cfg, run, log=lambda _: None)
 
@@ -115,3 +118,19 @@ def test_a_gated_policy_chooses_by_its_second_network_once_a_seat_has_been_carel
     against_heuristic = rollouts.generate(STANDARD, 2, seeds, np.full(16, 0b01), np.zeros(16), (UNIFORM, UNIFORM),
                                           k=4, seed=2, patience=1)
     assert set(np.unique(against_heuristic["nets"])) == {0}
+
+
+def test_under_the_heuristic_gate_careless_tables_get_the_heuristics_own_turn():
+    seeds = np.arange(16, dtype=np.int64) + 40
+    random_code = rollouts.OTHERS.index("random")
+    kw = dict(k=4, seed=2, patience=1)
+    gated = rollouts.generate(STANDARD, 2, seeds, np.full(16, 0b01), np.full(16, random_code), (UNIFORM, UNIFORM),
+                              careless_heuristic=True, **kw)
+    assert set(np.unique(gated["nets"])) == {0}  # nothing recorded once random has been careless
+    learned = rollouts.generate(STANDARD, 2, seeds, np.full(16, 0b01), np.full(16, random_code), (UNIFORM, UNIFORM),
+                                **kw)
+    assert len(gated["picks"]) == (learned["nets"] == 0).sum()
+    # the model's second network, zeros, plays the heuristic's own candidate in the greedy duel
+    heuristic = rollouts.duel(STANDARD, 2, seeds, (UNIFORM, None), k=4, against="random", patience=99)
+    assert rollouts.duel(STANDARD, 2, seeds, (UNIFORM, UNIFORM), k=4, against="random", patience=0,
+                         careless_heuristic=True) == heuristic

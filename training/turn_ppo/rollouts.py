@@ -8,7 +8,8 @@ there is one candidate). A gated policy (``kc_env.agents.turn_value``'s gate) ha
 for careless opponents: each learning seat keeps, for the deal, whether another seat has been
 careless at the start of its turn and how many of its turns started clean; it plays the
 heuristic's own turn for its first ``patience`` clean turns, the first network from then on, and
-the second for the rest of the deal once a seat has been careless. Every
+the second for the rest of the deal once a seat has been careless (``HEURISTIC_GATE``: the
+heuristic's own turn instead, recording nothing). Every
 choice is recorded with all its candidates' features, how many are valid, the pick and its
 log-probability; when the deal ends, every seat's share of it (1 a win, 0 a loss, 1 / players a
 deal nobody won). The other seats play the compiled heuristic, greedy or random move by move.
@@ -41,8 +42,12 @@ from ..turn_value.learn import Deals, rules_arrays
 Policy = namedtuple("Policy", "k seed greedy gated patience layers_w layers_b loose_w loose_b")
 Policy.__doc__ = """The learners' policy: the network (relu layers ``layers_w``, ``layers_b`` to one score)
 over the heuristic's ``k`` best candidates, sampled with a generator per game from ``seed`` (the best
-taken when ``greedy``); when ``gated``, the second network ``loose_w``, ``loose_b`` and the gate's
-``patience`` (module docstring)."""
+taken when ``greedy``); ``gated``: 0 none, 1 the second network ``loose_w``, ``loose_b`` once a seat
+has been careless, ``HEURISTIC_GATE`` the heuristic then; and the gate's ``patience`` (module
+docstring)."""
+
+HEURISTIC_GATE = 2
+"""``Policy.gated`` for a gate that hands careless tables to the heuristic (``gate: heuristic``)."""
 
 Choices = namedtuple("Choices", "feats valid picks logps seats nets counts shares")
 Choices.__doc__ = """What ``play`` writes: game ``i``'s choices ``[i, :counts[i]]`` (each one's candidates'
@@ -59,7 +64,7 @@ def network_of(ob, mask, memory, policy):
     """Which network the learner plays this turn (0, 1, or ``HEURISTIC_TURN``) by the agent's own
     gate (``turn_value.gate``), updating ``memory``, the seat's ``GATE_MEMORY`` for the deal."""
     net = gate(ob, mask, memory, policy.patience, np.int64(policy.gated))
-    if net == HEURISTIC_NET:
+    if net == HEURISTIC_NET or (net != FIRST_NET and policy.gated == HEURISTIC_GATE):
         return HEURISTIC_TURN
     return 0 if net == FIRST_NET else 1
 
@@ -144,11 +149,11 @@ def _sample(p, u):
 
 def generate(rules, num_players: int, seeds: np.ndarray, learners: np.ndarray, others: np.ndarray, nets, *,
              k: int, seed: int = 0, greedy: bool = False, patience: int = 0, max_moves: int = 1000,
-             max_records: int = 80) -> dict[str, np.ndarray]:
+             max_records: int = 80, careless_heuristic: bool = False) -> dict[str, np.ndarray]:
     """Play the deals ``seeds`` (dealer ``seed % players``; ``learners[i]``: bit ``s`` for each
     seat that learns; ``others[i]``: the code of what the other seats play) with the policy
     ``nets``: (first network, second network or None for no gate), each numpy (weight, bias)
-    pairs. Returns every recorded choice: ``feats [N, k, FEATURES]``, ``valid``, ``picks``,
+    pairs (with ``careless_heuristic``, the heuristic plays instead of the second network). Returns every recorded choice: ``feats [N, k, FEATURES]``, ``valid``, ``picks``,
     ``logps``, ``nets`` (which network chose), ``outcomes`` (the chooser's share of its deal), and
     ``shares`` (every seat's share of every deal)."""
     seeds = np.asarray(seeds, dtype=np.int64)
@@ -158,7 +163,8 @@ def generate(rules, num_players: int, seeds: np.ndarray, learners: np.ndarray, o
     out = Choices(np.zeros((n, rows, k, FEATURES), np.float32), np.zeros((n, rows), np.int64),
                   np.zeros((n, rows), np.int64), np.zeros((n, rows), np.float32), np.zeros((n, rows), np.int64),
                   np.zeros((n, rows), np.int64), np.zeros(n, np.int64), np.zeros((n, num_players), np.float64))
-    policy = Policy(k, seed, bool(greedy), loose is not None, int(patience), *layer_arrays(first),
+    gated = HEURISTIC_GATE if careless_heuristic else int(loose is not None)
+    policy = Policy(k, seed, bool(greedy), gated, int(patience), *layer_arrays(first),
                     *layer_arrays(loose if loose is not None else first))
     play(Deals(seeds, seeds % num_players, np.asarray(learners, np.int64), np.asarray(others, np.int64)),
          num_players, rrow, rvec, policy, out)
@@ -170,13 +176,14 @@ def generate(rules, num_players: int, seeds: np.ndarray, learners: np.ndarray, o
 
 
 def duel(rules, num_players: int, seeds: np.ndarray, nets, *, k: int, against: str, patience: int = 0,
-         max_moves: int = 1000) -> tuple[float, float]:
+         max_moves: int = 1000, careless_heuristic: bool = False) -> tuple[float, float]:
     """The policy's win share (taking its best candidate, gated as it ships) and its 95% half-width
     in one seat against ``against`` in the others, every deal once from each seat (duplicate deals)."""
     seeds = np.asarray(seeds, np.int64)
     all_seeds = np.repeat(seeds, num_players)
     learner = np.tile(np.arange(num_players), len(seeds))
     shares = generate(rules, num_players, all_seeds, 1 << learner, np.full(len(all_seeds), OTHERS.index(against)),
-                      nets, k=k, greedy=True, patience=patience, max_moves=max_moves)["shares"]
+                      nets, k=k, greedy=True, patience=patience, max_moves=max_moves,
+                      careless_heuristic=careless_heuristic)["shares"]
     won = shares[np.arange(len(all_seeds)), learner].reshape(len(seeds), num_players).mean(axis=1)
     return float(won.mean()), float(1.96 * won.std() / np.sqrt(len(won)))

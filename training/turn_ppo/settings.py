@@ -8,7 +8,7 @@ from typing import Any
 from kc_env.agents.playouts import OTHERS
 
 ADVANTAGES = ("outcome", "expected")
-GATES = ("none", "careless")
+GATES = ("none", "careless", "heuristic")
 
 
 @dataclass
@@ -51,9 +51,12 @@ class TurnPPOSettings:
     """``none``: one policy; ``careless``: two, as ``models/turn-ranking-2p`` has (the agent's gate,
     ``kc_env.agents.turn_value``): the first plays until another seat has been careless in the deal
     (left a pile move open or a side empty, which the heuristic never does), the second from then
-    on; each learns from the turns it chose."""
+    on; each learns from the turns it chose. ``heuristic``: the same gate, but once a seat has been
+    careless the heuristic plays the learner's turns (nothing to learn there: the heuristic's pick
+    is near the best of the candidates against random, research/experiments.md 2026-12-04), and
+    the model's second network is one of zeros, whose tie the heuristic's own candidate wins."""
     patience: int = 0
-    """``gate: careless``: the seat plays the heuristic's own turn for its first this many clean
+    """``gate: careless`` or ``heuristic``: the seat plays the heuristic's own turn for its first this many clean
     turns of a deal."""
     start: str | None = None
     """A turn-value model folder whose network(s) start the policy (their layer sizes replace

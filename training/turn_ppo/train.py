@@ -15,7 +15,9 @@ iteration; a resumed run plays the same deals and samples as an uninterrupted on
 
 Under ``gate: careless`` the policy is two networks (``rollouts``' gate, the agent's): each
 iteration's choices update the network that made them, each with its own critic, and the model
-folder holds both (``careless_layers``) with the gate's ``patience``.
+folder holds both (``careless_layers``) with the gate's ``patience``. Under ``gate: heuristic`` the
+heuristic plays once a seat has been careless: only the first network learns, and the model's
+second network is one of zeros (``HEURISTIC_PICK``), which plays the heuristic's own candidate.
 """
 
 from __future__ import annotations
@@ -45,6 +47,8 @@ from . import rollouts
 from .update import ppo_update
 
 CRITIC_FILE = "critic.npz"
+HEURISTIC_PICK = [(np.zeros((1, FEATURES), np.float32), np.zeros(1, np.float32))]
+"""A network of zeros: every candidate ties, and the tie goes to the first, the heuristic's own."""
 MAX_CRITIC_BYTES = 16 * 2**20
 
 
@@ -113,24 +117,29 @@ def _networks(cfg, folder: Path, done: int):
     ``done``'s, or the start (``turn_ppo.start``'s networks, or linear networks of zeros: uniform
     over the candidates; no critics yet)."""
     t = cfg.turn_ppo
-    gated = t.gate == "careless"
+    gated, learns_second = t.gate != "none", t.gate == "careless"
     if done:
         where = folder / f"iteration_{done}"
         card, first = model.load(where / "model")
         loose = model.load_careless(where / "model", card) if gated else None
-        return (first, loose), _load_critics(where / CRITIC_FILE, t.critic_hidden, gated)
+        return (first, loose), _load_critics(where / CRITIC_FILE, t.critic_hidden, learns_second)
     if t.start:
         card, first = model.load(t.start)
         loose = model.load_careless(t.start, card) if card.get("careless_layers") else None
         if loose is not None and not gated:
             raise config_mod.ConfigError(f"turn_ppo.start: {t.start} holds two networks (a gate): set turn_ppo.gate "
                                          "careless to train both")
-        return (first, (loose or first) if gated else None), (None, None)
+        return (first, _second(t.gate, loose or first)), (None, None)
     if not t.hidden:
-        first = [(np.zeros((1, FEATURES), np.float32), np.zeros(1, np.float32))]
+        first = HEURISTIC_PICK
     else:
         first = tv.numpy_layers(tv.torch_network(FEATURES, list(t.hidden), cfg.seed, None)[1])
-    return (first, first if gated else None), (None, None)
+    return (first, _second(t.gate, first)), (None, None)
+
+
+def _second(gate: str, learned):
+    """The second network a policy starts with under ``gate``: none, ``learned``, or the heuristic's pick."""
+    return {"none": None, "careless": learned, "heuristic": HEURISTIC_PICK}[gate]
 
 
 def _update(cfg, it: int, nets, critics, data, log):
@@ -138,8 +147,8 @@ def _update(cfg, it: int, nets, critics, data, log):
     the diagnostics (of the second network with the prefix ``careless_``)."""
     t, stats, new_nets, new_critics = cfg.turn_ppo, {}, [], []
     for which, (net, critic) in enumerate(zip(nets, critics, strict=True)):
-        if net is None:
-            new_nets.append(None)
+        if net is None or (which and t.gate == "heuristic"):  # no network, or the heuristic's pick: nothing learns
+            new_nets.append(net)
             new_critics.append(None)
             continue
         mine = data["nets"] == which
@@ -170,7 +179,8 @@ def _play(cfg, it: int, nets) -> dict[str, np.ndarray]:
         np.zeros(len(seeds), np.int64)
     parts = [rollouts.generate(cfg.rules_object(), n, seeds[at:at + 512], learners[at:at + 512], others[at:at + 512],
                                nets, k=t.candidates, seed=cfg.seed * 10**6 + it * 10**3 + at // 512,
-                               patience=t.patience, max_moves=cfg.max_moves) for at in range(0, len(seeds), 512)]
+                               patience=t.patience, max_moves=cfg.max_moves, careless_heuristic=t.gate == "heuristic")
+             for at in range(0, len(seeds), 512)]
     return {key: np.concatenate([p[key] for p in parts]) for key in parts[0] if key != "shares"}
 
 
@@ -181,7 +191,7 @@ def _evaluate(cfg, nets, point: dict) -> dict:
     for spec in cfg.eval.opponents:
         share, half = rollouts.duel(cfg.rules_object(), cfg.num_players, np.arange(cfg.eval.deals, dtype=np.int64) + first,
                                     nets, k=cfg.turn_ppo.candidates, against=spec, patience=cfg.turn_ppo.patience,
-                                    max_moves=cfg.max_moves)
+                                    max_moves=cfg.max_moves, careless_heuristic=cfg.turn_ppo.gate == "heuristic")
         point[spec] = [round(share, 4), round(max(0.0, share - half), 4), round(min(1.0, share + half), 4)]
     return point
 
@@ -196,7 +206,7 @@ def _save(cfg, where: Path, nets, critics, curve: list[dict]) -> Path:
 
 
 def _load_critics(path: Path, hidden: list[int], gated: bool):
-    """The critics an iteration saved (the second only under a gate)."""
+    """The critics an iteration saved (the second only under a gate whose second network learns)."""
     prefixes = ["", model.CARELESS] if gated else [""]
     shapes, sizes = {}, [*hidden, 1]
     for prefix in prefixes:
