@@ -8,6 +8,13 @@ each deal once from each seat, the policy's best candidate) with the heuristic's
 first ``patience`` clean turns and for the rest of a deal once the other seat has been careless
 (``gate: heuristic``), against the heuristic and against random, and prints each share with its
 gain over the heuristic on the same episodes (paired) and the share of episodes that differ.
+
+    python research/gate_diagnostic.py --tells --deals 400 --seed 90000000
+
+instead plays the heuristic against the heuristic and against random (engine, one seat each way
+round) and prints, at the heuristic's clean turn starts before the other seat has been careless,
+how many deals are still unflagged and the other seat's hand size there, and how often the other
+seat's hand grew over its turn (it played no card).
 """
 
 from __future__ import annotations
@@ -16,12 +23,12 @@ import argparse
 import json
 
 import numpy as np
+from kc_env.training.turn_ppo.rollouts import generate
+from kc_env.training.turn_ppo.train import HEURISTIC_PICK
 
 from kc_env.agents import turn_value as tv
 from kc_env.agents.playouts import OTHERS
 from kc_env.rules import Rules
-from kc_env.training.turn_ppo.rollouts import generate
-from kc_env.training.turn_ppo.train import HEURISTIC_PICK
 
 
 def shares(first, against: str, patience: int, seeds: np.ndarray, gated: bool) -> np.ndarray:
@@ -33,13 +40,52 @@ def shares(first, against: str, patience: int, seeds: np.ndarray, gated: bool) -
     return out[np.arange(len(episodes)), learner]
 
 
+def tells(deals: int, seed: int) -> None:
+    """What the other seat shows before it has been careless (module docstring)."""
+    from kc_env import actions, agents, engine, observation
+
+    for opponent in ("heuristic", "random"):
+        hands: dict[int, list[int]] = {}
+        grew = []
+        for d in range(deals):
+            me, other = agents.load("heuristic"), agents.load(opponent, seed=d)
+            state = engine.new_deal("standard", 2, seed=seed + d, dealer=0)
+            seat, clean, seen, last = d % 2, 0, False, None
+            while not state.is_over and state.move_count < 1000:
+                obs = {"observation": observation.encode(state, state.current_player),
+                       "action_mask": actions.legal_mask(state)}
+                mine = state.current_player == seat
+                if mine and not state.first_turn and not state.played and not state.moved:
+                    held = len(state.hands[1 - seat])
+                    if last is not None:
+                        grew.append(held > last)
+                    seen = seen or bool(tv.careless(obs["observation"], obs["action_mask"]))
+                    if not seen:
+                        clean += 1
+                        hands.setdefault(clean, []).append(held)
+                if mine:
+                    last = len(state.hands[1 - seat])
+                engine.apply(state, actions.decode(me.act(obs) if mine else other.act(obs)))
+        for turn in (4, 10, 15):
+            held = np.array(hands.get(turn, [0]))
+            print(json.dumps({"against": opponent, "clean_turn": turn, "deals_unflagged": len(hands.get(turn, [])),
+                              "deals": deals, "other_hand_mean": round(float(held.mean()), 1),
+                              "other_hand_p10_p90": np.percentile(held, [10, 90]).tolist()}), flush=True)
+        print(json.dumps({"against": opponent, "other_seat_played_no_card": round(float(np.mean(grew)), 3)}), flush=True)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--model", required=True, help="a turn-value model folder (its first network plays)")
+    parser.add_argument("--model", help="a turn-value model folder (its first network plays)")
+    parser.add_argument("--tells", action="store_true", help="what the other seat shows (module docstring)")
     parser.add_argument("--deals", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=7_000_000_000)
     parser.add_argument("--patience", default="0,6,10,12", help="comma-separated patiences")
     args = parser.parse_args(argv)
+    if args.tells:
+        return tells(args.deals, args.seed)
+    if not args.model:
+        parser.error("--model is required (or --tells)")
     _, first = tv.load(args.model)
     seeds = np.arange(args.seed, args.seed + args.deals, dtype=np.int64)
     for against in ("heuristic", "random"):
