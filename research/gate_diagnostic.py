@@ -7,7 +7,9 @@ Plays the model's first network in the compiled duel (``training/turn_ppo/rollou
 each deal once from each seat, the policy's best candidate) with the heuristic's own turn for its
 first ``patience`` clean turns and for the rest of a deal once the other seat has been careless
 (``gate: heuristic``), against the heuristic and against random, and prints each share with its
-gain over the heuristic on the same episodes (paired) and the share of episodes that differ.
+gain over the heuristic on the same episodes (paired) and the share of episodes that differ. The
+duel commits to each chosen line, as the trainer's curve does; ``kc eval`` (and
+``training/turn_value/shipped.duel``, its compiled twin) re-plans at every move.
 
     python research/gate_diagnostic.py --tells --deals 400 --seed 90000000
 
@@ -23,21 +25,17 @@ import argparse
 import json
 
 import numpy as np
-from kc_env.training.turn_ppo.rollouts import generate
-from kc_env.training.turn_ppo.train import HEURISTIC_PICK
+from kc_env.training.turn_ppo.rollouts import episode_shares
+from kc_env.training.turn_ppo.train import ZEROS
 
 from kc_env.agents import turn_value as tv
-from kc_env.agents.playouts import OTHERS
 from kc_env.rules import Rules
 
 
 def shares(first, against: str, patience: int, seeds: np.ndarray, gated: bool) -> np.ndarray:
     """The learner's share of each episode (every deal from each seat) against ``against``."""
-    episodes, learner = np.repeat(seeds, 2), np.tile(np.arange(2), len(seeds))
-    out = generate(Rules.preset("standard"), 2, episodes, 1 << learner, np.full(len(episodes), OTHERS.index(against)),
-                   (first, HEURISTIC_PICK if gated else None), k=6, greedy=True, patience=patience,
-                   careless_heuristic=gated)["shares"]
-    return out[np.arange(len(episodes)), learner]
+    return episode_shares(Rules.preset("standard"), 2, seeds, (first, ZEROS if gated else None), k=6,
+                          against=against, patience=patience, careless_heuristic=gated).ravel()
 
 
 def tells(deals: int, seed: int) -> None:
@@ -89,7 +87,7 @@ def main(argv: list[str] | None = None) -> None:
     _, first = tv.load(args.model)
     seeds = np.arange(args.seed, args.seed + args.deals, dtype=np.int64)
     for against in ("heuristic", "random"):
-        base = shares(HEURISTIC_PICK, against, 0, seeds, False)  # a network of zeros: the heuristic's own pick
+        base = shares(ZEROS, against, 0, seeds, False)  # a network of zeros: the heuristic's own pick
         for patience in (int(p) for p in args.patience.split(",")):
             s = shares(first, against, patience, seeds, True)
             d = s - base

@@ -153,9 +153,10 @@ def generate(rules, num_players: int, seeds: np.ndarray, learners: np.ndarray, o
     """Play the deals ``seeds`` (dealer ``seed % players``; ``learners[i]``: bit ``s`` for each
     seat that learns; ``others[i]``: the code of what the other seats play) with the policy
     ``nets``: (first network, second network or None for no gate), each numpy (weight, bias)
-    pairs (with ``careless_heuristic``, the heuristic plays instead of the second network). Returns every recorded choice: ``feats [N, k, FEATURES]``, ``valid``, ``picks``,
-    ``logps``, ``nets`` (which network chose), ``outcomes`` (the chooser's share of its deal), and
-    ``shares`` (every seat's share of every deal)."""
+    pairs; with ``careless_heuristic``, the heuristic plays instead of the second network. Returns
+    every recorded choice: ``feats [N, k, FEATURES]``, ``valid``, ``picks``, ``logps``, ``nets``
+    (which network chose), ``outcomes`` (the chooser's share of its deal), and ``shares`` (every
+    seat's share of every deal)."""
     seeds = np.asarray(seeds, dtype=np.int64)
     rrow, rvec = rules_arrays(rules, max_moves)
     n, (first, loose) = len(seeds), nets
@@ -175,15 +176,20 @@ def generate(rules, num_players: int, seeds: np.ndarray, learners: np.ndarray, o
             "shares": out.shares}
 
 
-def duel(rules, num_players: int, seeds: np.ndarray, nets, *, k: int, against: str, patience: int = 0,
-         max_moves: int = 1000, careless_heuristic: bool = False) -> tuple[float, float]:
-    """The policy's win share (taking its best candidate, gated as it ships) and its 95% half-width
-    in one seat against ``against`` in the others, every deal once from each seat (duplicate deals)."""
+def episode_shares(rules, num_players: int, seeds: np.ndarray, nets, *, k: int, against: str, patience: int = 0,
+                   max_moves: int = 1000, careless_heuristic: bool = False) -> np.ndarray:
+    """The policy's share of each episode (taking its best candidate, gated as it ships) in one seat
+    against ``against`` in the others, every deal once from each seat: ``[deal, seat]``."""
     seeds = np.asarray(seeds, np.int64)
     all_seeds = np.repeat(seeds, num_players)
     learner = np.tile(np.arange(num_players), len(seeds))
     shares = generate(rules, num_players, all_seeds, 1 << learner, np.full(len(all_seeds), OTHERS.index(against)),
                       nets, k=k, greedy=True, patience=patience, max_moves=max_moves,
                       careless_heuristic=careless_heuristic)["shares"]
-    won = shares[np.arange(len(all_seeds)), learner].reshape(len(seeds), num_players).mean(axis=1)
+    return shares[np.arange(len(all_seeds)), learner].reshape(len(seeds), num_players)
+
+
+def duel(rules, num_players: int, seeds: np.ndarray, nets, **kw) -> tuple[float, float]:
+    """The policy's win share over ``episode_shares`` (duplicate deals) and its 95% half-width."""
+    won = episode_shares(rules, num_players, seeds, nets, **kw).mean(axis=1)
     return float(won.mean()), float(1.96 * won.std() / np.sqrt(len(won)))

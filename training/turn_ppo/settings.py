@@ -56,8 +56,8 @@ class TurnPPOSettings:
     is near the best of the candidates against random, research/experiments.md 2026-12-04), and
     the model's second network is one of zeros, whose tie the heuristic's own candidate wins."""
     patience: int = 0
-    """``gate: careless`` or ``heuristic``: the seat plays the heuristic's own turn for its first this many clean
-    turns of a deal."""
+    """``gate: careless`` or ``heuristic``: the seat plays the heuristic's own turn for its first this
+    many clean turns of a deal."""
     start: str | None = None
     """A turn-value model folder whose network(s) start the policy (their layer sizes replace
     ``hidden``; a model with one network starts both of a gated policy); none: a policy that starts

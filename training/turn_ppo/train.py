@@ -17,7 +17,7 @@ Under ``gate: careless`` the policy is two networks (``rollouts``' gate, the age
 iteration's choices update the network that made them, each with its own critic, and the model
 folder holds both (``careless_layers``) with the gate's ``patience``. Under ``gate: heuristic`` the
 heuristic plays once a seat has been careless: only the first network learns, and the model's
-second network is one of zeros (``HEURISTIC_PICK``), which plays the heuristic's own candidate.
+second network is one of zeros (``ZEROS``), which plays the heuristic's own candidate.
 """
 
 from __future__ import annotations
@@ -47,8 +47,9 @@ from . import rollouts
 from .update import ppo_update
 
 CRITIC_FILE = "critic.npz"
-HEURISTIC_PICK = [(np.zeros((1, FEATURES), np.float32), np.zeros(1, np.float32))]
-"""A network of zeros: every candidate ties, and the tie goes to the first, the heuristic's own."""
+ZEROS = [(np.zeros((1, FEATURES), np.float32), np.zeros(1, np.float32))]
+"""A linear network of zeros: every candidate ties, so sampled it is uniform over them and its best
+is the first, the heuristic's own pick (the start of a policy, and ``gate: heuristic``'s second)."""
 MAX_CRITIC_BYTES = 16 * 2**20
 
 
@@ -131,7 +132,7 @@ def _networks(cfg, folder: Path, done: int):
                                          "careless to train both")
         return (first, _second(t.gate, loose or first)), (None, None)
     if not t.hidden:
-        first = HEURISTIC_PICK
+        first = ZEROS
     else:
         first = tv.numpy_layers(tv.torch_network(FEATURES, list(t.hidden), cfg.seed, None)[1])
     return (first, _second(t.gate, first)), (None, None)
@@ -139,7 +140,7 @@ def _networks(cfg, folder: Path, done: int):
 
 def _second(gate: str, learned):
     """The second network a policy starts with under ``gate``: none, ``learned``, or the heuristic's pick."""
-    return {"none": None, "careless": learned, "heuristic": HEURISTIC_PICK}[gate]
+    return {"none": None, "careless": learned, "heuristic": ZEROS}[gate]
 
 
 def _update(cfg, it: int, nets, critics, data, log):
