@@ -87,7 +87,7 @@ def test_the_trainer_config_is_checked_up_front(key, value, message):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("gate", ["none", "heuristic"])
+@pytest.mark.parametrize("gate", ["none", "heuristic", "uniform"])
 def test_the_trainer_runs_resumes_and_leaves_a_model_that_plays(tmp_path, gate):
     from kc_env.training.turn_ppo.train import train
 
@@ -104,7 +104,8 @@ def test_the_trainer_runs_resumes_and_leaves_a_model_that_plays(tmp_path, gate):
     assert json.loads((run / "model" / "model.json").read_text())["trained"]["trainer"] == "turn_ppo"
     play_deal(engine.new_deal("standard", 2, seed=3), [agent, agents.load("random")])
     card = json.loads((run / "model" / "model.json").read_text())
-    assert (card.get("careless_layers"), card.get("patience")) == (([1], 2) if gate == "heuristic" else (None, None))
+    assert (card.get("careless_layers"), card.get("patience")) == (([1], 2) if gate != "none" else (None, None))
+    assert card.get("careless_play") == ("sample" if gate == "uniform" else None)
     with pytest.raises(FileExistsError, match="holds a run already"):
         train(cfg, run, log=lambda _: None)
 
@@ -134,3 +135,21 @@ def test_under_the_heuristic_gate_careless_tables_get_the_heuristics_own_turn():
     heuristic = rollouts.duel(STANDARD, 2, seeds, (UNIFORM, None), k=4, against="random", patience=99)
     assert rollouts.duel(STANDARD, 2, seeds, (UNIFORM, UNIFORM), k=4, against="random", patience=0,
                          careless_heuristic=True) == heuristic
+
+
+def test_under_the_uniform_gate_careless_tables_get_a_draw_among_the_candidates():
+    seeds = np.arange(16, dtype=np.int64) + 40
+    kw = dict(k=4, patience=0, how=rollouts.BEST_THEN_SAMPLE)
+    first = [(np.linspace(-1, 1, FEATURES, dtype=np.float32)[None, :], np.zeros(1, np.float32))]
+    # the heuristic is never careless: the first network's best everywhere, as a model without a gate
+    assert rollouts.duel(STANDARD, 2, seeds, (first, UNIFORM), against="heuristic", **kw) == \
+        rollouts.duel(STANDARD, 2, seeds, (first, None), against="heuristic", k=4)
+    # against random (careless) the second network, zeros, draws among the candidates instead of
+    # playing its best, the heuristic's own candidate
+    drawn = rollouts.episode_shares(STANDARD, 2, seeds, (first, UNIFORM), against="random", seed=1, **kw)
+    best = rollouts.episode_shares(STANDARD, 2, seeds, (first, UNIFORM), against="random", k=4, seed=1)
+    assert not np.array_equal(drawn, best)
+    random_code = rollouts.OTHERS.index("random")
+    played = rollouts.generate(STANDARD, 2, seeds, np.full(16, 0b01), np.full(16, random_code), (first, UNIFORM),
+                               seed=1, **kw)
+    assert len(played["picks"]) == 0  # a policy playing as a model records nothing

@@ -445,3 +445,57 @@ def test_weights_that_are_not_finite_are_refused(tmp_path, value):
     np.savez(folder / tv.WEIGHTS_FILE, **arrays)
     with pytest.raises(tv.ModelError, match="array w1 is not finite"):
         tv.load(folder)
+
+
+def sampling_model(folder, patience=0):
+    zeros = [(np.zeros((1, tv.FEATURES), np.float32), np.zeros(1, np.float32))]
+    rng = np.random.default_rng(4)
+    net = [(rng.normal(0, 0.1, (1, tv.FEATURES)).astype(np.float32), np.zeros(1, np.float32))]
+    return tv.save(folder, net, {"candidates": 4}, careless_layers=zeros, patience=patience, careless_play="sample")
+
+
+def _drawn_turn(agent, text, seed):
+    """The moves the agent makes in the turn of ``text`` after ``reset(seed)``, to its end."""
+    agent.reset(seed=seed)
+    state, moves = position(text), []
+    while True:
+        o = obs_of(state)
+        a = agent.act(o)
+        moves.append(a)
+        if a == actions.END_TURN_ACTION:
+            return tuple(moves)
+        engine.apply(state, actions.decode(a))
+
+
+def test_a_sampling_second_network_draws_a_line_at_the_turn_start_and_plays_it_to_the_end(tmp_path):
+    agent = tv.TurnValueAgent(sampling_model(tmp_path / "sampling"))
+    loose = CAREFUL_TABLE.replace("W: JC", "W: -")  # an empty side: the second network plays
+    ob, mask = _turn_start(loose)
+    k = 4
+    lines, lengths = np.zeros((k, tv.turns.MAX_DEPTH), np.int64), np.zeros(k, np.int64)
+    valid, _, _ = tv.candidate_features(ob, mask, k, lines, lengths, np.zeros((k, tv.FEATURES), np.float32))
+    candidates = {tuple(int(m) for m in lines[i, :lengths[i]]) + (actions.END_TURN_ACTION,) for i in range(valid)}
+    drawn = [_drawn_turn(agent, loose, seed) for seed in range(24)]
+    assert set(drawn) <= candidates and len(set(drawn)) > 1  # whole candidate lines, not always the same
+    assert _drawn_turn(agent, loose, 7) == drawn[7]  # the same seed draws the same line
+    card = json.loads((tmp_path / "sampling" / tv.CARD_FILE).read_text())
+    assert card["careless_play"] == "sample"
+
+
+def test_a_careful_table_gets_the_first_networks_best_line_from_a_sampling_model(tmp_path):
+    agent = tv.TurnValueAgent(sampling_model(tmp_path / "sampling"))
+    best = {_drawn_turn(agent, CAREFUL_TABLE, seed) for seed in range(8)}
+    assert len(best) == 1
+
+
+@pytest.mark.parametrize("changes, message", [
+    ({"careless_play": "often"}, "'careless_play' must be one of best, sample, with 'careless_layers', not 'often'"),
+    ({"careless_layers": None, "patience": None}, "'careless_play' must be one of best, sample, with 'careless_layers'"),
+])
+def test_a_bad_careless_play_is_refused(tmp_path, changes, message):
+    folder = sampling_model(tmp_path / "sampling")
+    card = json.loads((folder / tv.CARD_FILE).read_text())
+    card.update(changes)
+    (folder / tv.CARD_FILE).write_text(json.dumps({k: v for k, v in card.items() if v is not None}))
+    with pytest.raises(tv.ModelError, match=message):
+        tv.load(folder)

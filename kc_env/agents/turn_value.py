@@ -17,7 +17,10 @@ then keeps, for the deal, whether any other seat has been careless (``careless``
 its turn, after another seat's turn, a pile move is open or a side is empty, which the heuristic
 never leaves) and how many of its turns started without that. It plays the heuristic's own turn
 for its first ``patience`` turns, the first network from then on, and the second for the rest of
-the deal once a seat has been careless (``gate``, compiled: the trainer's duel plays it too). It
+the deal once a seat has been careless (``gate``, compiled: the trainer's duel plays it too). A
+card with ``careless_play: sample`` plays the second network as a policy over turns does: at the
+start of the turn it draws a line from the softmax of the network's scores (with the agent's seeded
+generator), then follows it to the end of the turn (a line that goes out is always taken). It
 tells a new deal (``new_deal``) by what no move within a deal does: the deal's first turn, match
 totals that moved, or two cards in its hand it did not hold at its last decision (a turn draws at
 most one); not by the table or the stock, which a cleared pile (``clear_complete_piles``) shrinks
@@ -80,6 +83,9 @@ _PILE_LENGTHS = [SLICES[f"pile_{p}_length"].start for p in ("N", "E", "S", "W", 
 _SIDE_LENGTHS = _PILE_LENGTHS[:4]
 _FIRST_TURN = SLICES["first_turn"].start
 _SCORES = SLICES["scores"]
+CARELESS_PLAYS = ("best", "sample")
+"""How a model plays its second network (``careless_play`` in its card): the best-valued line,
+re-planned at every decision, or a line drawn at the turn's start and followed to its end."""
 HEURISTIC_NET, FIRST_NET, CARELESS_NET = 0, 1, 2
 """What ``gate`` gives: the heuristic's own move, the first network, the second."""
 _SEEN, _CLEAN_TURNS, _HAND, _TOTALS = 0, 1, 2, 3
@@ -283,7 +289,8 @@ class TurnValueAgent(Agent):
     """Plays towards the end-of-turn position its value network rates best (module docstring)."""
 
     def __init__(self, folder: str | Path, seed: int | None = None, spec: str | None = None) -> None:
-        """``seed`` is accepted for the common interface: the agent is deterministic."""
+        """``seed`` seeds the draws of a model whose second network samples (``careless_play:
+        sample``); other models are deterministic."""
         self.folder = Path(folder)
         self.card, self.layers = load(self.folder)
         self.spec = spec or str(folder)
@@ -292,13 +299,20 @@ class TurnValueAgent(Agent):
         loose = self.card.get("careless_layers") and load_careless(self.folder, self.card)
         self._loose = layer_arrays(loose) if loose else None
         self.patience = int(self.card.get("patience", 0))
+        self.samples = self.card.get("careless_play", "best") == "sample"
+        self.rng = np.random.default_rng(seed)
         self.reset()
 
     def reset(self, seed: int | None = None) -> None:
-        """Forget what the other seats showed (a new deal), at every seat it plays."""
+        """Forget what the other seats showed (a new deal), at every seat it plays; ``seed`` (when
+        given) reseeds the draws."""
         self._memories = np.zeros((MAX_PLAYERS, GATE_MEMORY), dtype=np.int64)
         self._used = np.zeros(MAX_PLAYERS, dtype=np.int64)
+        self._row = 0
         self._memory = self._memories[0]
+        self._held: dict[int, list[int]] = {}  # each seat's drawn line: the moves left of its turn
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
 
     @property
     def seen_careless(self) -> bool:
@@ -322,15 +336,39 @@ class TurnValueAgent(Agent):
 
     def act(self, obs: Mapping[str, np.ndarray]) -> int:
         legal_actions(obs)  # refuses a mask with no legal action
-        lines, lengths, vals, own = self.ranked(obs)
-        return own if vals is None else first_move_of_best(lines, lengths, vals, own)
-
-    def ranked(self, obs: Mapping[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, int]:
-        """``values`` by the network the gate picks (module docstring), updating what the gate
-        remembers; the values are None in the turns the heuristic plays itself."""
         net = self.network(obs)
+        if self.samples and net is self._loose:
+            return self.drawn_move(obs)
         lines, lengths, vals, own = self.values(obs, None if net == HEURISTIC_TURN else net)
-        return lines, lengths, None if net == HEURISTIC_TURN else vals, own
+        return own if net == HEURISTIC_TURN else first_move_of_best(lines, lengths, vals, own)
+
+    def drawn_move(self, obs: Mapping[str, np.ndarray]) -> int:
+        """The next move of the line the seat drew for this turn from the second network's softmax
+        (``careless_play: sample``): drawn at the turn's start, or when the drawn line's next move
+        is not legal (nothing of it is left after a draw of the ``stuck`` rule); then followed."""
+        ob, mask = vector(obs), mask_of(obs)
+        held = self._held.get(self._row, [])
+        mid_turn = ob[view.OBS_PLAYED] > 0.5 or ob[view.OBS_MOVED] > 0.5
+        if not (mid_turn and held and mask[held[0]]):
+            held = self._held[self._row] = self._draw(ob, mask)
+        return held.pop(0)
+
+    def _draw(self, ob: np.ndarray, mask: np.ndarray) -> list[int]:
+        """A line drawn from the second network's softmax over the candidates (the one that goes
+        out, if any), as its moves and the end of the turn."""
+        k = self.candidates
+        lines = np.zeros((k, turns.MAX_DEPTH), dtype=np.int64)
+        lengths = np.zeros(k, dtype=np.int64)
+        feats = np.zeros((k, FEATURES), dtype=np.float32)
+        valid, own, wins = candidate_features(ob, mask, k, lines, lengths, feats)
+        if valid == 0:
+            return [int(own)]
+        pick = wins if wins >= 0 or valid == 1 else 0
+        if wins < 0 and valid > 1:
+            z = scores(feats[:valid], *self._loose).astype(np.float64)
+            p = np.exp(z - z.max())
+            pick = int(self.rng.choice(valid, p=p / p.sum()))
+        return [int(a) for a in lines[pick, :lengths[pick]]] + [K.END_TURN_ACTION]
 
     def network(self, obs: Mapping[str, np.ndarray]):
         """The network the gate picks for this decision, updating what it remembers (call it once a
@@ -342,7 +380,8 @@ class TurnValueAgent(Agent):
         deal, "heuristic" for the first ``patience`` turns, else the first (None). The compiled
         ``gate`` after ``new_deal``, which clears what it remembers at a new deal."""
         ob, mask = np.ascontiguousarray(ob, np.float32), np.ascontiguousarray(mask, np.int8)
-        self._memory = self._memories[seat_row(ob, self._memories, self._used)]  # one agent may play several seats
+        self._row = seat_row(ob, self._memories, self._used)  # one agent may play several seats
+        self._memory = self._memories[self._row]
         new_deal(ob, self._memory)
         net = gate(ob, mask, self._memory, self.patience, 1)
         return HEURISTIC_TURN if net == HEURISTIC_NET else None if net == FIRST_NET else self._loose
@@ -369,9 +408,11 @@ def is_turn_value_folder(folder: str | Path) -> bool:
 
 
 def save(folder: str | Path, layers: list[tuple[np.ndarray, np.ndarray]], card: Mapping[str, Any],
-         careless_layers: list[tuple[np.ndarray, np.ndarray]] | None = None, patience: int = 0) -> Path:
+         careless_layers: list[tuple[np.ndarray, np.ndarray]] | None = None, patience: int = 0,
+         careless_play: str = "best") -> Path:
     """Write a turn-value model: ``layers`` as (weight [out, in], bias [out]) pairs, and its card;
-    with ``careless_layers``, the second network and the gate's ``patience`` (module docstring).
+    with ``careless_layers``, the second network, the gate's ``patience`` and how the second network
+    plays (``careless_play``, written when it samples; module docstring).
     Each file is written whole or not at all, and durably (``files.write_atomic``)."""
     import io
 
@@ -386,6 +427,8 @@ def save(folder: str | Path, layers: list[tuple[np.ndarray, np.ndarray]], card: 
             "features": FEATURES, "layers": [int(w.shape[0]) for w, _ in layers], **card}
     if careless_layers:
         full.update(careless_layers=[int(w.shape[0]) for w, _ in careless_layers], patience=int(patience))
+        if careless_play != "best":
+            full["careless_play"] = careless_play
     folders.write_card(folder, full)
     return folder
 
@@ -418,6 +461,10 @@ def read_card(folder: str | Path) -> dict[str, Any]:
         patience = card.get("patience", 0)
         if isinstance(patience, bool) or not isinstance(patience, int) or not 0 <= patience <= 100:
             raise ModelError(f"{card_path}: 'patience' must be an integer from 0 to 100, not {patience!r}")
+    if card.get("careless_play", "best") not in CARELESS_PLAYS or (card.get("careless_play") and
+                                                                  card.get("careless_layers") is None):
+        raise ModelError(f"{card_path}: 'careless_play' must be one of {', '.join(CARELESS_PLAYS)}, with "
+                         f"'careless_layers', not {card.get('careless_play')!r}")
     folders.check_table(card, card_path)
     folders.check_total(card_path, _shapes(card), MAX_WEIGHTS_BYTES)
     return card

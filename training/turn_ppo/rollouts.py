@@ -2,7 +2,7 @@
 
 In each deal the seats in ``learners`` choose a whole turn at a time: the heuristic's ``k`` best
 end-of-turn positions (``candidate_features``) are scored by the policy network, and the seat
-samples one from the softmax of the scores (or, ``greedy``, takes the best), then plays its line
+samples one from the softmax of the scores (or, as a model plays, takes the best: ``Policy.play``), then plays its line
 and ends the turn (a line that goes out is always taken: no choice is recorded then, nor when
 there is one candidate). A gated policy (``kc_env.agents.turn_value``'s gate) has a second network
 for careless opponents: each learning seat keeps, for the deal, whether another seat has been
@@ -39,10 +39,17 @@ from kc_env.vector import kernel as K
 
 from ..turn_value.learn import Deals, rules_arrays
 
-Policy = namedtuple("Policy", "k seed greedy gated patience layers_w layers_b loose_w loose_b")
+SAMPLE, BEST, BEST_THEN_SAMPLE = 0, 1, 2
+"""How the learners pick (``Policy.play``): ``SAMPLE`` from the softmax of either network's scores,
+recording each choice (training); ``BEST``, the best-scored candidate of either network (how a
+model plays whose card says nothing of ``careless_play``); ``BEST_THEN_SAMPLE``, the first
+network's best and a sample of the second's (a card with ``careless_play: sample``: ``gate:
+uniform``). Only ``SAMPLE`` records."""
+
+Policy = namedtuple("Policy", "k seed play gated patience layers_w layers_b loose_w loose_b")
 Policy.__doc__ = """The learners' policy: the network (relu layers ``layers_w``, ``layers_b`` to one score)
-over the heuristic's ``k`` best candidates, sampled with a generator per game from ``seed`` (the best
-taken when ``greedy``); ``gated``: 0 none, 1 the second network ``loose_w``, ``loose_b`` once a seat
+over the heuristic's ``k`` best candidates, sampled with a generator per game from ``seed`` as
+``play`` says (``SAMPLE``, ``BEST``, ``BEST_THEN_SAMPLE``); ``gated``: 0 none, 1 the second network ``loose_w``, ``loose_b`` once a seat
 has been careless, ``HEURISTIC_GATE`` the heuristic then; and the gate's ``patience`` (module
 docstring)."""
 
@@ -73,11 +80,11 @@ def network_of(ob, mask, memory, policy):
 def play(deals, num_players, rules_row, rules_vec, policy, out):
     """Play every deal of ``deals`` (``turn_value.learn.Deals``) into ``out`` (``Choices``)."""
     seeds, dealers, learners, others = deals  # numba cannot hand a namedtuple to a prange body (numba#4846)
-    k, seed, greedy, gated, patience, layers_w, layers_b, loose_w, loose_b = policy
+    k, seed, how, gated, patience, layers_w, layers_b, loose_w, loose_b = policy
     feats, valid, picks, logps, seats, nets, counts, shares = out
     for i in prange(seeds.shape[0]):
         _play_deal(np.int64(i), Deals(seeds, dealers, learners, others), num_players, rules_row, rules_vec,
-                   Policy(k, seed, greedy, gated, patience, layers_w, layers_b, loose_w, loose_b),
+                   Policy(k, seed, how, gated, patience, layers_w, layers_b, loose_w, loose_b),
                    Choices(feats, valid, picks, logps, seats, nets, counts, shares))
 
 
@@ -120,8 +127,9 @@ def _choose_turn(g, b, ob, mask, policy, net, rng, out, i, n, scratch):
             z = scores(feats[:valid], policy.loose_w, policy.loose_b).astype(np.float64)
         p = np.exp(z - z.max())
         p /= p.sum()
-        pick = np.argmax(z) if policy.greedy else _sample(p, K.randbelow(rng, b, 1 << 30) / (1 << 30))
-        if n < out.feats.shape[1] and not policy.greedy:
+        best = policy.play == BEST or (policy.play == BEST_THEN_SAMPLE and net == 0)
+        pick = np.argmax(z) if best else _sample(p, K.randbelow(rng, b, 1 << 30) / (1 << 30))
+        if n < out.feats.shape[1] and policy.play == SAMPLE:
             out.feats[i, n, :valid] = feats[:valid]
             out.valid[i, n] = valid
             out.picks[i, n] = pick
@@ -148,24 +156,25 @@ def _sample(p, u):
 
 
 def generate(rules, num_players: int, seeds: np.ndarray, learners: np.ndarray, others: np.ndarray, nets, *,
-             k: int, seed: int = 0, greedy: bool = False, patience: int = 0, max_moves: int = 1000,
+             k: int, seed: int = 0, how: int = SAMPLE, patience: int = 0, max_moves: int = 1000,
              max_records: int = 80, careless_heuristic: bool = False) -> dict[str, np.ndarray]:
     """Play the deals ``seeds`` (dealer ``seed % players``; ``learners[i]``: bit ``s`` for each
     seat that learns; ``others[i]``: the code of what the other seats play) with the policy
     ``nets``: (first network, second network or None for no gate), each numpy (weight, bias)
-    pairs; with ``careless_heuristic``, the heuristic plays instead of the second network. Returns
+    pairs; with ``careless_heuristic``, the heuristic plays instead of the second network; ``how``
+    as ``Policy.play`` (only ``SAMPLE`` records choices). Returns
     every recorded choice: ``feats [N, k, FEATURES]``, ``valid``, ``picks``, ``logps``, ``nets``
     (which network chose), ``outcomes`` (the chooser's share of its deal), and ``shares`` (every
     seat's share of every deal)."""
     seeds = np.asarray(seeds, dtype=np.int64)
     rrow, rvec = rules_arrays(rules, max_moves)
     n, (first, loose) = len(seeds), nets
-    rows = 1 if greedy else max_records  # a greedy policy records nothing
+    rows = max_records if how == SAMPLE else 1  # a policy playing as a model records nothing
     out = Choices(np.zeros((n, rows, k, FEATURES), np.float32), np.zeros((n, rows), np.int64),
                   np.zeros((n, rows), np.int64), np.zeros((n, rows), np.float32), np.zeros((n, rows), np.int64),
                   np.zeros((n, rows), np.int64), np.zeros(n, np.int64), np.zeros((n, num_players), np.float64))
     gated = HEURISTIC_GATE if careless_heuristic else int(loose is not None)
-    policy = Policy(k, seed, bool(greedy), gated, int(patience), *layer_arrays(first),
+    policy = Policy(k, seed, int(how), gated, int(patience), *layer_arrays(first),
                     *layer_arrays(loose if loose is not None else first))
     play(Deals(seeds, seeds % num_players, np.asarray(learners, np.int64), np.asarray(others, np.int64)),
          num_players, rrow, rvec, policy, out)
@@ -177,14 +186,16 @@ def generate(rules, num_players: int, seeds: np.ndarray, learners: np.ndarray, o
 
 
 def episode_shares(rules, num_players: int, seeds: np.ndarray, nets, *, k: int, against: str, patience: int = 0,
-                   max_moves: int = 1000, careless_heuristic: bool = False) -> np.ndarray:
-    """The policy's share of each episode (taking its best candidate, gated as it ships) in one seat
-    against ``against`` in the others, every deal once from each seat: ``[deal, seat]``."""
+                   max_moves: int = 1000, careless_heuristic: bool = False, how: int = BEST,
+                   seed: int = 0) -> np.ndarray:
+    """The policy's share of each episode (gated, and playing as ``how`` says: by default its best
+    candidate) in one seat against ``against`` in the others, every deal once from each seat:
+    ``[deal, seat]``; ``seed`` seeds the samples (the policy's and ``random``'s)."""
     seeds = np.asarray(seeds, np.int64)
     all_seeds = np.repeat(seeds, num_players)
     learner = np.tile(np.arange(num_players), len(seeds))
     shares = generate(rules, num_players, all_seeds, 1 << learner, np.full(len(all_seeds), OTHERS.index(against)),
-                      nets, k=k, greedy=True, patience=patience, max_moves=max_moves,
+                      nets, k=k, seed=seed, how=how, patience=patience, max_moves=max_moves,
                       careless_heuristic=careless_heuristic)["shares"]
     return shares[np.arange(len(all_seeds)), learner].reshape(len(seeds), num_players)
 

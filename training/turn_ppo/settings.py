@@ -8,7 +8,8 @@ from typing import Any
 from kc_env.agents.playouts import OTHERS
 
 ADVANTAGES = ("outcome", "expected")
-GATES = ("none", "careless", "heuristic")
+GATES = ("none", "careless", "heuristic", "uniform")
+CARELESS_PLAYS = ("best", "sample")
 
 
 @dataclass
@@ -54,9 +55,17 @@ class TurnPPOSettings:
     on; each learns from the turns it chose. ``heuristic``: the same gate, but once a seat has been
     careless the heuristic plays the learner's turns (nothing to learn there: the heuristic's pick
     is near the best of the candidates against random, research/experiments.md 2026-12-04), and
-    the model's second network is one of zeros, whose tie the heuristic's own candidate wins."""
+    the model's second network is one of zeros, whose tie the heuristic's own candidate wins.
+    ``uniform``: the same, but once a seat has been careless the learner's turn is a uniform draw
+    among the candidates (the zeros network sampled; the model's card says ``careless_play:
+    sample``), which against random wins more than the heuristic's own pick (research/experiments.md
+    2026-12-05)."""
+    careless_play: str = "best"
+    """How the model plays its second network (``gate: careless``): ``best``, the best-scored
+    candidate, re-planned at every move; ``sample``, a line drawn from its softmax at the turn's
+    start, as in training (the card's ``careless_play``). ``gate: uniform`` always samples."""
     patience: int = 0
-    """``gate: careless`` or ``heuristic``: the seat plays the heuristic's own turn for its first this
+    """Under a gate: the seat plays the heuristic's own turn for its first this
     many clean turns of a deal."""
     start: str | None = None
     """A turn-value model folder whose network(s) start the policy (their layer sizes replace
@@ -84,5 +93,8 @@ def checks(config: Any) -> list[tuple[bool, str]]:
          "turn_ppo.learning_rate must be positive, clip_range in (0, 1) and ent_coef at least 0"),
         (t.start is None or isinstance(t.start, str), "turn_ppo.start must be a turn-value model folder or null"),
         (t.gate in GATES, f"turn_ppo.gate must be one of {', '.join(GATES)}, not {t.gate!r}"),
+        (t.careless_play in CARELESS_PLAYS and (t.careless_play == "best" or t.gate in ("careless", "uniform")),
+         f"turn_ppo.careless_play must be one of {', '.join(CARELESS_PLAYS)} (sample: with gate careless or "
+         f"uniform), not {t.careless_play!r}"),
         (type(t.patience) is int and 0 <= t.patience <= 100, "turn_ppo.patience must be an integer from 0 to 100"),
     ]

@@ -17,7 +17,9 @@ Under ``gate: careless`` the policy is two networks (``rollouts``' gate, the age
 iteration's choices update the network that made them, each with its own critic, and the model
 folder holds both (``careless_layers``) with the gate's ``patience``. Under ``gate: heuristic`` the
 heuristic plays once a seat has been careless: only the first network learns, and the model's
-second network is one of zeros (``ZEROS``), which plays the heuristic's own candidate.
+second network is one of zeros (``ZEROS``), which plays the heuristic's own candidate; under ``gate:
+uniform`` the same zeros network is sampled there (a uniform draw among the candidates), and the
+model's card says so (``careless_play: sample``).
 """
 
 from __future__ import annotations
@@ -51,6 +53,18 @@ ZEROS = [(np.zeros((1, FEATURES), np.float32), np.zeros(1, np.float32))]
 """A linear network of zeros: every candidate ties, so sampled it is uniform over them and its best
 is the first, the heuristic's own pick (the start of a policy, and ``gate: heuristic``'s second)."""
 MAX_CRITIC_BYTES = 16 * 2**20
+FIXED_SECOND = ("heuristic", "uniform")
+"""The gates whose second network is ``ZEROS`` and learns nothing."""
+
+
+def careless_play(t) -> str:
+    """How the model of the settings ``t`` plays its second network (the card's ``careless_play``)."""
+    return "sample" if t.gate == "uniform" else t.careless_play
+
+
+def play_of(t) -> int:
+    """How the policy of the settings ``t`` plays as a model (``rollouts.Policy.play``)."""
+    return rollouts.BEST_THEN_SAMPLE if careless_play(t) == "sample" else rollouts.BEST
 
 
 def train(cfg, folder: str | Path, resume: bool = False, progress: bool = True, argv=None, log=None) -> TurnValueResult:
@@ -140,7 +154,7 @@ def _networks(cfg, folder: Path, done: int):
 
 def _second(gate: str, learned):
     """The second network a policy starts with under ``gate``: none, ``learned``, or the heuristic's pick."""
-    return {"none": None, "careless": learned, "heuristic": ZEROS}[gate]
+    return {"none": None, "careless": learned, "heuristic": ZEROS, "uniform": ZEROS}[gate]
 
 
 def _update(cfg, it: int, nets, critics, data, log):
@@ -148,7 +162,7 @@ def _update(cfg, it: int, nets, critics, data, log):
     the diagnostics (of the second network with the prefix ``careless_``)."""
     t, stats, new_nets, new_critics = cfg.turn_ppo, {}, [], []
     for which, (net, critic) in enumerate(zip(nets, critics, strict=True)):
-        if net is None or (which and t.gate == "heuristic"):  # no network, or the heuristic's pick: nothing learns
+        if net is None or (which and t.gate in FIXED_SECOND):  # no network, or a fixed second: nothing learns
             new_nets.append(net)
             new_critics.append(None)
             continue
@@ -192,7 +206,8 @@ def _evaluate(cfg, nets, point: dict) -> dict:
     for spec in cfg.eval.opponents:
         share, half = rollouts.duel(cfg.rules_object(), cfg.num_players, np.arange(cfg.eval.deals, dtype=np.int64) + first,
                                     nets, k=cfg.turn_ppo.candidates, against=spec, patience=cfg.turn_ppo.patience,
-                                    max_moves=cfg.max_moves, careless_heuristic=cfg.turn_ppo.gate == "heuristic")
+                                    max_moves=cfg.max_moves, careless_heuristic=cfg.turn_ppo.gate == "heuristic",
+                                    how=play_of(cfg.turn_ppo))
         point[spec] = [round(share, 4), round(max(0.0, share - half), 4), round(min(1.0, share + half), 4)]
     return point
 
@@ -227,4 +242,4 @@ def _save_model(cfg, where: Path, nets, curve: list[dict]) -> Path:
         "trained": {"trainer": "turn_ppo", "iterations": t.iterations, "games_per_iteration": t.games,
                     "self_play": t.self_play, "against": list(t.against), "advantage": t.advantage,
                     "gate": t.gate, "start": t.start, "seed": cfg.seed, "curve": curve}},
-        careless_layers=nets[1], patience=t.patience)
+        careless_layers=nets[1], patience=t.patience, careless_play=careless_play(t))
