@@ -75,9 +75,11 @@ def test_updates_move_the_policy_towards_the_candidates_that_win(advantage):
 @pytest.mark.parametrize("key, value, message", [
     ("self_play", 1.5, "turn_ppo.self_play must be in"),
     ("against", ["search"], "turn_ppo.against must list some of heuristic, greedy, random"),
-    ("candidates", 1, "turn_ppo.candidates must be 2 to 16"),
+    ("candidates", 1, "turn_ppo.candidates must be 2 to 64"),
     ("critic_hidden", [0], "turn_ppo.hidden and critic_hidden must be positive widths"),
     ("advantage", "gae", "turn_ppo.advantage must be one of outcome, expected"),
+    ("returns", "points", "turn_ppo.returns must be one of share, win, not 'points'"),
+    ("careless_play", "sample", "turn_ppo.careless_play must be one of best, sample .sample: with gate careless"),
     ("clip_range", 0.0, "clip_range in"),
     ("games", 0, "turn_ppo.iterations and games must be positive"),
 ])
@@ -153,3 +155,13 @@ def test_under_the_uniform_gate_careless_tables_get_a_draw_among_the_candidates(
     played = rollouts.generate(STANDARD, 2, seeds, np.full(16, 0b01), np.full(16, random_code), (first, UNIFORM),
                                seed=1, **kw)
     assert len(played["picks"]) == 0  # a policy playing as a model records nothing
+
+
+def test_under_the_win_return_a_deal_nobody_won_is_worth_a_loss():
+    from kc_env.training.turn_ppo.train import _play
+
+    shares = _play(config_mod.load(CONFIG, "smoke", {"turn_ppo.games": 200}), 1, (UNIFORM, None))["outcomes"]
+    wins = _play(config_mod.load(CONFIG, "smoke", {"turn_ppo.games": 200, "turn_ppo.returns": "win"}), 1,
+                 (UNIFORM, None))["outcomes"]
+    assert 0 < (shares == 0.5).sum() < len(shares)  # some choices were made in deals that blocked
+    np.testing.assert_array_equal(wins, (shares == 1.0).astype(np.float32))

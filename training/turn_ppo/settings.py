@@ -8,6 +8,7 @@ from typing import Any
 from kc_env.agents.playouts import OTHERS
 
 ADVANTAGES = ("outcome", "expected")
+RETURNS = ("share", "win")
 GATES = ("none", "careless", "heuristic", "uniform")
 CARELESS_PLAYS = ("best", "sample")
 
@@ -35,6 +36,10 @@ class TurnPPOSettings:
     critic_hidden: list[int] = field(default_factory=lambda: [64])
     """Widths of the critic's hidden layers: it values a candidate's end-of-turn position (the
     win share from there), and the policy's baseline is its expectation over the candidates."""
+    returns: str = "share"
+    """What a deal returns to a learning seat: ``share``, its win share (1 a win, 1 / players a deal
+    nobody won, 0 a loss); ``win``, 1 for a win and 0 otherwise, so that a blocked deal is worth no
+    more than a loss (a learner that holds back until the deal blocks gains nothing by it)."""
     advantage: str = "outcome"
     """``outcome``: the deal's result less the baseline (unbiased); ``expected``: the critic's value
     of the chosen candidate less the baseline (lower variance, biased by the critic's errors)."""
@@ -83,9 +88,10 @@ def checks(config: Any) -> list[tuple[bool, str]]:
         (0 <= t.self_play <= 1, "turn_ppo.self_play must be in [0, 1]"),
         (t.self_play == 1 or (bool(t.against) and all(a in OTHERS for a in t.against)),
          f"turn_ppo.against must list some of {', '.join(OTHERS)}"),
-        (type(t.candidates) is int and 2 <= t.candidates <= 16, "turn_ppo.candidates must be 2 to 16"),
+        (type(t.candidates) is int and 2 <= t.candidates <= 64, "turn_ppo.candidates must be 2 to 64"),
         (all(type(w) is int and 0 < w <= 4096 for w in widths), "turn_ppo.hidden and critic_hidden must be "
                                                                  "positive widths up to 4096"),
+        (t.returns in RETURNS, f"turn_ppo.returns must be one of {', '.join(RETURNS)}, not {t.returns!r}"),
         (t.advantage in ADVANTAGES, f"turn_ppo.advantage must be one of {', '.join(ADVANTAGES)}, not {t.advantage!r}"),
         (type(t.epochs) is int and t.epochs > 0 and type(t.batch_size) is int and t.batch_size > 0,
          "turn_ppo.epochs and batch_size must be positive integers"),

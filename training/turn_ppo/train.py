@@ -196,7 +196,10 @@ def _play(cfg, it: int, nets) -> dict[str, np.ndarray]:
                                nets, k=t.candidates, seed=cfg.seed * 10**6 + it * 10**3 + at // 512,
                                patience=t.patience, max_moves=cfg.max_moves, careless_heuristic=t.gate == "heuristic")
              for at in range(0, len(seeds), 512)]
-    return {key: np.concatenate([p[key] for p in parts]) for key in parts[0] if key != "shares"}
+    data = {key: np.concatenate([p[key] for p in parts]) for key in parts[0] if key != "shares"}
+    if t.returns == "win":  # a blocked deal's 1 / players is worth a loss
+        data["outcomes"] = (data["outcomes"] == 1.0).astype(np.float32)
+    return data
 
 
 def _evaluate(cfg, nets, point: dict) -> dict:
