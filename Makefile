@@ -43,11 +43,11 @@ screenshots: install browser
 video: install
 	$(BIN)/python docs/media/record_video.py --out docs/media
 
-# The main job: train a short PPO run of the default config, evaluate it against the built-in
-# agents, export it (runs/demo/model), print the table.
+# The main job: train the default config (PPO over whole turns), evaluate it against the built-in
+# agents, export it (runs/demo/exported), print the table.
 demo: install
 	$(BIN)/kc train configs/default.yaml --run runs/demo --overwrite
-	$(BIN)/kc export runs/demo runs/demo/model --deals 1000 --against random,greedy,heuristic --overwrite
+	$(BIN)/kc export runs/demo runs/demo/exported --deals 1000 --against random,greedy,heuristic --overwrite
 
 lint: install
 	$(BIN)/ruff check kc_env training tests benchmarks research docs/media setup.py

@@ -20,7 +20,7 @@ from kc_env.training.sb3.train import train  # noqa: E402
 from kc_env.agents import policy_model  # noqa: E402
 from kc_env.cli import main  # noqa: E402
 
-CONFIG = Path(__file__).resolve().parent.parent / "configs" / "default.yaml"
+CONFIG = Path(__file__).resolve().parent.parent / "research" / "configs" / "maskable-ppo-2p.yaml"
 FULL = OSError(errno.ENOSPC, "No space left on device")
 
 

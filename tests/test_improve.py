@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def smoke(**overrides):
-    return config_mod.load(ROOT / "configs" / "default.yaml", "smoke", overrides)
+    return config_mod.load(ROOT / "research" / "configs" / "maskable-ppo-2p.yaml", "smoke", overrides)
 
 
 def rollout_config(**overrides):

@@ -11,7 +11,7 @@ import pytest
 
 from kc_env.cli import main
 
-CONFIG = Path(__file__).resolve().parent.parent / "configs" / "default.yaml"
+CONFIG = Path(__file__).resolve().parent.parent / "research" / "configs" / "maskable-ppo-2p.yaml"
 
 
 class Reached(Exception):

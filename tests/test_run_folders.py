@@ -2,7 +2,7 @@
 deletes only a folder ``kc train`` made, and checkpoints survive a torn newest one.
 
 Reproducers of ``reliability-2026-12.md`` items 2, 3, 4, 5 and 17, on tiny runs (the ``smoke``
-variant of configs/default.yaml).
+variant of research/configs/maskable-ppo-2p.yaml).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from kc_env.training.sb3.train import train  # noqa: E402
 from kc_env.cli import main  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-CONFIG = ROOT / "configs" / "default.yaml"
+CONFIG = ROOT / "research" / "configs" / "maskable-ppo-2p.yaml"
 
 
 def smoke(**overrides):

@@ -23,7 +23,7 @@ from kc_env.benchmark import runs  # noqa: E402
 from kc_env.cli import main  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-CONFIG = ROOT / "configs" / "default.yaml"
+CONFIG = ROOT / "research" / "configs" / "maskable-ppo-2p.yaml"
 TASK = "kc/standard-2p-vs-heuristic-v1"
 
 

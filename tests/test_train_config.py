@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from kc_env.training import config as config_mod
 
-CONFIG = Path(__file__).resolve().parent.parent / "configs" / "default.yaml"
+CONFIG = Path(__file__).resolve().parent.parent / "research" / "configs" / "maskable-ppo-2p.yaml"
 
 
 @pytest.mark.parametrize("key, value, message", [
@@ -42,15 +42,15 @@ CONFIG = Path(__file__).resolve().parent.parent / "configs" / "default.yaml"
     ("eval.opponents", [["heuristic"]], "eval.opponents must list agent specs (strings)"),
 ])
 def test_a_bad_value_is_refused_with_one_line_naming_it(key, value, message):
-    with pytest.raises(config_mod.ConfigError, match=r"default\.yaml: ") as caught:
+    with pytest.raises(config_mod.ConfigError, match=r"maskable-ppo-2p\.yaml: ") as caught:
         config_mod.load(CONFIG, None, {key: value})
     assert message in str(caught.value) and "\n" not in str(caught.value)
 
 
 @pytest.mark.parametrize("key, value, message", [
-    ("ppo.ent_coeff", 0.1, "default.yaml: unknown key 'ppo.ent_coeff'; allowed: learning_rate"),
-    ("ppo.gamma", "abc", "default.yaml: ppo.gamma: expected float, got 'abc'"),
-    ("n_envs", "abc", "default.yaml: n_envs: expected int, got 'abc'"),
+    ("ppo.ent_coeff", 0.1, "maskable-ppo-2p.yaml: unknown key 'ppo.ent_coeff'; allowed: learning_rate"),
+    ("ppo.gamma", "abc", "maskable-ppo-2p.yaml: ppo.gamma: expected float, got 'abc'"),
+    ("n_envs", "abc", "maskable-ppo-2p.yaml: n_envs: expected int, got 'abc'"),
 ])
 def test_a_wrong_key_or_type_names_the_file_and_the_key_apart(key, value, message):
     """The newcomer report: '--set ppo.ent_coeff' named 'configs/default.yaml.ppo' as if a file."""

@@ -8,7 +8,7 @@ import pytest
 
 from kc_env.cli import main
 
-CONFIG = Path(__file__).resolve().parent.parent / "configs" / "default.yaml"
+CONFIG = Path(__file__).resolve().parent.parent / "research" / "configs" / "maskable-ppo-2p.yaml"
 
 
 def test_ctrl_c_in_kc_train_saves_a_checkpoint_and_says_how_to_resume(tmp_path, capsys, monkeypatch):

@@ -19,7 +19,7 @@ from kc_env.training.sb3.train import train  # noqa: E402
 from kc_env.cli import main  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-CONFIG = ROOT / "configs" / "default.yaml"
+CONFIG = ROOT / "research" / "configs" / "maskable-ppo-2p.yaml"
 HOLDER = """
 import sys, time
 from kc_env.training import run_lock

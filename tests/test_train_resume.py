@@ -25,7 +25,7 @@ from kc_env.training import config as config_mod  # noqa: E402
 from kc_env.training.sb3.train import train  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-CONFIG = ROOT / "configs" / "default.yaml"
+CONFIG = ROOT / "research" / "configs" / "maskable-ppo-2p.yaml"
 SHORT = {"total_timesteps": 3072, "checkpoint_every": 1024, "eval.every": 1024, "eval.deals": 8,
          "league.snapshot_every": 1024, "league.snapshot_weight": 0.5}
 """Three rollouts of 1,024 steps; a snapshot, an evaluation and a checkpoint after each update."""

@@ -1,4 +1,4 @@
-"""Training, resuming and exporting, on tiny runs (the ``smoke`` variant of configs/default.yaml)."""
+"""Training, resuming and exporting, on tiny runs (the ``smoke`` variant of research/configs/maskable-ppo-2p.yaml)."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from sb3_contrib import MaskablePPO  # noqa: E402
 from kc_env import GAME_INFO  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-CONFIG = ROOT / "configs" / "default.yaml"
+CONFIG = ROOT / "research" / "configs" / "maskable-ppo-2p.yaml"
 
 
 def smoke(**overrides):

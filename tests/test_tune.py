@@ -25,7 +25,7 @@ def tuned_config(**overrides):
     base = {"network": {"shared": [32], "hidden": [16], "prior": "heuristic", "prior_weight": 3.0},
             "league": {"agents": {"heuristic": 1.0}, "snapshot_every": 0, "snapshot_weight": 0.0},
             "tune": {"generations": 2, "pairs": 2, "deals": 6, "holdout_deals": 6, "weights": ["card", "opp"]}}
-    return config_mod.load(ROOT / "configs" / "default.yaml", "smoke", {**base, **overrides})
+    return config_mod.load(ROOT / "research" / "configs" / "maskable-ppo-2p.yaml", "smoke", {**base, **overrides})
 
 
 def against(agent: str, deals: int, num_players: int = 2) -> np.ndarray:

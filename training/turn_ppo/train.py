@@ -89,7 +89,7 @@ def _train(cfg, folder: Path, resume: bool, log) -> TurnValueResult:
         start = time.perf_counter()
         state["curve"].append(_evaluate(cfg, nets, {"iteration": 0, "games": 0}))
         state["seconds"] = state["curve"][-1]["seconds"] = round(time.perf_counter() - start)
-        log(f"iteration 0 (the starting policy): {json.dumps(state['curve'][-1])}")
+        log(f"iteration 0 (the starting policy): {_shares(state['curve'][-1], cfg.eval.opponents)}")
     for it in range(state["done"] + 1, t.iterations + 1):
         start = time.perf_counter()
         data = _play(cfg, it, nets)
@@ -103,13 +103,23 @@ def _train(cfg, folder: Path, resume: bool, log) -> TurnValueResult:
         state["seconds"] = state["curve"][-1]["seconds"] = state.get("seconds", 0) + round(time.perf_counter() - start)
         state["done"] = it
         write_atomic(folder / "progress.json", json.dumps(state, indent=1) + "\n")
-        log(f"iteration {it}: {json.dumps(state['curve'][-1])} ({time.perf_counter() - start:.0f} s)")
+        log(f"iteration {it}: {_shares(state['curve'][-1], cfg.eval.opponents)} ({time.perf_counter() - start:.0f} s)")
         plot_curve(state["curve"], cfg.eval.opponents, folder / "learning_curve.png", 1.0 / cfg.num_players)
     write_atomic(folder / "curve.json", json.dumps(state["curve"], indent=1) + "\n")
     plot_curve(state["curve"], cfg.eval.opponents, folder / "learning_curve.png", 1.0 / cfg.num_players)
     _save_model(cfg, folder / "model", nets, state["curve"])
+    first, last = state["curve"][0], state["curve"][-1]
+    log(f"the curve, iteration 0 -> {last['iteration']}: " + ", ".join(
+        f"{spec} {first[spec][0]:.3f} -> {last[spec][0]:.3f} [{last[spec][1]:.3f}, {last[spec][2]:.3f}]"
+        for spec in cfg.eval.opponents) + f" ({state['seconds']} s)")
     log(f"model: {folder / 'model'}   learning curve: {folder / 'learning_curve.png'}")
     return TurnValueResult(folder, state["curve"])
+
+
+def _shares(point: dict, opponents) -> str:
+    """A curve point's win shares as one line (the whole point is in ``progress.json``)."""
+    return "win share against " + ", ".join(f"{spec} {point[spec][0]:.3f} [{point[spec][1]:.3f}, {point[spec][2]:.3f}]"
+                                            for spec in opponents)
 
 
 def _start(cfg, folder: Path, resume: bool) -> dict:
