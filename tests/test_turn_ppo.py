@@ -165,3 +165,14 @@ def test_under_the_win_return_a_deal_nobody_won_is_worth_a_loss():
                  (UNIFORM, None))["outcomes"]
     assert 0 < (shares == 0.5).sum() < len(shares)  # some choices were made in deals that blocked
     np.testing.assert_array_equal(wins, (shares == 1.0).astype(np.float32))
+
+
+def test_the_demo_config_trains_the_run_of_the_shipped_turn_ppo_model():
+    """README: make demo (configs/default.yaml) is the run of models/turn-ppo-2p; only the torch
+    threads are left to the machine in the demo."""
+    from dataclasses import asdict
+
+    configs = CONFIG.parents[2] / "configs"
+    demo, shipped = (asdict(config_mod.load(configs / name, None)) for name in ("default.yaml", "turn-ppo-2p.yaml"))
+    assert demo.pop("update_threads") is None and shipped.pop("update_threads") == 1
+    assert demo == shipped
