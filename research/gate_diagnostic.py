@@ -11,6 +11,12 @@ gain over the heuristic on the same episodes (paired) and the share of episodes 
 duel commits to each chosen line, as the trainer's curve does; ``kc eval`` (and
 ``training/turn_value/shipped.duel``, its compiled twin) re-plans at every move.
 
+    python research/gate_diagnostic.py --model runs/tppo-k32/model --as-card --patience 5,8,12
+
+plays the model as its card says instead (2026-12-05 (evening)): its first network's best line, and
+once the other seat has been careless its second network (or the card's uniform draw) as the card
+plays it (``careless_play``: a line drawn at the turn's start, seeded), over its own candidates.
+
     python research/gate_diagnostic.py --tells --deals 400 --seed 90000000
 
 instead plays the heuristic against the heuristic and against random (engine, one seat each way
@@ -25,7 +31,7 @@ import argparse
 import json
 
 import numpy as np
-from kc_env.training.turn_ppo.rollouts import episode_shares
+from kc_env.training.turn_ppo.rollouts import BEST, BEST_THEN_SAMPLE, episode_shares
 from kc_env.training.turn_ppo.train import ZEROS
 
 from kc_env.agents import turn_value as tv
@@ -36,6 +42,17 @@ def shares(first, against: str, patience: int, seeds: np.ndarray, gated: bool) -
     """The learner's share of each episode (every deal from each seat) against ``against``."""
     return episode_shares(Rules.preset("standard"), 2, seeds, (first, ZEROS if gated else None), k=6,
                           against=against, patience=patience, careless_heuristic=gated).ravel()
+
+
+def card_shares(folder: str, against: str, patience: int, seeds: np.ndarray, few: int | None = None) -> np.ndarray:
+    """The model's share of each episode played as its card says (module docstring), its second
+    network choosing among the first ``few`` candidates if given."""
+    card, first = tv.load(folder)
+    second = tv.load_careless(folder, card) if card.get("careless_layers") else None
+    how = BEST_THEN_SAMPLE if card.get("careless_play") == "sample" else BEST
+    return episode_shares(Rules.preset("standard"), 2, seeds, (first, second), k=card["candidates"],
+                          against=against, patience=patience, how=how, seed=3,
+                          careless_k=few or card.get("careless_candidates")).ravel()
 
 
 def tells(deals: int, seed: int) -> None:
@@ -75,6 +92,9 @@ def tells(deals: int, seed: int) -> None:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", help="a turn-value model folder (its first network plays)")
+    parser.add_argument("--as-card", action="store_true", help="play the model as its card says (module docstring)")
+    parser.add_argument("--careless-candidates", type=int, help="with --as-card: the second network's "
+                        "candidates, instead of the card's")
     parser.add_argument("--tells", action="store_true", help="what the other seat shows (module docstring)")
     parser.add_argument("--deals", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=7_000_000_000)
@@ -89,7 +109,7 @@ def main(argv: list[str] | None = None) -> None:
     for against in ("heuristic", "random"):
         base = shares(ZEROS, against, 0, seeds, False)  # a network of zeros: the heuristic's own pick
         for patience in (int(p) for p in args.patience.split(",")):
-            s = shares(first, against, patience, seeds, True)
+            s = card_shares(args.model, against, patience, seeds, args.careless_candidates) if args.as_card else shares(first, against, patience, seeds, True)
             d = s - base
             print(json.dumps({"against": against, "patience": patience, "share": round(float(s.mean()), 4),
                               "heuristic": round(float(base.mean()), 4),

@@ -80,6 +80,8 @@ def test_updates_move_the_policy_towards_the_candidates_that_win(advantage):
     ("advantage", "gae", "turn_ppo.advantage must be one of outcome, expected"),
     ("returns", "points", "turn_ppo.returns must be one of share, win, not 'points'"),
     ("careless_play", "sample", "turn_ppo.careless_play must be one of best, sample .sample: with gate careless"),
+    ("careless_candidates", 2, "turn_ppo.careless_candidates must be null or an integer from 2 to "
+                               "turn_ppo.candidates, with gate careless or uniform"),
     ("clip_range", 0.0, "clip_range in"),
     ("games", 0, "turn_ppo.iterations and games must be positive"),
 ])
@@ -155,6 +157,22 @@ def test_under_the_uniform_gate_careless_tables_get_a_draw_among_the_candidates(
     played = rollouts.generate(STANDARD, 2, seeds, np.full(16, 0b01), np.full(16, random_code), (first, UNIFORM),
                                seed=1, **kw)
     assert len(played["picks"]) == 0  # a policy playing as a model records nothing
+
+
+def test_the_second_network_chooses_among_the_heuristics_first_careless_candidates():
+    seeds = np.arange(16, dtype=np.int64) + 40
+    random_code = rollouts.OTHERS.index("random")
+    kw = dict(k=6, seed=2, patience=0)
+    every = rollouts.generate(STANDARD, 2, seeds, np.full(16, 0b01), np.full(16, random_code), (UNIFORM, UNIFORM), **kw)
+    few = rollouts.generate(STANDARD, 2, seeds, np.full(16, 0b01), np.full(16, random_code), (UNIFORM, UNIFORM),
+                            careless_k=2, **kw)
+    assert every["valid"][every["nets"] == 1].max() > 2  # without the cap it chooses among more
+    assert few["valid"][few["nets"] == 1].max() == 2 and few["picks"][few["nets"] == 1].max() <= 1
+    assert few["valid"][few["nets"] == 0].max() > 2  # the first network keeps every candidate
+    capped = rollouts.episode_shares(STANDARD, 2, seeds, (UNIFORM, UNIFORM), against="random", careless_k=2,
+                                     how=rollouts.BEST_THEN_SAMPLE, k=6, seed=1)
+    assert not np.array_equal(capped, rollouts.episode_shares(STANDARD, 2, seeds, (UNIFORM, UNIFORM), against="random",
+                                                              how=rollouts.BEST_THEN_SAMPLE, k=6, seed=1))
 
 
 def test_under_the_win_return_a_deal_nobody_won_is_worth_a_loss():

@@ -206,7 +206,7 @@ def test_the_compiled_duel_moves_as_the_shipped_agent_decision_by_decision(prese
                 want = agent.act({"observation": ob, "action_mask": mask})
                 net = shipped.gate(ob.astype(np.float32), mask.astype(np.int8), memory, card["patience"], True)
                 got = shipped.model_action(ob.astype(np.float32), mask.astype(np.int8), net, card["candidates"],
-                                           *first, *loose)
+                                           *first, *loose, card["candidates"])
                 assert got == want, (seed, net)
                 nets.add(int(net))
                 checked += 1

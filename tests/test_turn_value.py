@@ -447,11 +447,12 @@ def test_weights_that_are_not_finite_are_refused(tmp_path, value):
         tv.load(folder)
 
 
-def sampling_model(folder, patience=0):
+def sampling_model(folder, patience=0, careless_candidates=None):
     zeros = [(np.zeros((1, tv.FEATURES), np.float32), np.zeros(1, np.float32))]
     rng = np.random.default_rng(4)
     net = [(rng.normal(0, 0.1, (1, tv.FEATURES)).astype(np.float32), np.zeros(1, np.float32))]
-    return tv.save(folder, net, {"candidates": 4}, careless_layers=zeros, patience=patience, careless_play="sample")
+    return tv.save(folder, net, {"candidates": 4}, careless_layers=zeros, patience=patience, careless_play="sample",
+                   careless_candidates=careless_candidates)
 
 
 def _drawn_turn(agent, text, seed):
@@ -482,10 +483,38 @@ def test_a_sampling_second_network_draws_a_line_at_the_turn_start_and_plays_it_t
     assert card["careless_play"] == "sample"
 
 
+def _candidate_turns(text, k=4):
+    ob, mask = _turn_start(text)
+    lines, lengths = np.zeros((k, tv.turns.MAX_DEPTH), np.int64), np.zeros(k, np.int64)
+    valid, _, _ = tv.candidate_features(ob, mask, k, lines, lengths, np.zeros((k, tv.FEATURES), np.float32))
+    return [tuple(int(m) for m in lines[i, :lengths[i]]) + (actions.END_TURN_ACTION,) for i in range(valid)]
+
+
+def test_careless_candidates_lets_the_second_network_draw_among_the_heuristics_first_few(tmp_path):
+    agent = tv.TurnValueAgent(sampling_model(tmp_path / "few", careless_candidates=2))
+    loose = CAREFUL_TABLE.replace("W: JC", "W: -")
+    candidates = _candidate_turns(loose)
+    assert len(candidates) > 2
+    drawn = {_drawn_turn(agent, loose, seed) for seed in range(24)}
+    assert drawn == set(candidates[:2])
+    card = json.loads((tmp_path / "few" / tv.CARD_FILE).read_text())
+    assert card["careless_candidates"] == 2
+    assert "careless_candidates" not in json.loads((sampling_model(tmp_path / "all", careless_candidates=4) /
+                                                    tv.CARD_FILE).read_text())
+
+
 def test_a_careful_table_gets_the_first_networks_best_line_from_a_sampling_model(tmp_path):
     agent = tv.TurnValueAgent(sampling_model(tmp_path / "sampling"))
     best = {_drawn_turn(agent, CAREFUL_TABLE, seed) for seed in range(8)}
     assert len(best) == 1
+
+
+def _refused(folder, changes, message):
+    card = json.loads((folder / tv.CARD_FILE).read_text())
+    card.update(changes)
+    (folder / tv.CARD_FILE).write_text(json.dumps({k: v for k, v in card.items() if v is not None}))
+    with pytest.raises(tv.ModelError, match=message):
+        tv.load(folder)
 
 
 @pytest.mark.parametrize("changes, message", [
@@ -493,9 +522,16 @@ def test_a_careful_table_gets_the_first_networks_best_line_from_a_sampling_model
     ({"careless_layers": None, "patience": None}, "'careless_play' must be one of best, sample, with 'careless_layers'"),
 ])
 def test_a_bad_careless_play_is_refused(tmp_path, changes, message):
-    folder = sampling_model(tmp_path / "sampling")
-    card = json.loads((folder / tv.CARD_FILE).read_text())
-    card.update(changes)
-    (folder / tv.CARD_FILE).write_text(json.dumps({k: v for k, v in card.items() if v is not None}))
-    with pytest.raises(tv.ModelError, match=message):
-        tv.load(folder)
+    _refused(sampling_model(tmp_path / "sampling"), changes, message)
+
+
+@pytest.mark.parametrize("changes, message", [
+    ({"careless_candidates": 5}, "'careless_candidates' must be an integer from 2 to 'candidates' .4., with "
+                                 "'careless_layers', not 5"),
+    ({"careless_candidates": 1}, "'careless_candidates' must be an integer from 2"),
+    ({"careless_candidates": True}, "'careless_candidates' must be an integer from 2"),
+    ({"careless_candidates": 2, "careless_layers": None, "patience": None, "careless_play": None},
+     "'careless_candidates' must be an integer from 2 to 'candidates' .4., with 'careless_layers', not 2"),
+])
+def test_a_bad_careless_candidates_is_refused(tmp_path, changes, message):
+    _refused(sampling_model(tmp_path / "sampling"), changes, message)

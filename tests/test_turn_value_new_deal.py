@@ -72,7 +72,7 @@ def test_a_pile_cleared_in_the_deal_keeps_a_careless_seat_in_mind_and_the_agent_
             ob, mask = obs["observation"], obs["action_mask"].astype(np.int8)
             net = shipped.gate(ob, mask, memory, card["patience"], 1)
             assert net == tv.CARELESS_NET and agent.seen_careless, move
-            assert shipped.model_action(ob, mask, net, card["candidates"], *nets) == want, move
+            assert shipped.model_action(ob, mask, net, card["candidates"], *nets, card["candidates"]) == want, move
         if move:
             engine.apply(state, engine.parse_move(move))
     assert state.cleared == 1 and not tv.careless(*seen(state).values())

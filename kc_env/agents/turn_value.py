@@ -20,7 +20,9 @@ for its first ``patience`` turns, the first network from then on, and the second
 the deal once a seat has been careless (``gate``, compiled: the trainer's duel plays it too). A
 card with ``careless_play: sample`` plays the second network as a policy over turns does: at the
 start of the turn it draws a line from the softmax of the network's scores (with the agent's seeded
-generator), then follows it to the end of the turn (a line that goes out is always taken). It
+generator), then follows it to the end of the turn (a line that goes out is always taken). A card's
+``careless_candidates`` (at most ``candidates``) lets the second network choose among the heuristic's
+first so many candidates only (a uniform draw among fewer, better lines wins more against random). It
 tells a new deal (``new_deal``) by what no move within a deal does: the deal's first turn, match
 totals that moved, or two cards in its hand it did not hold at its last decision (a turn draws at
 most one); not by the table or the stock, which a cleared pile (``clear_complete_piles``) shrinks
@@ -300,6 +302,7 @@ class TurnValueAgent(Agent):
         self._loose = layer_arrays(loose) if loose else None
         self.patience = int(self.card.get("patience", 0))
         self.samples = self.card.get("careless_play", "best") == "sample"
+        self.careless_candidates = int(self.card.get("careless_candidates", self.candidates))
         self.rng = np.random.default_rng(seed)
         self.reset()
 
@@ -328,6 +331,8 @@ class TurnValueAgent(Agent):
         lengths = np.zeros(k, dtype=np.int64)
         feats = np.zeros((k, FEATURES), dtype=np.float32)
         valid, own, wins = candidate_features(vector(obs), mask_of(obs), k, lines, lengths, feats)
+        if net is not None and net is self._loose:  # the second network chooses among the first few
+            valid = max(min(valid, self.careless_candidates), wins + 1)
         w, b = net or (self._w, self._b)
         vals = value(feats[:valid], w, b) if valid else np.zeros(0, np.float32)
         if wins >= 0:
@@ -354,8 +359,8 @@ class TurnValueAgent(Agent):
         return held.pop(0)
 
     def _draw(self, ob: np.ndarray, mask: np.ndarray) -> list[int]:
-        """A line drawn from the second network's softmax over the candidates (the one that goes
-        out, if any), as its moves and the end of the turn."""
+        """A line drawn from the second network's softmax over the first ``careless_candidates``
+        candidates (the one that goes out, if any), as its moves and the end of the turn."""
         k = self.candidates
         lines = np.zeros((k, turns.MAX_DEPTH), dtype=np.int64)
         lengths = np.zeros(k, dtype=np.int64)
@@ -363,6 +368,7 @@ class TurnValueAgent(Agent):
         valid, own, wins = candidate_features(ob, mask, k, lines, lengths, feats)
         if valid == 0:
             return [int(own)]
+        valid = min(valid, self.careless_candidates)
         pick = wins if wins >= 0 or valid == 1 else 0
         if wins < 0 and valid > 1:
             z = scores(feats[:valid], *self._loose).astype(np.float64)
@@ -409,10 +415,11 @@ def is_turn_value_folder(folder: str | Path) -> bool:
 
 def save(folder: str | Path, layers: list[tuple[np.ndarray, np.ndarray]], card: Mapping[str, Any],
          careless_layers: list[tuple[np.ndarray, np.ndarray]] | None = None, patience: int = 0,
-         careless_play: str = "best") -> Path:
+         careless_play: str = "best", careless_candidates: int | None = None) -> Path:
     """Write a turn-value model: ``layers`` as (weight [out, in], bias [out]) pairs, and its card;
     with ``careless_layers``, the second network, the gate's ``patience`` and how the second network
-    plays (``careless_play``, written when it samples; module docstring).
+    plays (``careless_play``, written when it samples) and among how many candidates
+    (``careless_candidates``, written when fewer than ``candidates``; module docstring).
     Each file is written whole or not at all, and durably (``files.write_atomic``)."""
     import io
 
@@ -429,6 +436,8 @@ def save(folder: str | Path, layers: list[tuple[np.ndarray, np.ndarray]], card: 
         full.update(careless_layers=[int(w.shape[0]) for w, _ in careless_layers], patience=int(patience))
         if careless_play != "best":
             full["careless_play"] = careless_play
+        if careless_candidates is not None and careless_candidates < full["candidates"]:
+            full["careless_candidates"] = int(careless_candidates)
     folders.write_card(folder, full)
     return folder
 
@@ -465,6 +474,11 @@ def read_card(folder: str | Path) -> dict[str, Any]:
                                                                   card.get("careless_layers") is None):
         raise ModelError(f"{card_path}: 'careless_play' must be one of {', '.join(CARELESS_PLAYS)}, with "
                          f"'careless_layers', not {card.get('careless_play')!r}")
+    few = card.get("careless_candidates", k)
+    if isinstance(few, bool) or not isinstance(few, int) or not 2 <= few <= k or (
+            "careless_candidates" in card and card.get("careless_layers") is None):
+        raise ModelError(f"{card_path}: 'careless_candidates' must be an integer from 2 to 'candidates' ({k}), "
+                         f"with 'careless_layers', not {few!r}")
     folders.check_table(card, card_path)
     folders.check_total(card_path, _shapes(card), MAX_WEIGHTS_BYTES)
     return card

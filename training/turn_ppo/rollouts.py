@@ -46,12 +46,13 @@ model plays whose card says nothing of ``careless_play``); ``BEST_THEN_SAMPLE``,
 network's best and a sample of the second's (a card with ``careless_play: sample``: ``gate:
 uniform``). Only ``SAMPLE`` records."""
 
-Policy = namedtuple("Policy", "k seed play gated patience layers_w layers_b loose_w loose_b")
+Policy = namedtuple("Policy", "k seed play gated patience layers_w layers_b loose_w loose_b loose_k")
 Policy.__doc__ = """The learners' policy: the network (relu layers ``layers_w``, ``layers_b`` to one score)
 over the heuristic's ``k`` best candidates, sampled with a generator per game from ``seed`` as
 ``play`` says (``SAMPLE``, ``BEST``, ``BEST_THEN_SAMPLE``); ``gated``: 0 none, 1 the second network ``loose_w``, ``loose_b`` once a seat
-has been careless, ``HEURISTIC_GATE`` the heuristic then; and the gate's ``patience`` (module
-docstring)."""
+has been careless, ``HEURISTIC_GATE`` the heuristic then; the gate's ``patience`` (module
+docstring); and ``loose_k``, how many of the candidates, the heuristic's best first, the second
+network chooses among (a card's ``careless_candidates``)."""
 
 HEURISTIC_GATE = 2
 """``Policy.gated`` for a gate that hands careless tables to the heuristic (``gate: heuristic``)."""
@@ -80,11 +81,11 @@ def network_of(ob, mask, memory, policy):
 def play(deals, num_players, rules_row, rules_vec, policy, out):
     """Play every deal of ``deals`` (``turn_value.learn.Deals``) into ``out`` (``Choices``)."""
     seeds, dealers, learners, others = deals  # numba cannot hand a namedtuple to a prange body (numba#4846)
-    k, seed, how, gated, patience, layers_w, layers_b, loose_w, loose_b = policy
+    k, seed, how, gated, patience, layers_w, layers_b, loose_w, loose_b, loose_k = policy
     feats, valid, picks, logps, seats, nets, counts, shares = out
     for i in prange(seeds.shape[0]):
         _play_deal(np.int64(i), Deals(seeds, dealers, learners, others), num_players, rules_row, rules_vec,
-                   Policy(k, seed, how, gated, patience, layers_w, layers_b, loose_w, loose_b),
+                   Policy(k, seed, how, gated, patience, layers_w, layers_b, loose_w, loose_b, loose_k),
                    Choices(feats, valid, picks, logps, seats, nets, counts, shares))
 
 
@@ -121,6 +122,8 @@ def _choose_turn(g, b, ob, mask, policy, net, rng, out, i, n, scratch):
     if wins >= 0:
         pick = wins
     elif valid > 1 and net != HEURISTIC_TURN:
+        if net == 1:
+            valid = min(valid, policy.loose_k)
         if net == 0:
             z = scores(feats[:valid], policy.layers_w, policy.layers_b).astype(np.float64)
         else:
@@ -157,11 +160,13 @@ def _sample(p, u):
 
 def generate(rules, num_players: int, seeds: np.ndarray, learners: np.ndarray, others: np.ndarray, nets, *,
              k: int, seed: int = 0, how: int = SAMPLE, patience: int = 0, max_moves: int = 1000,
-             max_records: int = 80, careless_heuristic: bool = False) -> dict[str, np.ndarray]:
+             max_records: int = 80, careless_heuristic: bool = False,
+             careless_k: int | None = None) -> dict[str, np.ndarray]:
     """Play the deals ``seeds`` (dealer ``seed % players``; ``learners[i]``: bit ``s`` for each
     seat that learns; ``others[i]``: the code of what the other seats play) with the policy
     ``nets``: (first network, second network or None for no gate), each numpy (weight, bias)
-    pairs; with ``careless_heuristic``, the heuristic plays instead of the second network; ``how``
+    pairs; with ``careless_heuristic``, the heuristic plays instead of the second network, which
+    otherwise chooses among the first ``careless_k`` candidates (all ``k`` by default); ``how``
     as ``Policy.play`` (only ``SAMPLE`` records choices). Returns
     every recorded choice: ``feats [N, k, FEATURES]``, ``valid``, ``picks``, ``logps``, ``nets``
     (which network chose), ``outcomes`` (the chooser's share of its deal), and ``shares`` (every
@@ -175,7 +180,7 @@ def generate(rules, num_players: int, seeds: np.ndarray, learners: np.ndarray, o
                   np.zeros((n, rows), np.int64), np.zeros(n, np.int64), np.zeros((n, num_players), np.float64))
     gated = HEURISTIC_GATE if careless_heuristic else int(loose is not None)
     policy = Policy(k, seed, int(how), gated, int(patience), *layer_arrays(first),
-                    *layer_arrays(loose if loose is not None else first))
+                    *layer_arrays(loose if loose is not None else first), int(careless_k or k))
     play(Deals(seeds, seeds % num_players, np.asarray(learners, np.int64), np.asarray(others, np.int64)),
          num_players, rrow, rvec, policy, out)
     keep = np.arange(rows)[None, :] < out.counts[:, None]
@@ -187,7 +192,7 @@ def generate(rules, num_players: int, seeds: np.ndarray, learners: np.ndarray, o
 
 def episode_shares(rules, num_players: int, seeds: np.ndarray, nets, *, k: int, against: str, patience: int = 0,
                    max_moves: int = 1000, careless_heuristic: bool = False, how: int = BEST,
-                   seed: int = 0) -> np.ndarray:
+                   seed: int = 0, careless_k: int | None = None) -> np.ndarray:
     """The policy's share of each episode (gated, and playing as ``how`` says: by default its best
     candidate) in one seat against ``against`` in the others, every deal once from each seat:
     ``[deal, seat]``; ``seed`` seeds the samples (the policy's and ``random``'s)."""
@@ -196,7 +201,7 @@ def episode_shares(rules, num_players: int, seeds: np.ndarray, nets, *, k: int, 
     learner = np.tile(np.arange(num_players), len(seeds))
     shares = generate(rules, num_players, all_seeds, 1 << learner, np.full(len(all_seeds), OTHERS.index(against)),
                       nets, k=k, seed=seed, how=how, patience=patience, max_moves=max_moves,
-                      careless_heuristic=careless_heuristic)["shares"]
+                      careless_heuristic=careless_heuristic, careless_k=careless_k)["shares"]
     return shares[np.arange(len(all_seeds)), learner].reshape(len(seeds), num_players)
 
 

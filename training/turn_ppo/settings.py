@@ -69,6 +69,11 @@ class TurnPPOSettings:
     """How the model plays its second network (``gate: careless``): ``best``, the best-scored
     candidate, re-planned at every move; ``sample``, a line drawn from its softmax at the turn's
     start, as in training (the card's ``careless_play``). ``gate: uniform`` always samples."""
+    careless_candidates: int | None = None
+    """Under ``gate: careless`` or ``uniform``: the second network chooses among the heuristic's first
+    this many candidates only (null: all ``candidates``; the card's ``careless_candidates``). A
+    uniform draw among the heuristic's best 6 wins more against random than among its best 16 or
+    32 (research/experiments.md 2026-12-05 (evening)), while the first network keeps them all."""
     patience: int = 0
     """Under a gate: the seat plays the heuristic's own turn for its first this
     many clean turns of a deal."""
@@ -103,4 +108,8 @@ def checks(config: Any) -> list[tuple[bool, str]]:
          f"turn_ppo.careless_play must be one of {', '.join(CARELESS_PLAYS)} (sample: with gate careless or "
          f"uniform), not {t.careless_play!r}"),
         (type(t.patience) is int and 0 <= t.patience <= 100, "turn_ppo.patience must be an integer from 0 to 100"),
+        (t.careless_candidates is None or (type(t.careless_candidates) is int and type(t.candidates) is int and
+                                           2 <= t.careless_candidates <= t.candidates and t.gate in ("careless", "uniform")),
+         "turn_ppo.careless_candidates must be null or an integer from 2 to turn_ppo.candidates, with gate "
+         f"careless or uniform, not {t.careless_candidates!r}"),
     ]

@@ -204,7 +204,8 @@ def _play(cfg, it: int, nets) -> dict[str, np.ndarray]:
         np.zeros(len(seeds), np.int64)
     parts = [rollouts.generate(cfg.rules_object(), n, seeds[at:at + 512], learners[at:at + 512], others[at:at + 512],
                                nets, k=t.candidates, seed=cfg.seed * 10**6 + it * 10**3 + at // 512,
-                               patience=t.patience, max_moves=cfg.max_moves, careless_heuristic=t.gate == "heuristic")
+                               patience=t.patience, max_moves=cfg.max_moves, careless_heuristic=t.gate == "heuristic",
+                               careless_k=t.careless_candidates)
              for at in range(0, len(seeds), 512)]
     data = {key: np.concatenate([p[key] for p in parts]) for key in parts[0] if key != "shares"}
     if t.returns == "win":  # a blocked deal's 1 / players is worth a loss
@@ -220,6 +221,7 @@ def _evaluate(cfg, nets, point: dict) -> dict:
         share, half = rollouts.duel(cfg.rules_object(), cfg.num_players, np.arange(cfg.eval.deals, dtype=np.int64) + first,
                                     nets, k=cfg.turn_ppo.candidates, against=spec, patience=cfg.turn_ppo.patience,
                                     max_moves=cfg.max_moves, careless_heuristic=cfg.turn_ppo.gate == "heuristic",
+                                    careless_k=cfg.turn_ppo.careless_candidates,
                                     how=play_of(cfg.turn_ppo))
         point[spec] = [round(share, 4), round(max(0.0, share - half), 4), round(min(1.0, share + half), 4)]
     return point
@@ -255,4 +257,5 @@ def _save_model(cfg, where: Path, nets, curve: list[dict]) -> Path:
         "trained": {"trainer": "turn_ppo", "iterations": t.iterations, "games_per_iteration": t.games,
                     "self_play": t.self_play, "against": list(t.against), "advantage": t.advantage,
                     "gate": t.gate, "start": t.start, "seed": cfg.seed, "curve": curve}},
-        careless_layers=nets[1], patience=t.patience, careless_play=careless_play(t))
+        careless_layers=nets[1], patience=t.patience, careless_play=careless_play(t),
+        careless_candidates=t.careless_candidates)

@@ -37,14 +37,17 @@ from .learn import rules_arrays
 
 
 @njit
-def model_action(ob, mask, net, k, first_w, first_b, loose_w, loose_b):
-    """``TurnValueAgent.act`` by the network ``net`` (``HEURISTIC_NET``: the heuristic's own move)."""
+def model_action(ob, mask, net, k, first_w, first_b, loose_w, loose_b, loose_k):
+    """``TurnValueAgent.act`` by the network ``net`` (``HEURISTIC_NET``: the heuristic's own move;
+    the second network chooses among the first ``loose_k`` candidates)."""
     lines = np.zeros((k, turns.MAX_DEPTH), dtype=np.int64)
     lengths = np.zeros(k, dtype=np.int64)
     feats = np.zeros((k, FEATURES), dtype=np.float32)
     valid, own, wins = candidate_features(ob, mask, k, lines, lengths, feats)
     if net == HEURISTIC_NET or valid < 2:
         return own
+    if net != FIRST_NET:
+        valid = max(min(valid, loose_k), wins + 1)
     vals = value(feats[:valid], first_w, first_b) if net == FIRST_NET else value(feats[:valid], loose_w, loose_b)
     if wins >= 0:
         vals[wins] = np.inf
@@ -54,25 +57,25 @@ def model_action(ob, mask, net, k, first_w, first_b, loose_w, loose_b):
 
 @njit_parallel
 def play_duel(seeds, seats, num_players, others, rules_row, rules_vec, k, patience, gated,
-              first_w, first_b, loose_w, loose_b, shares):
+              first_w, first_b, loose_w, loose_b, loose_k, shares):
     """Deal ``seeds[i]`` (dealer ``seed % players``) with the model in seat ``seats[i]`` and
     ``OTHERS[others]`` in the rest; the model's share of each into ``shares[i]``."""
     for i in prange(seeds.shape[0]):
         shares[i] = _play(seeds[i], seats[i], num_players, others, rules_row, rules_vec, k, patience, gated,
-                          first_w, first_b, loose_w, loose_b, np.uint64(i))
+                          first_w, first_b, loose_w, loose_b, loose_k, np.uint64(i))
 
 
 @njit
 def _play(seed, learner, num_players, others, rules_row, rules_vec, k, patience, gated,
-          first_w, first_b, loose_w, loose_b, stream):
+          first_w, first_b, loose_w, loose_b, loose_k, stream):
     t = new_table(rules_row, seed, seed % num_players, num_players, seed, stream)
     memory = np.zeros(GATE_MEMORY, dtype=np.int64)  # one deal: nothing to tell apart
     seat = to_act(t, rules_vec)
     while seat >= 0:
         if seat == learner:
             net = gate(t.ob, t.mask, memory, patience, gated)
-            K.apply_action(t.g, TABLE_ROW, model_action(t.ob, t.mask, net, k, first_w, first_b, loose_w, loose_b),
-                           t.scratch)
+            K.apply_action(t.g, TABLE_ROW, model_action(t.ob, t.mask, net, k, first_w, first_b, loose_w, loose_b,
+                                                         loose_k), t.scratch)
         else:
             others_move(t, others)
         seat = to_act(t, rules_vec)
@@ -101,7 +104,8 @@ def duel(folder, rules, num_players: int, seeds, against: str = "heuristic", max
     rrow, rvec = rules_arrays(rules, max_moves)
     shares = np.zeros(len(all_seeds), np.float64)
     play_duel(all_seeds, seats, num_players, OTHERS.index(against), rrow, rvec, int(card["candidates"]),
-              int(card.get("patience", 0)), gated, first_w, first_b, loose_w, loose_b, shares)
+              int(card.get("patience", 0)), gated, first_w, first_b, loose_w, loose_b,
+              int(card.get("careless_candidates", card["candidates"])), shares)
     per_deal = shares.reshape(len(seeds), num_players).mean(axis=1)
     return float(per_deal.mean()), float(1.96 * per_deal.std() / np.sqrt(len(per_deal))), per_deal
 
