@@ -15,7 +15,9 @@ duel commits to each chosen line, as the trainer's curve does; ``kc eval`` (and
 
 plays the model as its card says instead (2026-12-05 (evening)): its first network's best line, and
 once the other seat has been careless its second network (or the card's uniform draw) as the card
-plays it (``careless_play``: a line drawn at the turn's start, seeded), over its own candidates.
+plays it (``careless_play``: a line drawn at the turn's start, seeded), over its own candidates
+(``--careless-candidates M``: among the heuristic's first M instead of the card's). ``--rules
+PRESET --players N`` plays at another table.
 
     python research/gate_diagnostic.py --tells --deals 400 --seed 90000000
 
@@ -38,19 +40,21 @@ from kc_env.agents import turn_value as tv
 from kc_env.rules import Rules
 
 
-def shares(first, against: str, patience: int, seeds: np.ndarray, gated: bool) -> np.ndarray:
-    """The learner's share of each episode (every deal from each seat) against ``against``."""
-    return episode_shares(Rules.preset("standard"), 2, seeds, (first, ZEROS if gated else None), k=6,
+def shares(first, against: str, patience: int, seeds: np.ndarray, gated: bool, table=("standard", 2)) -> np.ndarray:
+    """The learner's share of each episode (every deal from each seat) against ``against`` at
+    ``table`` (a preset and the players)."""
+    return episode_shares(Rules.preset(table[0]), table[1], seeds, (first, ZEROS if gated else None), k=6,
                           against=against, patience=patience, careless_heuristic=gated).ravel()
 
 
-def card_shares(folder: str, against: str, patience: int, seeds: np.ndarray, few: int | None = None) -> np.ndarray:
+def card_shares(folder: str, against: str, patience: int, seeds: np.ndarray, few: int | None = None,
+                table=("standard", 2)) -> np.ndarray:
     """The model's share of each episode played as its card says (module docstring), its second
     network choosing among the first ``few`` candidates if given."""
     card, first = tv.load(folder)
     second = tv.load_careless(folder, card) if card.get("careless_layers") else None
     how = BEST_THEN_SAMPLE if card.get("careless_play") == "sample" else BEST
-    return episode_shares(Rules.preset("standard"), 2, seeds, (first, second), k=card["candidates"],
+    return episode_shares(Rules.preset(table[0]), table[1], seeds, (first, second), k=card["candidates"],
                           against=against, patience=patience, how=how, seed=3,
                           careless_k=few or card.get("careless_candidates")).ravel()
 
@@ -95,6 +99,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--as-card", action="store_true", help="play the model as its card says (module docstring)")
     parser.add_argument("--careless-candidates", type=int, help="with --as-card: the second network's "
                         "candidates, instead of the card's")
+    parser.add_argument("--rules", default="standard", help="the preset to play (not --tells)")
+    parser.add_argument("--players", type=int, default=2, help="the seats at the table (not --tells)")
     parser.add_argument("--tells", action="store_true", help="what the other seat shows (module docstring)")
     parser.add_argument("--deals", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=7_000_000_000)
@@ -105,11 +111,13 @@ def main(argv: list[str] | None = None) -> None:
     if not args.model:
         parser.error("--model is required (or --tells)")
     _, first = tv.load(args.model)
+    table = (args.rules, args.players)
     seeds = np.arange(args.seed, args.seed + args.deals, dtype=np.int64)
     for against in ("heuristic", "random"):
-        base = shares(ZEROS, against, 0, seeds, False)  # a network of zeros: the heuristic's own pick
+        base = shares(ZEROS, against, 0, seeds, False, table)  # a network of zeros: the heuristic's own pick
         for patience in (int(p) for p in args.patience.split(",")):
-            s = card_shares(args.model, against, patience, seeds, args.careless_candidates) if args.as_card else shares(first, against, patience, seeds, True)
+            s = card_shares(args.model, against, patience, seeds, args.careless_candidates, table) if args.as_card \
+                else shares(first, against, patience, seeds, True, table)
             d = s - base
             print(json.dumps({"against": against, "patience": patience, "share": round(float(s.mean()), 4),
                               "heuristic": round(float(base.mean()), 4),
