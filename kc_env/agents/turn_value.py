@@ -191,6 +191,14 @@ _SIDES = np.array(_SIDE_LENGTHS, dtype=np.int64)
 
 
 @njit
+def careless_shown(valid, wins, few):
+    """How many of the ``valid`` candidates the second network chooses among: the heuristic's
+    first ``few`` (a card's ``careless_candidates``), and always the line that goes out
+    (``wins``, -1 for none)."""
+    return max(min(valid, few), wins + 1)
+
+
+@njit
 def careless(ob, mask):
     """Whether, at the start of the seat's turn and after another seat's turn, a pile move is open
     or a side is empty: what the heuristic, which takes every pile move and fills every side it
@@ -332,7 +340,7 @@ class TurnValueAgent(Agent):
         feats = np.zeros((k, FEATURES), dtype=np.float32)
         valid, own, wins = candidate_features(vector(obs), mask_of(obs), k, lines, lengths, feats)
         if net is not None and net is self._loose:  # the second network chooses among the first few
-            valid = max(min(valid, self.careless_candidates), wins + 1)
+            valid = careless_shown(valid, wins, self.careless_candidates)
         w, b = net or (self._w, self._b)
         vals = value(feats[:valid], w, b) if valid else np.zeros(0, np.float32)
         if wins >= 0:
@@ -368,7 +376,7 @@ class TurnValueAgent(Agent):
         valid, own, wins = candidate_features(ob, mask, k, lines, lengths, feats)
         if valid == 0:
             return [int(own)]
-        valid = min(valid, self.careless_candidates)
+        valid = careless_shown(valid, wins, self.careless_candidates)
         pick = wins if wins >= 0 or valid == 1 else 0
         if wins < 0 and valid > 1:
             z = scores(feats[:valid], *self._loose).astype(np.float64)

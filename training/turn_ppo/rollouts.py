@@ -30,6 +30,7 @@ from kc_env.agents.turn_value import (
     GATE_MEMORY,
     HEURISTIC_NET,
     candidate_features,
+    careless_shown,
     gate,
     layer_arrays,
     scores,
@@ -123,7 +124,7 @@ def _choose_turn(g, b, ob, mask, policy, net, rng, out, i, n, scratch):
         pick = wins
     elif valid > 1 and net != HEURISTIC_TURN:
         if net == 1:
-            valid = min(valid, policy.loose_k)
+            valid = careless_shown(valid, wins, policy.loose_k)
         if net == 0:
             z = scores(feats[:valid], policy.layers_w, policy.layers_b).astype(np.float64)
         else:

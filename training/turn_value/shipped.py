@@ -26,6 +26,7 @@ from kc_env.agents.turn_value import (
     GATE_MEMORY,
     HEURISTIC_NET,
     candidate_features,
+    careless_shown,
     gate,
     layer_arrays,
     value,
@@ -47,7 +48,7 @@ def model_action(ob, mask, net, k, first_w, first_b, loose_w, loose_b, loose_k):
     if net == HEURISTIC_NET or valid < 2:
         return own
     if net != FIRST_NET:
-        valid = max(min(valid, loose_k), wins + 1)
+        valid = careless_shown(valid, wins, loose_k)
     vals = value(feats[:valid], first_w, first_b) if net == FIRST_NET else value(feats[:valid], loose_w, loose_b)
     if wins >= 0:
         vals[wins] = np.inf
