@@ -1,0 +1,88 @@
+"""Several turn-value models as one: a network that scores a candidate turn by the mean of the
+models' scores (their hidden units side by side, each output weight divided by their number).
+
+    python -m kc_env.training.turn_value.ensemble OUT MODEL [MODEL ...]
+
+PPO runs of one config that differ only in their seed (or their width) end at different policies
+of about the same strength; the mean of their scores is the product of their policies (each a
+softmax of its scores), which is steadier than any one of them (research/experiments.md,
+2026-12-05 (night)). The models must have one hidden layer each and share the candidates, the
+table, the gate (patience and the second network) and how the second network plays: the folded
+model keeps those from the first, and its card lists the models it folds (``trained.ensemble_of``:
+each one's ``trained`` block). Read and written as every turn-value model is (checked, atomic).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import numpy as np
+
+from kc_env.agents import turn_value
+
+SHARED = ("candidates", "num_players", "rules", "tables", "careless_layers", "patience", "careless_play",
+          "careless_candidates")
+"""What every folded model must agree on (its card's keys): how the model plays, less the network."""
+
+
+def fold(folders: list[str | Path]):
+    """(card, first network's layers, second network's layers or None) of the mean of the models
+    in ``folders``; ``ValueError`` naming the first model that cannot be folded with the others."""
+    if not folders:
+        raise ValueError("no models to fold")
+    models = [turn_value.load(f) for f in folders]
+    first = models[0][0]
+    for folder, (card, layers) in zip(folders, models, strict=True):
+        if len(layers) != 2:
+            raise ValueError(f"{folder}: {len(layers) - 1} hidden layers; only models with one fold")
+        differ = [key for key in SHARED if card.get(key) != first.get(key)]
+        if differ:
+            raise ValueError(f"{folder}: its {', '.join(differ)} differ from {folders[0]}'s")
+    careless = turn_value.load_careless(folders[0], first) if first.get("careless_layers") else None
+    for folder, (card, _) in zip(folders[1:], models[1:], strict=True):
+        theirs = turn_value.load_careless(folder, card) if careless is not None else None
+        if careless is not None and not all(np.array_equal(a, b) for mine, other in zip(careless, theirs, strict=True)
+                                            for a, b in zip(mine, other, strict=True)):
+            raise ValueError(f"{folder}: its second network differs from {folders[0]}'s")
+    n = len(models)
+    hidden = (np.concatenate([layers[0][0] for _, layers in models]),
+              np.concatenate([layers[0][1] for _, layers in models]))
+    output = (np.concatenate([layers[1][0] for _, layers in models], axis=1) / n,
+              np.mean([layers[1][1] for _, layers in models], axis=0))
+    card = {key: first[key] for key in ("candidates", "num_players", "rules", "tables") if key in first}
+    card["trained"] = {"trainer": "ensemble", "ensemble_of": [_trained(f, c) for f, (c, _) in
+                                                              zip(folders, models, strict=True)]}
+    return card, [hidden, output], careless
+
+
+def _trained(folder, card) -> dict:
+    """What a folded model's card says of its training, less its curve (the model's own card keeps it)."""
+    return {"folder": str(folder), **{k: v for k, v in card.get("trained", {}).items() if k != "curve"}}
+
+
+def write(out: str | Path, folders: list[str | Path]) -> Path:
+    """Fold ``folders`` (``fold``) and save the model in ``out``."""
+    card, layers, careless = fold(folders)
+    first = turn_value.read_card(folders[0])
+    return turn_value.save(out, layers, card, careless, patience=first.get("patience", 0),
+                           careless_play=first.get("careless_play", "best"),
+                           careless_candidates=first.get("careless_candidates"))
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m kc_env.training.turn_value.ensemble",
+                                     description=__doc__.split("\n\n")[0])
+    parser.add_argument("out", help="the folded model's folder")
+    parser.add_argument("models", nargs="+", help="turn-value model folders with one hidden layer each")
+    args = parser.parse_args(argv)
+    try:
+        out = write(args.out, args.models)
+    except (ValueError, turn_value.ModelError) as err:
+        parser.exit(2, f"error: {err}\n")
+    print(f"{out}: the mean of {len(args.models)} models")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
