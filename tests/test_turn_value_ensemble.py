@@ -65,3 +65,10 @@ def test_the_command_names_a_folder_that_is_not_a_model(tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert err.startswith("error:") and "empty" in err and len(err.splitlines()) == 1
     assert not (tmp_path / "out").exists()
+
+
+def test_the_gate_patience_may_be_set_for_the_folded_model(tmp_path):
+    folders = [gated_model(tmp_path / f"m{i}", 4, seed=i) for i in range(2)]
+    assert tv.read_card(ensemble.write(tmp_path / "p9", folders, patience=9))["patience"] == 9
+    with pytest.raises(ValueError, match="patience 101"):
+        ensemble.write(tmp_path / "bad", folders, patience=101)

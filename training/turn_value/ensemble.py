@@ -61,11 +61,16 @@ def _trained(folder, card) -> dict:
     return {"folder": str(folder), **{k: v for k, v in card.get("trained", {}).items() if k != "curve"}}
 
 
-def write(out: str | Path, folders: list[str | Path]) -> Path:
-    """Fold ``folders`` (``fold``) and save the model in ``out``."""
+def write(out: str | Path, folders: list[str | Path], patience: int | None = None) -> Path:
+    """Fold ``folders`` (``fold``) and save the model in ``out``, with the gate's ``patience`` if
+    given (the models' own otherwise): how many clean turns the heuristic plays is the player's
+    choice, not the network's."""
     card, layers, careless = fold(folders)
     first = turn_value.read_card(folders[0])
-    return turn_value.save(out, layers, card, careless, patience=first.get("patience", 0),
+    if patience is not None and (careless is None or not 0 <= patience <= 100):
+        raise ValueError(f"--patience {patience}: only a gated model has one, from 0 to 100")
+    patience = first.get("patience", 0) if patience is None else patience
+    return turn_value.save(out, layers, card, careless, patience=patience,
                            careless_play=first.get("careless_play", "best"),
                            careless_candidates=first.get("careless_candidates"))
 
@@ -75,9 +80,10 @@ def main(argv=None) -> int:
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("out", help="the folded model's folder")
     parser.add_argument("models", nargs="+", help="turn-value model folders with one hidden layer each")
+    parser.add_argument("--patience", type=int, help="the gate's patience (default: the models')")
     args = parser.parse_args(argv)
     try:
-        out = write(args.out, args.models)
+        out = write(args.out, args.models, args.patience)
     except (ValueError, turn_value.ModelError) as err:
         parser.exit(2, f"error: {err}\n")
     print(f"{out}: the mean of {len(args.models)} models")
