@@ -3,6 +3,9 @@ with the search's *chosen* line as the target (ExIt's low-noise classification t
 its 4-player bar; research/experiments.md, "2026-12-05 (night): distilling search-4p"):
 
     NUMBA_NUM_THREADS=1 python research/distil_search.py label --deals 3000 --seed 93000000 --out runs/distil-4p
+    NUMBA_NUM_THREADS=1 python research/distil_search.py label --deals 3000 --seed 97000000 --out runs/dagger-4p-1 \
+        --student runs/distil-4p/model
+    python research/distil_search.py fit --data runs/distil-4p runs/dagger-4p-1 --model runs/dagger-4p-1/model --anchor
     python research/distil_search.py fit --data runs/distil-4p --model runs/distil-4p/model --hidden 64
     python research/distil_search.py duel --model runs/distil-4p/model --deals 4000 --seed 94000
 
@@ -13,10 +16,12 @@ keeps the observation and the line it chose; each is then turned into the shippe
 and the index of the one that ends where the chosen line ends. Decisions with a line that goes out
 (the model always takes it) or whose chosen end is not among the candidates are dropped (counted).
 Written in chunks of 50 deals (``chunk-NNNNN.npz``), so a killed run resumes where it stopped.
+With ``--student MODEL`` (DAgger, ExIt's loop) the model plays the seat and the search only labels
+the positions the model reaches: the search's own play never shows it the model's mistakes.
 
 ``fit``: a relu network over the candidates' features, the cross-entropy of its softmax against
-the search's pick (``endgame_ranking.fit_network``, loss ``choice``), a tenth of the decisions
-(every tenth chunk) held out: its agreement with the search there, beside the heuristic's own
+the search's pick (``endgame_ranking.fit_network``, loss ``choice``) over every ``--data`` folder's
+decisions, a tenth of them (every tenth chunk of each folder) held out: its agreement with the search there, beside the heuristic's own
 pick's (candidate 0). Saved as a turn-value model folder for the table it was labelled at.
 
 ``duel``: the model as it ships (``shipped.duel``, compiled) in one seat against three of the
@@ -94,14 +99,27 @@ def target(ob: np.ndarray, mask: np.ndarray, line: np.ndarray, k: int):
     return (feats[:valid], int(same[0])) if len(same) else "not_a_candidate"
 
 
-def label_chunk(rules: Rules, players: int, seed: int, lo: int, hi: int, k: int, out: Path) -> dict:
+class Student:
+    """DAgger's seat: the search labels every position (``teacher.act`` keeps its chosen line where
+    it searches), the student's move is played."""
+
+    def __init__(self, student, teacher: Recorder) -> None:
+        self.student, self.teacher = student, teacher
+
+    def act(self, obs) -> int:
+        self.teacher.act(obs)
+        return self.student.act(obs)
+
+
+def label_chunk(rules: Rules, players: int, seed: int, lo: int, hi: int, k: int, out: Path,
+                student: str | None = None) -> dict:
     xs, picks, counts = [], [], {"goes_out": 0, "no_choice": 0, "not_a_candidate": 0, "kept": 0}
     for i in range(lo, hi):
         seat = i % players
         state = engine.new_deal(rules, players, seed=deal_seed(seed, i), dealer=0)
         me = Recorder.from_spec(SEARCH_4P, seed=agent_seed(seed, i, seat))
         seats = [load("heuristic", seed=agent_seed(seed, i, s)) for s in range(players)]
-        seats[seat] = me
+        seats[seat] = me if student is None else Student(load(student, seed=agent_seed(seed, i, seat)), me)
         play_deal(state, seats)
         for ob, mask, line in me.kept:
             row = target(ob, mask, line, k)
@@ -126,14 +144,18 @@ def label(args) -> None:
         if path.exists():
             continue
         started = time.time()
-        counts = label_chunk(rules, args.players, args.seed, lo, min(args.deals, lo + CHUNK), args.candidates, path)
+        counts = label_chunk(rules, args.players, args.seed, lo, min(args.deals, lo + CHUNK), args.candidates, path,
+                             args.student)
         print(json.dumps({"chunk": path.name, **counts, "seconds": round(time.time() - started, 1)}), flush=True)
 
 
-def read(folder: Path):
-    """Every chunk's decisions: (features [n, F] each, picks), and which chunk each came from."""
+def read(folders: list[Path]):
+    """Every chunk's decisions: (features [n, F] each, picks), and which chunk each came from (the
+    ``f``-th folder's ``c``-th chunk is ``100_000 * f + c``)."""
     rows, picks, chunk = [], [], []
-    for c, path in enumerate(sorted(folder.glob("chunk-*.npz"))):
+    paths = [(100_000 * f + c, path) for f, folder in enumerate(folders)
+             for c, path in enumerate(sorted(folder.glob("chunk-*.npz")))]
+    for c, path in paths:
         with np.load(path) as z:
             cuts = np.cumsum(z["sizes"])[:-1]
             rows += np.split(z["x"], cuts) if len(z["sizes"]) else []
@@ -154,7 +176,7 @@ def padded(rows, picks, k: int):
 
 
 def fit(args) -> None:
-    rows, picks, chunk = read(Path(args.data))
+    rows, picks, chunk = read([Path(d) for d in args.data])
     held = chunk % 10 == 9
     k = max(len(r) for r in rows)
     train = [i for i in range(len(rows)) if not held[i]]
@@ -258,8 +280,9 @@ def main(argv=None) -> int:
     lab.add_argument("--deals", type=int, required=True)
     lab.add_argument("--seed", type=int, required=True)
     lab.add_argument("--out", required=True)
+    lab.add_argument("--student", help="a turn-value model folder that plays the seat (DAgger); the search labels")
     f = sub.choices["fit"]
-    f.add_argument("--data", required=True)
+    f.add_argument("--data", required=True, nargs="+")
     f.add_argument("--model", required=True)
     f.add_argument("--hidden", type=int, default=64)
     f.add_argument("--epochs", type=int, default=30)
