@@ -240,9 +240,9 @@ def fit_anchored(train, val, *, hidden: int, epochs: int, lr: float, weight_deca
             opt.zero_grad()
             err.backward()
             opt.step()
-        layers = _folded(net, float(a))
+        layers = _folded(net, float(a.detach()))
         agree = float(np.mean(net_picks(layers, val[0], val[2]) == val[1].argmax(1)))
-        log(f"epoch {epoch + 1}: a {float(a):.2f}, validation agreement {agree:.4f}")
+        log(f"epoch {epoch + 1}: a {float(a.detach()):.2f}, validation agreement {agree:.4f}")
         if agree > best:
             best, kept = agree, layers
     return kept
