@@ -194,3 +194,19 @@ def test_the_demo_config_trains_the_run_of_the_shipped_turn_ppo_model():
     demo, shipped = (asdict(config_mod.load(configs / name, None)) for name in ("default.yaml", "turn-ppo-2p.yaml"))
     assert demo.pop("update_threads") is None and shipped.pop("update_threads") == 1
     assert demo == shipped
+
+
+def test_a_network_started_from_a_loaded_model_copies_its_read_only_arrays_without_a_warning():
+    """``--resume`` and ``start:`` begin from a model folder's arrays, which numpy loads read-only;
+    torch warned on every resume that it cannot share them (the run's log of 2026-12-06)."""
+    import warnings
+
+    from kc_env.training.turn_value.learn import numpy_layers, torch_network
+
+    start = [(np.ones((3, FEATURES), np.float32), np.zeros(3, np.float32)), (np.ones((1, 3), np.float32), np.ones(1, np.float32))]
+    for w, b in start:
+        w.flags.writeable = b.flags.writeable = False
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        _, linears = torch_network(FEATURES, [3], 0, start)
+    assert all((w == w2).all() and (b == b2).all() for (w, b), (w2, b2) in zip(start, numpy_layers(linears), strict=True))

@@ -162,8 +162,8 @@ def torch_network(inputs: int, hidden, seed: int, start):
     if start is not None:
         with torch.no_grad():
             for lin, (w, b) in zip(linears, start, strict=True):
-                lin.weight.copy_(torch.from_numpy(np.asarray(w)))
-                lin.bias.copy_(torch.from_numpy(np.asarray(b)))
+                lin.weight.copy_(torch.from_numpy(np.array(w)))  # a copy: a loaded model's arrays are read-only
+                lin.bias.copy_(torch.from_numpy(np.array(b)))
     return net, linears
 
 
