@@ -87,6 +87,8 @@ def test_it_takes_a_line_that_goes_out():
 @pytest.mark.parametrize("change, message", [
     (lambda card, arrays: card.update(format="other"), "not a turn-value model card"),
     (lambda card, arrays: card.update(features_version=99), "features"),
+    (lambda card, arrays: card.update(features=293), "'features' must be 294 .* not 293"),
+    (lambda card, arrays: card.update(features="abc"), "'features' must be 294 .* not 'abc'"),
     (lambda card, arrays: card.update(candidates=1), "'candidates' must be an integer from 2 to 64"),
     (lambda card, arrays: card.update(layers=[8, 2]), "'layers' must list the layer sizes, ending in 1"),
     (lambda card, arrays: arrays.update(w0=np.zeros((8, 3), np.float32)), "array w0 has shape \\(8, 3\\)"),
@@ -518,8 +520,9 @@ def _refused(folder, changes, message):
 
 
 @pytest.mark.parametrize("changes, message", [
-    ({"careless_play": "often"}, "'careless_play' must be one of best, sample, with 'careless_layers', not 'often'"),
-    ({"careless_layers": None, "patience": None}, "'careless_play' must be one of best, sample, with 'careless_layers'"),
+    ({"careless_play": "often"}, "'careless_play' must be one of best, sample, not 'often'"),
+    ({"careless_layers": None, "patience": None}, "'careless_play' says how a second network plays, and the card "
+                                                  "lists none \\('careless_layers'\\)"),
 ])
 def test_a_bad_careless_play_is_refused(tmp_path, changes, message):
     _refused(sampling_model(tmp_path / "sampling"), changes, message)

@@ -72,3 +72,23 @@ def test_the_gate_patience_may_be_set_for_the_folded_model(tmp_path):
     assert tv.read_card(ensemble.write(tmp_path / "p9", folders, patience=9))["patience"] == 9
     with pytest.raises(ValueError, match="patience 101"):
         ensemble.write(tmp_path / "bad", folders, patience=101)
+
+
+def test_the_command_does_not_replace_a_folder_that_holds_something_unless_told(tmp_path, capsys):
+    """As ``kc export``: a folder with a model (or anything) in it is refused in one line and left
+    as it was; ``--overwrite`` replaces a model folder, never a folder that holds more."""
+    one, two = (gated_model(tmp_path / f"m{i}", 4, seed=i) for i in range(2))
+    before = {p.name: p.read_bytes() for p in two.iterdir()}
+    with pytest.raises(SystemExit) as exit_:
+        ensemble.main([str(two), str(one)])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert "already exists and is not empty" in err and "--overwrite" in err and len(err.splitlines()) == 1
+    assert {p.name: p.read_bytes() for p in two.iterdir()} == before
+    assert ensemble.main([str(two), str(one), "--overwrite"]) == 0
+    assert {p.name: p.read_bytes() for p in two.iterdir()} != before
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "todo.txt").write_text("mine")
+    with pytest.raises(SystemExit):
+        ensemble.main([str(tmp_path / "notes"), str(one), "--overwrite"])
+    assert [p.name for p in (tmp_path / "notes").iterdir()] == ["todo.txt"]

@@ -469,6 +469,9 @@ def read_card(folder: str | Path) -> dict[str, Any]:
     if card.get("features_version") != FEATURES_VERSION:
         raise ModelError(f"{card_path}: features version {card.get('features_version')!r}; "
                          f"this kc_env reads {FEATURES_VERSION}")
+    if type(card.get("features")) is not int or card["features"] != FEATURES:
+        raise ModelError(f"{card_path}: 'features' must be {FEATURES} (the turn-value features this kc_env "
+                         f"computes), not {card.get('features')!r}")
     sizes, k = card.get("layers"), card.get("candidates")
     _check_layer_sizes(card_path, "layers", sizes)
     if isinstance(k, bool) or not isinstance(k, int) or not 2 <= k <= 64:
@@ -478,10 +481,12 @@ def read_card(folder: str | Path) -> dict[str, Any]:
         patience = card.get("patience", 0)
         if isinstance(patience, bool) or not isinstance(patience, int) or not 0 <= patience <= 100:
             raise ModelError(f"{card_path}: 'patience' must be an integer from 0 to 100, not {patience!r}")
-    if card.get("careless_play", "best") not in CARELESS_PLAYS or (card.get("careless_play") and
-                                                                  card.get("careless_layers") is None):
-        raise ModelError(f"{card_path}: 'careless_play' must be one of {', '.join(CARELESS_PLAYS)}, with "
-                         f"'careless_layers', not {card.get('careless_play')!r}")
+    if card.get("careless_play", "best") not in CARELESS_PLAYS:
+        raise ModelError(f"{card_path}: 'careless_play' must be one of {', '.join(CARELESS_PLAYS)}, "
+                         f"not {card.get('careless_play')!r}")
+    if card.get("careless_play") and card.get("careless_layers") is None:
+        raise ModelError(f"{card_path}: 'careless_play' says how a second network plays, and the card lists "
+                         "none ('careless_layers')")
     few = card.get("careless_candidates", k)
     if isinstance(few, bool) or not isinstance(few, int) or not 2 <= few <= k or (
             "careless_candidates" in card and card.get("careless_layers") is None):

@@ -21,6 +21,8 @@ import numpy as np
 
 from kc_env.agents import turn_value
 
+from ..export_folder import check_target
+
 SHARED = ("candidates", "num_players", "rules", "tables", "careless_layers", "patience", "careless_play",
           "careless_candidates")
 """What every folded model must agree on (its card's keys): how the model plays, less the network."""
@@ -61,10 +63,12 @@ def _trained(folder, card) -> dict:
     return {"folder": str(folder), **{k: v for k, v in card.get("trained", {}).items() if k != "curve"}}
 
 
-def write(out: str | Path, folders: list[str | Path], patience: int | None = None) -> Path:
+def write(out: str | Path, folders: list[str | Path], patience: int | None = None, overwrite: bool = False) -> Path:
     """Fold ``folders`` (``fold``) and save the model in ``out``, with the gate's ``patience`` if
     given (the models' own otherwise): how many clean turns the heuristic plays is the player's
-    choice, not the network's."""
+    choice, not the network's. ``out`` must be empty or new, or (``overwrite``) a model folder, as
+    for ``kc export`` (``export_folder.check_target``)."""
+    check_target(Path(out), overwrite)
     card, layers, careless = fold(folders)
     first = turn_value.read_card(folders[0])
     if patience is not None and (careless is None or not 0 <= patience <= 100):
@@ -81,9 +85,10 @@ def main(argv=None) -> int:
     parser.add_argument("out", help="the folded model's folder")
     parser.add_argument("models", nargs="+", help="turn-value model folders with one hidden layer each")
     parser.add_argument("--patience", type=int, help="the gate's patience (default: the models')")
+    parser.add_argument("--overwrite", action="store_true", help="replace the model already in OUT")
     args = parser.parse_args(argv)
     try:
-        out = write(args.out, args.models, args.patience)
+        out = write(args.out, args.models, args.patience, args.overwrite)
     except (ValueError, turn_value.ModelError) as err:
         parser.exit(2, f"error: {err}\n")
     print(f"{out}: the mean of {len(args.models)} models")
