@@ -46,3 +46,16 @@ def test_building_the_wheel_prints_no_setuptools_warning(tmp_path):
     output = done.stdout + done.stderr
     assert "BuildBackendWarning" not in output and "absent from the `packages`" not in output
     assert "SetuptoolsDeprecationWarning" not in output
+
+
+def test_the_training_folder_is_not_importable_as_a_top_level_package():
+    """``training/`` is ``kc_env.training``; imported as ``training`` from the repository's root,
+    numba cached its compiled functions under a module no other process can import, and every
+    later run failed with "No module named 'training'" until the cache was deleted."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", "import training"], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode != 0
+    assert done.stderr.strip().splitlines()[-1] == (
+        "ImportError: the repository's training/ folder is the package kc_env.training: import kc_env.training")

@@ -13,3 +13,7 @@ What they share: ``run.py`` (a run folder), ``run_lock.py``, ``config.py`` (the 
 SB3 trainer also stable-baselines3 and sb3-contrib, which only ``sb3/`` imports); ``rllib/`` the
 ``rllib`` extra.
 """
+
+if __name__ == "training":  # imported from the repository's root by its folder's name
+    # numba would cache compiled functions under a module name no other process can import
+    raise ImportError("the repository's training/ folder is the package kc_env.training: import kc_env.training")
