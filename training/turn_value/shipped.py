@@ -87,7 +87,10 @@ def duel(folder, rules, num_players: int, seeds, against: str = "heuristic", max
     """The model of ``folder`` (a turn-value model folder; None: the heuristic itself) as it ships,
     in one seat against ``against`` (one of ``playouts.OTHERS``) in the others, each of ``seeds``
     dealt once with the model in each seat: its win share, the 95% half-width (over deals) and each
-    deal's mean share."""
+    deal's mean share. A card with ``careless_play: sample`` plays its second network's best line
+    here, not a draw (``turn_ppo.rollouts.episode_shares`` with ``BEST_THEN_SAMPLE`` samples, as
+    ``research/gate_diagnostic.py``'s ``card_shares`` does): against random its figure is not the
+    card's."""
     from kc_env.agents import turn_value as model
 
     if folder is None:
