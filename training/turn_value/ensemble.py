@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -23,14 +24,26 @@ from kc_env.agents import turn_value
 
 from ..export_folder import check_target
 
-SHARED = ("candidates", "num_players", "rules", "tables", "careless_layers", "patience", "careless_play",
-          "careless_candidates")
+TABLE = ("candidates", "num_players", "rules", "tables")
+"""What every folded model must agree on and the folded card copies: its table and its candidates."""
+PLAY = ("patience", "careless_play", "careless_candidates")
+"""How the gate and the second network play: every folded model must agree, ``turn_value.save`` writes them."""
+SHARED = (*TABLE, "careless_layers", *PLAY)
 """What every folded model must agree on (its card's keys): how the model plays, less the network."""
 
 
-def fold(folders: list[str | Path]):
-    """(card, first network's layers, second network's layers or None) of the mean of the models
-    in ``folders``; ``ValueError`` naming the first model that cannot be folded with the others."""
+class Folded(NamedTuple):
+    """A folded model before it is saved: the card's ``TABLE`` keys and its ``trained`` block, the
+    network's layers, the second network's (or None), and how it plays (``PLAY``, the first model's)."""
+    card: dict
+    layers: list
+    careless: list | None
+    play: dict
+
+
+def fold(folders: list[str | Path]) -> Folded:
+    """The mean of the models in ``folders``; ``ValueError`` naming the first model that cannot be
+    folded with the others."""
     if not folders:
         raise ValueError("no models to fold")
     models = [turn_value.load(f) for f in folders]
@@ -52,10 +65,12 @@ def fold(folders: list[str | Path]):
               np.concatenate([layers[0][1] for _, layers in models]))
     output = (np.concatenate([layers[1][0] for _, layers in models], axis=1) / n,
               np.mean([layers[1][1] for _, layers in models], axis=0))
-    card = {key: first[key] for key in ("candidates", "num_players", "rules", "tables") if key in first}
+    card = {key: first[key] for key in TABLE if key in first}
     card["trained"] = {"trainer": "ensemble", "ensemble_of": [_trained(f, c) for f, (c, _) in
                                                               zip(folders, models, strict=True)]}
-    return card, [hidden, output], careless
+    play = {"patience": first.get("patience", 0), "careless_play": first.get("careless_play", "best"),
+            "careless_candidates": first.get("careless_candidates")}
+    return Folded(card, [hidden, output], careless, play)
 
 
 def _trained(folder, card) -> dict:
@@ -69,14 +84,11 @@ def write(out: str | Path, folders: list[str | Path], patience: int | None = Non
     choice, not the network's. ``out`` must be empty or new, or (``overwrite``) a model folder, as
     for ``kc export`` (``export_folder.check_target``)."""
     check_target(Path(out), overwrite)
-    card, layers, careless = fold(folders)
-    first = turn_value.read_card(folders[0])
-    if patience is not None and (careless is None or not 0 <= patience <= 100):
+    folded = fold(folders)
+    if patience is not None and (folded.careless is None or not 0 <= patience <= 100):
         raise ValueError(f"--patience {patience}: only a gated model has one, from 0 to 100")
-    patience = first.get("patience", 0) if patience is None else patience
-    return turn_value.save(out, layers, card, careless, patience=patience,
-                           careless_play=first.get("careless_play", "best"),
-                           careless_candidates=first.get("careless_candidates"))
+    play = folded.play if patience is None else {**folded.play, "patience": patience}
+    return turn_value.save(out, folded.layers, folded.card, folded.careless, **play)
 
 
 def main(argv=None) -> int:
