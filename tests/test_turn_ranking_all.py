@@ -235,6 +235,62 @@ def test_the_compiled_duel_without_a_model_is_the_heuristic_itself():
         assert share == 0.5 and np.all(per_deal == 0.5), preset
 
 
+@pytest.mark.slow  # compiles the duel's loop
+def test_the_compiled_duel_draws_a_sampling_cards_careless_lines_from_its_softmax(tmp_path):
+    """A card with ``careless_play: sample`` (models/turn-ppo-ensemble-2p) draws its second
+    network's line at careless tables, as ``TurnValueAgent._draw`` does: each drawn line is one of
+    the agent's first ``careless_candidates`` lines with the end of the turn after it, drawn as
+    often as the softmax of the second network's scores says. Until 2026-12-06 the duel played
+    the best line there, so its figure against random was not the card's."""
+    pytest.importorskip("torch")
+    import shutil
+
+    from kc_env.training.turn_value import shipped
+
+    from kc_env.agents import turns
+    from kc_env.vector import VecGame
+    from kc_env.vector import kernel as K
+
+    folder = folders.model_folder("turn-ppo-ensemble-2p")
+    card, layers = tv.load(folder)
+    assert card["careless_play"] == "sample"
+    loose = tv.layer_arrays(tv.load_careless(folder, card))
+    k, few = card["candidates"], card["careless_candidates"]
+    rng, g = np.random.default_rng(5), VecGame(1)
+    g.deal(np.arange(1), Rules.preset("standard"), 2, seeds=[11], dealers=[1])
+    for step in range(200):  # random play to a turn's start, some turns in, that leaves a choice
+        ob = g.observe(np.arange(1), g.S[:1, K.CUR])[0].astype(np.float32)
+        mask = g.legal_masks(np.arange(1))[0].astype(np.int8)
+        lines = np.zeros((k, turns.MAX_DEPTH), np.int64)
+        lengths = np.zeros(k, np.int64)
+        feats = np.zeros((k, tv.FEATURES), np.float32)
+        valid, _, wins = tv.candidate_features(ob, mask, k, lines, lengths, feats)
+        valid = tv.careless_shown(valid, wins, few)
+        if step > 6 and not (g.S[0, K.PLAYED] or g.S[0, K.MOVED]) and wins < 0 and valid > 2:
+            break
+        g.step(np.arange(1), np.array([int(rng.choice(np.flatnonzero(mask)))]))
+    assert wins < 0 and valid > 2, "the position must leave the second network a choice"
+    z = tv.scores(feats[:valid], *loose).astype(np.float64)
+    softmax = np.exp(z - z.max()) / np.exp(z - z.max()).sum()
+    drawn = np.zeros(valid)
+    held = np.zeros(turns.MAX_DEPTH + 1, np.int64)
+    gen = np.arange(4000, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    for b in range(len(gen)):
+        n = shipped.drawn_line(ob, mask, k, *loose, few, gen, b, held)
+        line = [j for j in range(valid) if lengths[j] == n - 1 and list(lines[j, :n - 1]) == list(held[:n - 1])]
+        assert line and held[n - 1] == K.END_TURN_ACTION
+        drawn[line[0]] += 1
+    assert np.abs(drawn / len(gen) - softmax).max() < 0.03, (drawn / len(gen), softmax)
+    best = tmp_path / "best"
+    shutil.copytree(folder, best)
+    best_card = json.loads((best / tv.CARD_FILE).read_text())
+    del best_card["careless_play"]
+    (best / tv.CARD_FILE).write_text(json.dumps(best_card))
+    seeds, standard = np.arange(300), Rules.preset("standard")
+    sampled = shipped.duel(folder, standard, 2, seeds, against="random")[2]
+    assert not np.array_equal(sampled, shipped.duel(best, standard, 2, seeds, against="random")[2])
+
+
 def test_the_models_table_gives_a_model_of_every_table_its_span_of_players(tmp_path):
     folder = ranking_model(tmp_path / "all", EVERY_TABLE)
     (tmp_path / "bare").mkdir()

@@ -217,6 +217,23 @@ def careless(ob, mask):
 
 
 @njit
+def index_at(p, u):
+    """The index the uniform ``u`` (in [0, 1)) falls on in the distribution ``p``: a draw from ``p``."""
+    acc = 0.0
+    for j in range(len(p) - 1):
+        acc += p[j]
+        if u < acc:
+            return j
+    return len(p) - 1
+
+
+@njit
+def uniform(rng, b):
+    """A uniform number in [0, 1) from the kernel's generator ``rng[b]``."""
+    return K.randbelow(rng, b, 1 << 30) / (1 << 30)
+
+
+@njit
 def gate(ob, mask, memory, patience, gated):
     """Which network plays this decision (``HEURISTIC_NET``, ``FIRST_NET``, ``CARELESS_NET``;
     module docstring), ``memory`` (``GATE_MEMORY``, zeros at the deal's start) updated: without a

@@ -32,8 +32,10 @@ from kc_env.agents.turn_value import (
     candidate_features,
     careless_shown,
     gate,
+    index_at,
     layer_arrays,
     scores,
+    uniform,
 )
 from kc_env.compiled import njit, njit_parallel
 from kc_env.vector import kernel as K
@@ -132,7 +134,7 @@ def _choose_turn(g, b, ob, mask, policy, net, rng, out, i, n, scratch):
         p = np.exp(z - z.max())
         p /= p.sum()
         best = policy.play == BEST or (policy.play == BEST_THEN_SAMPLE and net == 0)
-        pick = np.argmax(z) if best else _sample(p, K.randbelow(rng, b, 1 << 30) / (1 << 30))
+        pick = np.argmax(z) if best else index_at(p, uniform(rng, b))
         if n < out.feats.shape[1] and policy.play == SAMPLE:
             out.feats[i, n, :valid] = feats[:valid]
             out.valid[i, n] = valid
@@ -146,17 +148,6 @@ def _choose_turn(g, b, ob, mask, policy, net, rng, out, i, n, scratch):
     if not (g.S[b, K.OVER] or g.S[b, K.TRUNC]):
         K.apply_action(g, b, K.END_TURN_ACTION, scratch)
     return wrote
-
-
-@njit
-def _sample(p, u):
-    """The index the uniform ``u`` falls on in the distribution ``p``."""
-    acc = 0.0
-    for j in range(len(p) - 1):
-        acc += p[j]
-        if u < acc:
-            return j
-    return len(p) - 1
 
 
 def generate(rules, num_players: int, seeds: np.ndarray, learners: np.ndarray, others: np.ndarray, nets, *,

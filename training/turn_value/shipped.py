@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from kc_env.agents import turns
+from kc_env.agents import turns, view
 from kc_env.agents.playouts import OTHERS, TABLE_ROW, new_table, others_move, seat_share, to_act
 from kc_env.agents.turn_value import (
     FEATURES,
@@ -28,7 +28,10 @@ from kc_env.agents.turn_value import (
     candidate_features,
     careless_shown,
     gate,
+    index_at,
     layer_arrays,
+    scores,
+    uniform,
     value,
 )
 from kc_env.compiled import njit, njit_parallel
@@ -56,27 +59,60 @@ def model_action(ob, mask, net, k, first_w, first_b, loose_w, loose_b, loose_k):
     return lines[best, 0] if lengths[best] else K.END_TURN_ACTION
 
 
+@njit
+def drawn_line(ob, mask, k, loose_w, loose_b, loose_k, rng, b, held):
+    """``TurnValueAgent._draw``: a line drawn from the second network's softmax over the first
+    ``loose_k`` candidates (the one that goes out, if any), with the kernel's generator ``rng[b]``,
+    into ``held`` as its moves and the end of the turn; returns how many."""
+    lines = np.zeros((k, turns.MAX_DEPTH), dtype=np.int64)
+    lengths = np.zeros(k, dtype=np.int64)
+    feats = np.zeros((k, FEATURES), dtype=np.float32)
+    valid, own, wins = candidate_features(ob, mask, k, lines, lengths, feats)
+    if valid == 0:
+        held[0] = own
+        return 1
+    valid = careless_shown(valid, wins, loose_k)
+    pick = wins if wins >= 0 or valid == 1 else 0
+    if wins < 0 and valid > 1:
+        z = scores(feats[:valid], loose_w, loose_b).astype(np.float64)
+        p = np.exp(z - z.max())
+        pick = index_at(p / p.sum(), uniform(rng, b))
+    held[:lengths[pick]] = lines[pick, :lengths[pick]]
+    held[lengths[pick]] = K.END_TURN_ACTION
+    return lengths[pick] + 1
+
+
 @njit_parallel
-def play_duel(seeds, seats, num_players, others, rules_row, rules_vec, k, patience, gated,
+def play_duel(seeds, seats, num_players, others, rules_row, rules_vec, k, patience, gated, draws,
               first_w, first_b, loose_w, loose_b, loose_k, shares):
     """Deal ``seeds[i]`` (dealer ``seed % players``) with the model in seat ``seats[i]`` and
-    ``OTHERS[others]`` in the rest; the model's share of each into ``shares[i]``."""
+    ``OTHERS[others]`` in the rest; the model's share of each into ``shares[i]``. With ``draws``
+    (``careless_play: sample``) the second network's line is drawn, with the deal's own generator."""
     for i in prange(seeds.shape[0]):
-        shares[i] = _play(seeds[i], seats[i], num_players, others, rules_row, rules_vec, k, patience, gated,
+        shares[i] = _play(seeds[i], seats[i], num_players, others, rules_row, rules_vec, k, patience, gated, draws,
                           first_w, first_b, loose_w, loose_b, loose_k, np.uint64(i))
 
 
 @njit
-def _play(seed, learner, num_players, others, rules_row, rules_vec, k, patience, gated,
+def _play(seed, learner, num_players, others, rules_row, rules_vec, k, patience, gated, draws,
           first_w, first_b, loose_w, loose_b, loose_k, stream):
     t = new_table(rules_row, seed, seed % num_players, num_players, seed, stream)
     memory = np.zeros(GATE_MEMORY, dtype=np.int64)  # one deal: nothing to tell apart
+    held = np.zeros(turns.MAX_DEPTH + 1, dtype=np.int64)  # the drawn line's moves and the turn's end
+    n_held, played = 0, 0
     seat = to_act(t, rules_vec)
     while seat >= 0:
         if seat == learner:
             net = gate(t.ob, t.mask, memory, patience, gated)
-            K.apply_action(t.g, TABLE_ROW, model_action(t.ob, t.mask, net, k, first_w, first_b, loose_w, loose_b,
-                                                         loose_k), t.scratch)
+            if draws and net != FIRST_NET and net != HEURISTIC_NET:  # TurnValueAgent.drawn_move
+                mid_turn = t.ob[view.OBS_PLAYED] > 0.5 or t.ob[view.OBS_MOVED] > 0.5
+                if not (mid_turn and played < n_held and t.mask[held[played]]):
+                    n_held, played = drawn_line(t.ob, t.mask, k, loose_w, loose_b, loose_k, t.rng, TABLE_ROW, held), 0
+                move = held[played]
+                played += 1
+            else:
+                move = model_action(t.ob, t.mask, net, k, first_w, first_b, loose_w, loose_b, loose_k)
+            K.apply_action(t.g, TABLE_ROW, move, t.scratch)
         else:
             others_move(t, others)
         seat = to_act(t, rules_vec)
@@ -87,10 +123,9 @@ def duel(folder, rules, num_players: int, seeds, against: str = "heuristic", max
     """The model of ``folder`` (a turn-value model folder; None: the heuristic itself) as it ships,
     in one seat against ``against`` (one of ``playouts.OTHERS``) in the others, each of ``seeds``
     dealt once with the model in each seat: its win share, the 95% half-width (over deals) and each
-    deal's mean share. A card with ``careless_play: sample`` plays its second network's best line
-    here, not a draw (``turn_ppo.rollouts.episode_shares`` with ``BEST_THEN_SAMPLE`` samples, as
-    ``research/gate_diagnostic.py``'s ``card_shares`` does): against random its figure is not the
-    card's."""
+    deal's mean share. A card with ``careless_play: sample`` draws its second network's lines as
+    the agent does (``TurnValueAgent.drawn_move``), from each deal's own generator, so its figures
+    are the card's; the draws differ from a seeded agent's, not their law."""
     from kc_env.agents import turn_value as model
 
     if folder is None:
@@ -107,8 +142,9 @@ def duel(folder, rules, num_players: int, seeds, against: str = "heuristic", max
     seats = np.tile(np.arange(num_players, dtype=np.int64), len(seeds))
     rrow, rvec = rules_arrays(rules, max_moves)
     shares = np.zeros(len(all_seeds), np.float64)
+    draws = card.get("careless_play") == "sample"
     play_duel(all_seeds, seats, num_players, OTHERS.index(against), rrow, rvec, int(card["candidates"]),
-              int(card.get("patience", 0)), gated, first_w, first_b, loose_w, loose_b,
+              int(card.get("patience", 0)), gated, draws, first_w, first_b, loose_w, loose_b,
               int(card.get("careless_candidates", card["candidates"])), shares)
     per_deal = shares.reshape(len(seeds), num_players).mean(axis=1)
     return float(per_deal.mean()), float(1.96 * per_deal.std() / np.sqrt(len(per_deal))), per_deal
