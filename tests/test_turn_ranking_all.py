@@ -330,3 +330,13 @@ def test_the_shipped_model_of_every_table_lists_them_and_plays_at_pagat_with_4_p
     model = agents.load("turn-ranking-all")
     for preset, n in EVERY_TABLE:
         assert other_table(model, Rules.preset(preset), n) is None, (preset, n)
+
+
+def test_the_compiled_duels_command_names_an_unknown_opponent(capsys):
+    pytest.importorskip("torch")
+    from kc_env.training.turn_value import shipped
+
+    with pytest.raises(SystemExit) as stop:
+        shipped.main(["models/turn-ppo-ensemble-2p", "--tables", "standard-2p", "--seed", "1", "--against", "heuristc"])
+    assert stop.value.code == 2
+    assert "--against 'heuristc': not one of heuristic, greedy, random" in capsys.readouterr().err

@@ -152,8 +152,9 @@ def duel(folder, rules, num_players: int, seeds, against: str = "heuristic", max
 
 def main(argv=None) -> int:
     """``python -m kc_env.training.turn_value.shipped MODEL --tables pagat-2p,standard-4p --deals
-    2000 --seed S``: at each table the model against the heuristic and against random, and the
-    heuristic against random on the same deals (``duel``), as a markdown table."""
+    2000 --seed S``: at each table the model against the heuristic and against random (``--against``),
+    and the heuristic against random on the same deals when random is one of them (``duel``), as a
+    markdown table."""
     import argparse
 
     from kc_env.rules import Rules
@@ -163,15 +164,22 @@ def main(argv=None) -> int:
     parser.add_argument("--tables", required=True, help="preset-<players>p, comma separated")
     parser.add_argument("--deals", type=int, default=2000, help="deals a table and opponent, each from every seat")
     parser.add_argument("--seed", type=int, required=True, help="the deals are seed * 10**6 on")
+    parser.add_argument("--against", default="heuristic,random", help="opponents, comma separated (of "
+                        f"{', '.join(OTHERS)})")
     args = parser.parse_args(argv)
+    against = args.against.split(",")
+    if unknown := [a for a in against if a not in OTHERS]:
+        parser.error(f"--against {unknown[0]!r}: not one of {', '.join(OTHERS)}")
+    duels = [(args.model, a) for a in against] + ([(None, "random")] if "random" in against else [])
     seeds = np.arange(args.deals, dtype=np.int64) + args.seed * 10**6
-    print("| table | model vs heuristic | model vs random | heuristic vs random |\n|---|---|---|---|", flush=True)
+    heads = [f"model vs {a}" for a in against] + (["heuristic vs random"] if "random" in against else [])
+    print(f"| table | {' | '.join(heads)} |\n|---|{'---|' * len(heads)}", flush=True)
     for name in args.tables.split(","):
         preset, players = name.rsplit("-", 1)
         rules, n = Rules.preset(preset), int(players.rstrip("p"))
         cells = []
-        for folder, against in ((args.model, "heuristic"), (args.model, "random"), (None, "random")):
-            share, half, _ = duel(folder, rules, n, seeds, against=against)
+        for folder, opponent in duels:
+            share, half, _ = duel(folder, rules, n, seeds, against=opponent)
             cells.append(f"{share:.3f} ± {half:.3f}")
         print(f"| {name} | {' | '.join(cells)} |", flush=True)
     return 0
