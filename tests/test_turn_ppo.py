@@ -17,7 +17,8 @@ from kc_env.training.turn_ppo.settings import TurnPPOSettings  # noqa: E402
 from kc_env.training.turn_ppo.update import ppo_update  # noqa: E402
 
 from kc_env import agents, engine  # noqa: E402
-from kc_env.agents.turn_value import FEATURES  # noqa: E402
+from kc_env.agents.policy_model import other_table  # noqa: E402
+from kc_env.agents.turn_value import FEATURES, SEAT_COUNT  # noqa: E402
 from kc_env.play import play_deal  # noqa: E402
 from kc_env.rules import Rules  # noqa: E402
 
@@ -84,6 +85,10 @@ def test_updates_move_the_policy_towards_the_candidates_that_win(advantage):
                                "turn_ppo.candidates, with gate careless or uniform"),
     ("clip_range", 0.0, "clip_range in"),
     ("games", 0, "turn_ppo.iterations and games must be positive"),
+    ("tables", "pagat", "turn_ppo.tables: expected list"),
+    ("tables", [{"rules": "pagat", "players": 3}], "turn_ppo.tables.0. must be a mapping of rules and num_players"),
+    ("tables", [{"rules": "snap", "num_players": 3}], "turn_ppo.tables.0.: .*snap"),
+    ("tables", [{"rules": "pagat", "num_players": [3, 3]}], "turn_ppo.tables names a table twice"),
 ])
 def test_the_trainer_config_is_checked_up_front(key, value, message):
     with pytest.raises(config_mod.ConfigError, match=message):
@@ -183,6 +188,26 @@ def test_under_the_win_return_a_deal_nobody_won_is_worth_a_loss():
                  (UNIFORM, None))["outcomes"]
     assert 0 < (shares == 0.5).sum() < len(shares)  # some choices were made in deals that blocked
     np.testing.assert_array_equal(wins, (shares == 1.0).astype(np.float32))
+
+
+def test_the_deals_of_an_iteration_go_round_the_tables_and_the_model_lists_them(tmp_path):
+    """turn_ppo.tables: deal j at table j mod tables, and the card names every table, so the
+    model plays each without a warning."""
+    from kc_env.training.turn_ppo.train import _play, _save_model
+
+    tables = [{"rules": ["standard", "pagat"], "num_players": [3, 5]}]
+    cfg = config_mod.load(CONFIG, "smoke", {"turn_ppo.games": 40, "turn_ppo.tables": tables})
+    data = _play(cfg, 1, (UNIFORM, None))
+    one_hot = data["feats"][:, 0, SEAT_COUNT]  # how many play, as each choice's first candidate says
+    assert sorted({int(np.argmax(row)) + 2 for row in one_hot}) == [3, 5]
+    rules = {tuple(row) for row in data["feats"][:, 0, SEAT_COUNT.stop:]}
+    assert len(rules) == 2, "standard's and pagat's rules"
+    agent = agents.load(str(_save_model(cfg, tmp_path / "model", (UNIFORM, None), [])))
+    assert [t["name"] for t in agent.card["tables"]] == ["standard-3p", "standard-5p", "pagat-3p", "pagat-5p"]
+    assert "num_players" not in agent.card and "rules" not in agent.card
+    for rules, players in (("pagat", 5), ("standard", 3)):
+        assert other_table(agent, Rules.preset(rules), players) is None
+    assert "players: 3, 5 → 2" in other_table(agent, STANDARD, 2)
 
 
 def test_the_demo_config_trains_the_run_of_the_shipped_turn_ppo_model():

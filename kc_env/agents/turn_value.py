@@ -16,8 +16,9 @@ who never leaves a move open (the heuristic), the second against one who does (r
 then keeps, for the deal, whether any other seat has been careless (``careless``: at the start of
 its turn, after another seat's turn, a pile move is open or a side is empty, which the heuristic
 never leaves) and how many of its turns started without that. It plays the heuristic's own turn
-for its first ``patience`` turns, the first network from then on, and the second for the rest of
-the deal once a seat has been careless (``gate``, compiled: the trainer's duel plays it too). A
+for its first ``patience`` turns (one number, or one for each seat count: ``patience_at``), the
+first network from then on, and the second for the rest of the deal once a seat has been
+careless (``gate``, compiled: the trainer's duel plays it too). A
 card with ``careless_play: sample`` plays the second network as a policy over turns does: at the
 start of the turn it draws a line from the softmax of the network's scores (with the agent's seeded
 generator), then follows it to the end of the turn (a line that goes out is always taken). A card's
@@ -68,6 +69,8 @@ RULES_END = LAYOUT_SIZES[1]
 they were), so that models of ``FEATURES_VERSION`` 1 keep their width."""
 FEATURES = _OTHERS_AT + 5 + 3 + 2 + 5 + (RULES_END - K.RULES_START)
 """Numbers describing one end-of-turn position (layout ``FEATURES_VERSION``)."""
+SEAT_COUNT = slice(_OTHERS_AT + 10, _OTHERS_AT + 15)
+"""The features that say how many play (one-hot, 2 to 6 players)."""
 MAX_FILE_BYTES = 16 * 2**20
 """The largest ``weights.npz`` of a turn-value model (its card: ``model_folder.MAX_CARD_BYTES``)."""
 MAX_WEIGHTS_BYTES = MAX_FILE_BYTES
@@ -81,6 +84,7 @@ HEURISTIC_TURN = "heuristic"
 """What the gate (``TurnValueAgent.network``) gives for a turn the heuristic plays itself."""
 CARELESS = "careless_"
 """The prefix of the second network's arrays (``careless_w0``...)."""
+_SEAT_COUNT_AT = SEAT_COUNT.start
 _PILE_LENGTHS = [SLICES[f"pile_{p}_length"].start for p in ("N", "E", "S", "W", "NE", "SE", "SW", "NW")]
 _SIDE_LENGTHS = _PILE_LENGTHS[:4]
 _FIRST_TURN = SLICES["first_turn"].start
@@ -137,11 +141,9 @@ def features(obs, out):
         out[f + 8] = 1.0
     else:
         out[f + 9] = evaluate(g, HEURISTIC_WEIGHTS, 0, ctx) / 10.0
-    f += 10
     for j in range(5):
-        out[f + j] = obs[view.OBS_NUM_PLAYERS + j]
-    f += 5
-    out[f:] = obs[K.RULES_START:RULES_END]
+        out[_SEAT_COUNT_AT + j] = obs[view.OBS_NUM_PLAYERS + j]
+    out[SEAT_COUNT.stop:] = obs[K.RULES_START:RULES_END]
 
 
 @njit
@@ -312,6 +314,13 @@ def layer_arrays(layers) -> tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...]
             tuple(np.ascontiguousarray(b, np.float32) for _, b in layers))
 
 
+def patience_at(patience: int | Mapping[str, int], num_players: int) -> int:
+    """The gate's patience at a table of ``num_players``: a checked card's ``patience``, one number
+    for every table or one for each seat count (``{"2": 9, "4": 0}``; a seat count it does not
+    name: 0)."""
+    return int(patience.get(str(num_players), 0)) if isinstance(patience, Mapping) else int(patience)
+
+
 class TurnValueAgent(Agent):
     """Plays towards the end-of-turn position its value network rates best (module docstring)."""
 
@@ -325,7 +334,7 @@ class TurnValueAgent(Agent):
         self._w, self._b = layer_arrays(self.layers)
         loose = self.card.get("careless_layers") and load_careless(self.folder, self.card)
         self._loose = layer_arrays(loose) if loose else None
-        self.patience = int(self.card.get("patience", 0))
+        self.patience = self.card.get("patience", 0)
         self.samples = self.card.get("careless_play", "best") == "sample"
         self.careless_candidates = int(self.card.get("careless_candidates", self.candidates))
         self.rng = np.random.default_rng(seed)
@@ -414,7 +423,7 @@ class TurnValueAgent(Agent):
         self._row = seat_row(ob, self._memories, self._used)  # one agent may play several seats
         self._memory = self._memories[self._row]
         new_deal(ob, self._memory)
-        net = gate(ob, mask, self._memory, self.patience, 1)
+        net = gate(ob, mask, self._memory, patience_at(self.patience, view.num_players(ob)), 1)
         return HEURISTIC_TURN if net == HEURISTIC_NET else None if net == FIRST_NET else self._loose
 
     def act_batch(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
@@ -439,7 +448,7 @@ def is_turn_value_folder(folder: str | Path) -> bool:
 
 
 def save(folder: str | Path, layers: list[tuple[np.ndarray, np.ndarray]], card: Mapping[str, Any],
-         careless_layers: list[tuple[np.ndarray, np.ndarray]] | None = None, patience: int = 0,
+         careless_layers: list[tuple[np.ndarray, np.ndarray]] | None = None, patience: int | Mapping[str, int] = 0,
          careless_play: str = "best", careless_candidates: int | None = None) -> Path:
     """Write a turn-value model: ``layers`` as (weight [out, in], bias [out]) pairs, and its card;
     with ``careless_layers``, the second network, the gate's ``patience`` and how the second network
@@ -458,7 +467,8 @@ def save(folder: str | Path, layers: list[tuple[np.ndarray, np.ndarray]], card: 
     full = {"format": FORMAT, "format_version": FORMAT_VERSION, "features_version": FEATURES_VERSION,
             "features": FEATURES, "layers": [int(w.shape[0]) for w, _ in layers], **card}
     if careless_layers:
-        full.update(careless_layers=[int(w.shape[0]) for w, _ in careless_layers], patience=int(patience))
+        full.update(careless_layers=[int(w.shape[0]) for w, _ in careless_layers],
+                    patience=dict(patience) if isinstance(patience, Mapping) else int(patience))
         if careless_play != "best":
             full["careless_play"] = careless_play
         if careless_candidates is not None and careless_candidates < full["candidates"]:
@@ -496,8 +506,11 @@ def read_card(folder: str | Path) -> dict[str, Any]:
     if card.get("careless_layers") is not None:
         _check_layer_sizes(card_path, "careless_layers", card["careless_layers"])
         patience = card.get("patience", 0)
-        if isinstance(patience, bool) or not isinstance(patience, int) or not 0 <= patience <= 100:
-            raise ModelError(f"{card_path}: 'patience' must be an integer from 0 to 100, not {patience!r}")
+        each = patience.values() if isinstance(patience, Mapping) else [patience]
+        if (isinstance(patience, Mapping) and not set(patience) <= {str(n) for n in range(2, MAX_PLAYERS + 1)}) or \
+                any(isinstance(p, bool) or not isinstance(p, int) or not 0 <= p <= 100 for p in each):
+            raise ModelError(f"{card_path}: 'patience' must be an integer from 0 to 100, or one for each seat count "
+                             f"(\"2\" to \"{MAX_PLAYERS}\"), not {str(patience)[:80]!r}")
     if card.get("careless_play", "best") not in CARELESS_PLAYS:
         raise ModelError(f"{card_path}: 'careless_play' must be one of {', '.join(CARELESS_PLAYS)}, "
                          f"not {card.get('careless_play')!r}")

@@ -77,15 +77,35 @@ class TurnPPOSettings:
     patience: int = 0
     """Under a gate: the seat plays the heuristic's own turn for its first this
     many clean turns of a deal."""
+    tables: list = field(default_factory=list)
+    """The tables the policy trains at, written as ``turn_value.tables`` is (``{rules: <preset or
+    list>, num_players: <2 to 6 or list>}``, each list standing for every table of it); empty: the
+    config's own ``rules`` and ``num_players``. Each iteration's deals are dealt round the tables
+    in turn (deal ``j`` at table ``j mod tables``), and one update fits them all; the curve is
+    played at the config's own table. The model's card lists them (``tables``), so it plays every
+    table they span without a warning."""
     start: str | None = None
     """A turn-value model folder whose network(s) start the policy (their layer sizes replace
     ``hidden``; a model with one network starts both of a gated policy); none: a policy that starts
     uniform over the candidates."""
 
 
+def tables_of(config: Any) -> list[tuple[str, Any, int]]:
+    """The tables of ``config`` (``turn_ppo.tables``, or its own table), each as (its name, its
+    ``Rules``, its players); ``ValueError`` naming a bad entry."""
+    from ..turn_value.settings import expand_tables
+
+    return [(name, rules, n) for _, _, rules, n, name in expand_tables(config.turn_ppo.tables, config, "turn_ppo")]
+
+
 def checks(config: Any) -> list[tuple[bool, str]]:
     """The ``turn_ppo:`` block's checks (``trainers.Trainer.checks``)."""
     t = config.turn_ppo
+    table_problem = ""
+    try:
+        tables_of(config)
+    except ValueError as exc:
+        table_problem = str(exc)
     widths = [*t.hidden, *t.critic_hidden]
     return [
         (type(t.iterations) is int and t.iterations > 0 and type(t.games) is int and t.games > 0,
@@ -112,4 +132,5 @@ def checks(config: Any) -> list[tuple[bool, str]]:
                                            2 <= t.careless_candidates <= t.candidates and t.gate in ("careless", "uniform")),
          "turn_ppo.careless_candidates must be null or an integer from 2 to turn_ppo.candidates, with gate "
          f"careless or uniform, not {t.careless_candidates!r}"),
+        (not table_problem, table_problem),
     ]

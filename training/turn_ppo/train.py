@@ -46,6 +46,7 @@ from ..threads import update_threads
 from ..turn_value import learn as tv
 from ..turn_value.train import EVAL_SEED_OFFSET, TurnValueResult, plot_curve
 from . import rollouts
+from .settings import tables_of
 from .update import ppo_update
 
 CRITIC_FILE = "critic.npz"
@@ -192,21 +193,27 @@ def _update(cfg, it: int, nets, critics, data, log):
 
 
 def _play(cfg, it: int, nets) -> dict[str, np.ndarray]:
-    """Iteration ``it``'s deals, on training seeds (never an evaluation shuffle of the benchmark)."""
-    t, n = cfg.turn_ppo, cfg.num_players
+    """Iteration ``it``'s deals, on training seeds (never an evaluation shuffle of the benchmark),
+    dealt round the tables (``settings.tables_of``) in turn."""
+    t = cfg.turn_ppo
     seeds = np.arange(t.games, dtype=np.int64) + cfg.seed * 10**9 + (it - 1) * t.games
     banned = evaluation_set("kc-bench-v1")
     seeds = np.array([s for s in seeds if int(s) not in banned], dtype=np.int64)
-    rng = np.random.default_rng([cfg.seed, it])
-    solo = rng.random(len(seeds)) >= t.self_play
-    learners = np.where(solo, 1 << rng.integers(0, n, size=len(seeds)), (1 << n) - 1)
-    others = np.array([OTHERS.index(t.against[j % len(t.against)]) for j in range(len(seeds))]) if t.against else \
-        np.zeros(len(seeds), np.int64)
-    parts = [rollouts.generate(cfg.rules_object(), n, seeds[at:at + 512], learners[at:at + 512], others[at:at + 512],
-                               nets, k=t.candidates, seed=cfg.seed * 10**6 + it * 10**3 + at // 512,
-                               patience=t.patience, max_moves=cfg.max_moves, careless_heuristic=t.gate == "heuristic",
-                               careless_k=t.careless_candidates)
-             for at in range(0, len(seeds), 512)]
+    tables = tables_of(cfg)
+    parts = []
+    for i, (_, rules, n) in enumerate(tables):
+        mine = seeds[i::len(tables)]
+        rng = np.random.default_rng([cfg.seed, it] if len(tables) == 1 else [cfg.seed, it, i])
+        solo = rng.random(len(mine)) >= t.self_play
+        learners = np.where(solo, 1 << rng.integers(0, n, size=len(mine)), (1 << n) - 1)
+        others = np.array([OTHERS.index(t.against[j % len(t.against)]) for j in range(len(mine))]) if t.against \
+            else np.zeros(len(mine), np.int64)
+        first = cfg.seed * 10**6 + it * 10**3 + i * ((len(seeds) + 511) // 512)
+        parts += [rollouts.generate(rules, n, mine[at:at + 512], learners[at:at + 512], others[at:at + 512],
+                                    nets, k=t.candidates, seed=first + at // 512,
+                                    patience=t.patience, max_moves=cfg.max_moves, careless_heuristic=t.gate == "heuristic",
+                                    careless_k=t.careless_candidates)
+                  for at in range(0, len(mine), 512)]
     data = {key: np.concatenate([p[key] for p in parts]) for key in parts[0] if key != "shares"}
     if t.returns == "win":  # a blocked deal's 1 / players is worth a loss
         data["outcomes"] = (data["outcomes"] == 1.0).astype(np.float32)
@@ -251,9 +258,11 @@ def _load_critics(path: Path, hidden: list[int], gated: bool):
 
 
 def _save_model(cfg, where: Path, nets, curve: list[dict]) -> Path:
-    t = cfg.turn_ppo
+    t, tables = cfg.turn_ppo, tables_of(cfg)
+    table = ({"tables": [{"name": name, "num_players": n, "rules": rules.to_dict()} for name, rules, n in tables]}
+             if len(tables) > 1 else {"num_players": cfg.num_players, "rules": cfg.rules_object().to_dict()})
     return model.save(where, nets[0], {
-        "candidates": t.candidates, "num_players": cfg.num_players, "rules": cfg.rules_object().to_dict(),
+        "candidates": t.candidates, **table,
         "trained": {"trainer": "turn_ppo", "iterations": t.iterations, "games_per_iteration": t.games,
                     "self_play": t.self_play, "against": list(t.against), "advantage": t.advantage,
                     "gate": t.gate, "start": t.start, "seed": cfg.seed, "curve": curve}},

@@ -95,38 +95,48 @@ deals start ``TABLE_CHUNKS`` chunks after the table before's (``learn.label_chun
 def tables_of(config: Any) -> list[Table]:
     """The tables of ``config`` (``turn_value.tables``, each list expanded in order: rules, then
     players), or its own one table; ``ValueError`` naming a bad entry."""
-    from kc_env.rules import Rules, RulesError
-
     t = config.turn_value
-    entries = t.tables or [{"rules": config.rules, "num_players": config.num_players}]
     out = []
-    for i, entry in enumerate(entries):
-        if not isinstance(entry, dict) or not set(entry) <= set(TABLE_KEYS) or "rules" not in entry:
-            raise ValueError(f"turn_value.tables[{i}] must be a mapping of rules, num_players and label_chunks, "
-                             f"not {str(entry)[:80]!r}")
-        rules_list = entry["rules"] if isinstance(entry["rules"], list) else [entry["rules"]]
-        players = entry.get("num_players", config.num_players)
-        players_list = players if isinstance(players, list) else [players]
+    for i, entry, rules, n, name in expand_tables(t.tables, config, "turn_value", TABLE_KEYS):
         chunks = entry.get("label_chunks", t.label_chunks)
         if not _positive_chunks(chunks, t.label_against):
             raise ValueError(f"turn_value.tables[{i}].label_chunks must be positive, or map each of label_against "
                              "to a positive number")
+        out.append(Table(name, rules, n, {a: t.chunks_against(a, chunks) for a in t.label_against}))
+    return out
+
+
+def expand_tables(entries: list, config: Any, block: str, keys=("rules", "num_players")):
+    """Each table of ``entries`` (a trainer's ``tables``: ``{rules: <preset name or mapping, or a
+    list of them>, num_players: <2 to 6, or a list>}``, each list expanded in order: rules, then
+    players), or the config's own one table when empty, as (the entry's index, the entry, its
+    ``Rules``, its players, its name: ``pagat-4p``, or ``table<i>-4p`` for a mapping of rules);
+    ``ValueError`` naming a bad entry (``block``: the config block, for the message) or a table
+    named twice."""
+    from kc_env.rules import Rules, RulesError
+
+    out = []
+    for i, entry in enumerate(entries or [{"rules": config.rules, "num_players": config.num_players}]):
+        if not isinstance(entry, dict) or not set(entry) <= set(keys) or "rules" not in entry:
+            raise ValueError(f"{block}.tables[{i}] must be a mapping of {', '.join(keys[:-1])} and {keys[-1]}, "
+                             f"not {str(entry)[:80]!r}")
+        rules_list = entry["rules"] if isinstance(entry["rules"], list) else [entry["rules"]]
+        players = entry.get("num_players", config.num_players)
         for rules in rules_list:
             try:
                 obj = Rules.coerce(rules)
             except (RulesError, TypeError, ValueError) as exc:
-                raise ValueError(f"turn_value.tables[{i}]: {exc}") from None
-            for n in players_list:
+                raise ValueError(f"{block}.tables[{i}]: {exc}") from None
+            for n in players if isinstance(players, list) else [players]:
                 if type(n) is not int:
-                    raise ValueError(f"turn_value.tables[{i}].num_players must be 2 to 6, not {n!r}")
+                    raise ValueError(f"{block}.tables[{i}].num_players must be 2 to 6, not {n!r}")
                 try:
                     obj.check_players(n)
                 except RulesError as exc:
-                    raise ValueError(f"turn_value.tables[{i}]: {exc}") from None
-                name = f"{rules if isinstance(rules, str) else f'table{len(out)}'}-{n}p"
-                out.append(Table(name, obj, n, {a: t.chunks_against(a, chunks) for a in t.label_against}))
-    if len({(tb.rules, tb.num_players) for tb in out}) != len(out):
-        raise ValueError("turn_value.tables names a table twice")
+                    raise ValueError(f"{block}.tables[{i}]: {exc}") from None
+                out.append((i, entry, obj, n, f"{rules if isinstance(rules, str) else f'table{len(out)}'}-{n}p"))
+    if len({(rules, n) for _, _, rules, n, _ in out}) != len(out):
+        raise ValueError(f"{block}.tables names a table twice")
     return out
 
 

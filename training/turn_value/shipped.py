@@ -144,7 +144,7 @@ def duel(folder, rules, num_players: int, seeds, against: str = "heuristic", max
     shares = np.zeros(len(all_seeds), np.float64)
     draws = card.get("careless_play") == "sample"
     play_duel(all_seeds, seats, num_players, OTHERS.index(against), rrow, rvec, int(card["candidates"]),
-              int(card.get("patience", 0)), gated, draws, first_w, first_b, loose_w, loose_b,
+              model.patience_at(card.get("patience", 0), num_players), gated, draws, first_w, first_b, loose_w, loose_b,
               int(card.get("careless_candidates", card["candidates"])), shares)
     per_deal = shares.reshape(len(seeds), num_players).mean(axis=1)
     return float(per_deal.mean()), float(1.96 * per_deal.std() / np.sqrt(len(per_deal))), per_deal

@@ -1,0 +1,148 @@
+"""Turn-value models for different seat counts as one network: each model plays the tables of its
+own seat counts, exactly as it does alone.
+
+    python -m kc_env.training.turn_value.seats OUT 2=MODEL [3-6=MODEL ...] [--overwrite]
+
+A network trained at two players and one trained at four rank the same candidate turns by
+different features; one network over both is their hidden units side by side, each model's units
+silenced at the seat counts it is not for. The features say how many play (``turn_value.SEAT_COUNT``,
+one-hot): a unit's weight on the one-hot of a seat count that is not its model's is set to
+``-SILENCE``, far below anything the other features add up to, so there its pre-activation is
+negative and the relu gives 0; at its own seat counts that weight meets a 0 and the unit is the
+model's own. The output layer adds the blocks' outputs (the biases add up to one constant, which
+moves every candidate's score alike). At each seat count the folded network's scores are the
+model's own, so its choices are too (tests/test_turn_value_seats.py).
+
+The models must have one hidden layer each, the same candidates and the same second network; each
+says which seat counts it plays (``2``, ``3-6``, ``2,4``: none twice). The folded card lists every
+table the models were trained for (``tables``), takes the gate and the second network's play from
+the first model, and the patience of each model's seats from that model (the card's ``patience``
+by seat count), and lists the models it folds (``trained.seats_of``). Read and written as every
+turn-value model is (checked, atomic).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from kc_env.agents import turn_value
+from kc_env.rules import MAX_PLAYERS, MIN_PLAYERS, PRESETS, Rules
+
+from ..export_folder import check_target
+
+SILENCE = 2.0**20
+"""What a silenced unit's seat-count weight is less than 0: far more than the features' sum."""
+SAME = ("candidates", "careless_layers", "careless_play", "careless_candidates")
+"""What every folded model must agree on (its card's keys)."""
+
+
+def seat_counts(text: str) -> list[int]:
+    """``2``, ``3-6`` or ``2,4`` as the seat counts it names; ``ValueError`` when it names none,
+    or one that is not 2 to 6."""
+    out: list[int] = []
+    for part in text.split(","):
+        low, _, high = part.partition("-")
+        try:
+            counts = range(int(low), int(high or low) + 1)
+        except ValueError:
+            raise ValueError(f"{text!r}: seat counts are written 2, 3-6 or 2,4") from None
+        if not counts or counts[0] < MIN_PLAYERS or counts[-1] > MAX_PLAYERS:
+            raise ValueError(f"{text!r}: seat counts are {MIN_PLAYERS} to {MAX_PLAYERS}")
+        out += counts
+    return out
+
+
+def fold(parts: list[tuple[list[int], str | Path]]) -> dict[str, Any]:
+    """One network of the models ``parts`` (their seat counts, their folder), as
+    ``turn_value.save``'s arguments; ``ValueError`` naming the first that cannot be folded."""
+    if not parts:
+        raise ValueError("no models to fold")
+    taken = [n for counts, _ in parts for n in counts]
+    if len(set(taken)) != len(taken):
+        raise ValueError(f"seat count {next(n for n in taken if taken.count(n) > 1)} is given to two models")
+    models = [turn_value.load(folder) for _, folder in parts]
+    first_folder, first = parts[0][1], models[0][0]
+    careless = turn_value.load_careless(first_folder, first) if first.get("careless_layers") else None
+    for (_, folder), (card, layers) in zip(parts, models, strict=True):
+        if len(layers) != 2:
+            raise ValueError(f"{folder}: {len(layers) - 1} hidden layers; only models with one fold")
+        differ = [key for key in SAME if card.get(key) != first.get(key)]
+        if not differ and careless is not None and not _same(careless, turn_value.load_careless(folder, card)):
+            differ = ["second network"]
+        if differ:
+            raise ValueError(f"{folder}: its {', '.join(differ)} differ from {first_folder}'s")
+    hidden_w, hidden_b, output_w = [], [], []
+    for (counts, _), (_, layers) in zip(parts, models, strict=True):
+        w = layers[0][0].astype(np.float32).copy()
+        for n in range(MIN_PLAYERS, MAX_PLAYERS + 1):
+            if n not in counts:
+                w[:, turn_value.SEAT_COUNT.start + n - MIN_PLAYERS] = -SILENCE
+        hidden_w.append(w)
+        hidden_b.append(layers[0][1])
+        output_w.append(layers[1][0])
+    layers = [(np.concatenate(hidden_w), np.concatenate(hidden_b)),
+              (np.concatenate(output_w, axis=1), np.sum([layers[1][1] for _, layers in models], axis=0))]
+    patience = {str(n): int(card.get("patience", 0)) for (counts, _), (card, _) in zip(parts, models, strict=True)
+                for n in counts}
+    card = {"candidates": first["candidates"],
+            "tables": [table for (counts, _), (card, _) in zip(parts, models, strict=True)
+                       for table in _tables(card) if table["num_players"] in counts],
+            "trained": {"trainer": "seats", "seats_of": [
+                {"seats": counts, "folder": str(folder), **{k: v for k, v in card.get("trained", {}).items() if k != "curve"}}
+                for (counts, folder), (card, _) in zip(parts, models, strict=True)]}}
+    if not card["tables"]:
+        raise ValueError("no model was trained at any of the seat counts it is given")
+    return {"layers": layers, "card": card, "careless_layers": careless,
+            "patience": patience if careless is not None else 0,
+            "careless_play": first.get("careless_play", "best"), "careless_candidates": first.get("careless_candidates")}
+
+
+def _same(net, other) -> bool:
+    return all(np.array_equal(a, b) for mine, theirs in zip(net, other, strict=True)
+               for a, b in zip(mine, theirs, strict=True))
+
+
+def _tables(card) -> list[dict]:
+    """The tables a model's card says it was trained for (``tables``, or its one table)."""
+    if card.get("tables"):
+        return list(card["tables"])
+    name = next((p for p in PRESETS if Rules.preset(p).to_dict() == Rules.from_dict(card["rules"]).to_dict()),
+                "table")
+    return [{"name": f"{name}-{card['num_players']}p", "num_players": card["num_players"], "rules": card["rules"]}]
+
+
+def write(out: str | Path, parts: list[tuple[list[int], str | Path]], overwrite: bool = False) -> Path:
+    """Fold ``parts`` (``fold``) and save the model in ``out``: empty or new, or (``overwrite``) a
+    model folder, as for ``kc export`` (``export_folder.check_target``)."""
+    check_target(Path(out), overwrite)
+    return turn_value.save(out, **fold(parts))
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m kc_env.training.turn_value.seats",
+                                     description=__doc__.split("\n\n")[0])
+    parser.add_argument("out", help="the folded model's folder")
+    parser.add_argument("models", nargs="+", metavar="SEATS=MODEL",
+                        help="seat counts (2, 3-6, 2,4) and a turn-value model folder with one hidden layer")
+    parser.add_argument("--overwrite", action="store_true", help="replace the model already in OUT")
+    args = parser.parse_args(argv)
+    try:
+        parts = []
+        for arg in args.models:
+            counts, sep, folder = arg.partition("=")
+            if not sep or not folder:
+                raise ValueError(f"{arg!r}: write SEATS=MODEL, as 2=models/turn-ppo-ensemble-2p")
+            parts.append((seat_counts(counts), folder))
+        out = write(args.out, parts, args.overwrite)
+    except (ValueError, turn_value.ModelError) as err:
+        parser.exit(2, f"error: {err}\n")
+    print(f"{out}: {len(parts)} models, each at its own seats")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
