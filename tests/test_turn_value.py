@@ -520,7 +520,7 @@ def _refused(folder, changes, message):
 
 
 @pytest.mark.parametrize("changes, message", [
-    ({"careless_play": "often"}, "'careless_play' must be one of best, sample, not 'often'"),
+    ({"careless_play": "often"}, "'careless_play' must be one of best, sample, or one for each seat count .* not 'often'"),
     ({"careless_layers": None, "patience": None}, "'careless_play' says how a second network plays, and the card "
                                                   "lists none \\('careless_layers'\\)"),
 ])

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -71,7 +72,9 @@ def test_the_folded_card_lists_every_table_and_each_seat_counts_patience(two_and
     card = json.loads((both / tv.CARD_FILE).read_text())
     assert [t["name"] for t in card["tables"]] == ["standard-2p", "pagat-4p"]
     assert card["patience"] == {"2": 5, "3": 0, "4": 0, "5": 0, "6": 0}
+    assert "careless_play" not in card, "best at every seat count: one value, not written"
     assert [part["seats"] for part in card["trained"]["seats_of"]] == [[2], [3, 4, 5, 6]]
+    assert (card["num_players"], card["rules"]) == (2, STANDARD.to_dict()), "kc export evaluates it at the first's"
     agent = agents.load(str(both))
     assert other_table(agent, STANDARD, 4) is None and other_table(agent, Rules.preset("pagat"), 2) is None
     assert "players: 2, 4 → 3" in other_table(agent, STANDARD, 3)
@@ -90,7 +93,22 @@ def test_a_cards_patience_may_be_one_for_each_seat_count(tmp_path):
             tv.load(folder)
 
 
+def test_how_the_second_network_plays_may_be_set_for_some_seat_counts(tmp_path):
+    two, four = model(tmp_path / "two", 2, 1), model(tmp_path / "four", 4, 2)
+    both = seats.write(tmp_path / "both", [([2], two), ([3, 4, 5, 6], four)], careless_play={2: "sample"})
+    agent = tv.TurnValueAgent(both)
+    assert agent.careless_play == {"2": "sample", "3": "best", "4": "best", "5": "best", "6": "best"}
+    assert tv.samples_at(agent.careless_play, 2) and not tv.samples_at(agent.careless_play, 4)
+    card = json.loads((both / tv.CARD_FILE).read_text())
+    card["careless_play"] = {"2": "often"}
+    (both / tv.CARD_FILE).write_text(json.dumps(card))
+    with pytest.raises(tv.ModelError, match="'careless_play' must be one of best, sample, or one for each seat"):
+        tv.load(both)
+
+
 @pytest.mark.parametrize("args, message", [
+    (["2=A", "4=B", "--careless-play", "4=often"], "--careless-play 4=often: a seat count a model is given"),
+    (["2=A", "--careless-play", "4=best"], "--careless-play 4=best: a seat count a model is given"),
     (["2=A", "2,4=B"], "seat count 2 is given to two models"),
     (["2-1=A"], "'2-1': seat counts are 2 to 6"),
     (["7=A"], "'7': seat counts are 2 to 6"),
@@ -101,14 +119,50 @@ def test_a_cards_patience_may_be_one_for_each_seat_count(tmp_path):
 ])
 def test_the_fold_names_what_cannot_be_folded(tmp_path, capsys, args, message):
     model(tmp_path / "A", 2, 1)
+    model(tmp_path / "B", 4, 4)
     model(tmp_path / "DEEP", 4, 2, hidden=(8, 4))
     wide = model(tmp_path / "WIDE_K", 4, 3)
     card = json.loads((wide / tv.CARD_FILE).read_text())
     card["candidates"] = 6
     (wide / tv.CARD_FILE).write_text(json.dumps(card))
     with pytest.raises(SystemExit) as exit_:
-        seats.main([str(tmp_path / "out"), *(a.replace("=", f"={tmp_path}/", 1) if "=" in a else a for a in args)])
+        seats.main([str(tmp_path / "out"), *(re.sub(r"=([A-Z_]+)$", f"={tmp_path}/\\1", a) for a in args)])
     assert exit_.value.code == 2
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "out" / tv.CARD_FILE).exists()
+
+
+def test_the_shipped_model_for_every_table_plays_two_players_as_the_two_player_ensemble():
+    """models/turn-ppo-all: models/turn-ppo-ensemble-2p's network at two players, silenced elsewhere."""
+    every = tv.TurnValueAgent(agents.model_folder.model_folder("turn-ppo-all"), seed=3)
+    two = tv.TurnValueAgent(agents.model_folder.model_folder("turn-ppo-ensemble-2p"), seed=3)
+    for obs in decisions(2, seed=11):
+        assert every.act(obs) == two.act(obs)
+
+
+def test_the_shipped_model_for_every_table_is_at_home_at_every_preset_and_seat_count():
+    from kc_env.rules import PRESETS
+
+    agent = agents.load("turn-ppo-all")
+    assert agent.card["patience"]["2"] == 9 and agent.card["patience"]["4"] == 0
+    for preset in PRESETS:
+        for players in range(2, 7):
+            assert other_table(agent, Rules.preset(preset), players) is None, (preset, players)
+
+
+def test_the_shipped_model_for_every_table_is_the_fold_its_config_describes():
+    """configs/turn-ppo-all.yaml's every-table run is the model's part at 3 to 6 players."""
+    pytest.importorskip("torch")
+    from pathlib import Path
+
+    from kc_env.training import config as config_mod
+    from kc_env.training.turn_ppo.settings import tables_of
+
+    cfg = config_mod.load(Path(__file__).resolve().parents[1] / "configs" / "turn-ppo-all.yaml", "every-table")
+    card = agents.load("turn-ppo-all").card
+    two, rest = card["trained"]["seats_of"]
+    assert two["seats"] == [2] and two["trainer"] == "ensemble"
+    assert rest["seats"] == [3, 4, 5, 6] and rest["start"] == cfg.turn_ppo.start
+    assert (rest["iterations"], rest["gate"]) == (cfg.turn_ppo.iterations, cfg.turn_ppo.gate)
+    assert [t["name"] for t in card["tables"]] == ["standard-2p"] + [name for name, _, _ in tables_of(cfg)]

@@ -19,7 +19,8 @@ never leaves) and how many of its turns started without that. It plays the heuri
 for its first ``patience`` turns (one number, or one for each seat count: ``patience_at``), the
 first network from then on, and the second for the rest of the deal once a seat has been
 careless (``gate``, compiled: the trainer's duel plays it too). A
-card with ``careless_play: sample`` plays the second network as a policy over turns does: at the
+card with ``careless_play: sample`` (for every table, or for some seat counts: ``samples_at``) plays
+the second network as a policy over turns does: at the
 start of the turn it draws a line from the softmax of the network's scores (with the agent's seeded
 generator), then follows it to the end of the turn (a line that goes out is always taken). A card's
 ``careless_candidates`` (at most ``candidates``) lets the second network choose among the heuristic's
@@ -314,11 +315,21 @@ def layer_arrays(layers) -> tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...]
             tuple(np.ascontiguousarray(b, np.float32) for _, b in layers))
 
 
+def at_seats(setting: Any, num_players: int, default: Any) -> Any:
+    """A checked card's setting at a table of ``num_players``: one value for every table, or one
+    for each seat count (``{"2": 9, "4": 0}``; a seat count it does not name: ``default``)."""
+    return setting.get(str(num_players), default) if isinstance(setting, Mapping) else setting
+
+
 def patience_at(patience: int | Mapping[str, int], num_players: int) -> int:
-    """The gate's patience at a table of ``num_players``: a checked card's ``patience``, one number
-    for every table or one for each seat count (``{"2": 9, "4": 0}``; a seat count it does not
-    name: 0)."""
-    return int(patience.get(str(num_players), 0)) if isinstance(patience, Mapping) else int(patience)
+    """The gate's patience at a table of ``num_players`` (a card's ``patience``: ``at_seats``)."""
+    return int(at_seats(patience, num_players, 0))
+
+
+def samples_at(careless_play: str | Mapping[str, str], num_players: int) -> bool:
+    """Whether the second network samples at a table of ``num_players`` (a card's
+    ``careless_play``, ``at_seats``: ``sample`` or ``best``)."""
+    return at_seats(careless_play, num_players, "best") == "sample"
 
 
 class TurnValueAgent(Agent):
@@ -335,7 +346,7 @@ class TurnValueAgent(Agent):
         loose = self.card.get("careless_layers") and load_careless(self.folder, self.card)
         self._loose = layer_arrays(loose) if loose else None
         self.patience = self.card.get("patience", 0)
-        self.samples = self.card.get("careless_play", "best") == "sample"
+        self.careless_play = self.card.get("careless_play", "best")
         self.careless_candidates = int(self.card.get("careless_candidates", self.candidates))
         self.rng = np.random.default_rng(seed)
         self.reset()
@@ -376,7 +387,7 @@ class TurnValueAgent(Agent):
     def act(self, obs: Mapping[str, np.ndarray]) -> int:
         legal_actions(obs)  # refuses a mask with no legal action
         net = self.network(obs)
-        if self.samples and net is self._loose:
+        if net is self._loose and samples_at(self.careless_play, view.num_players(vector(obs))):
             return self.drawn_move(obs)
         lines, lengths, vals, own = self.values(obs, None if net == HEURISTIC_TURN else net)
         return own if net == HEURISTIC_TURN else first_move_of_best(lines, lengths, vals, own)
@@ -449,7 +460,7 @@ def is_turn_value_folder(folder: str | Path) -> bool:
 
 def save(folder: str | Path, layers: list[tuple[np.ndarray, np.ndarray]], card: Mapping[str, Any],
          careless_layers: list[tuple[np.ndarray, np.ndarray]] | None = None, patience: int | Mapping[str, int] = 0,
-         careless_play: str = "best", careless_candidates: int | None = None) -> Path:
+         careless_play: str | Mapping[str, str] = "best", careless_candidates: int | None = None) -> Path:
     """Write a turn-value model: ``layers`` as (weight [out, in], bias [out]) pairs, and its card;
     with ``careless_layers``, the second network, the gate's ``patience`` and how the second network
     plays (``careless_play``, written when it samples) and among how many candidates
@@ -470,7 +481,7 @@ def save(folder: str | Path, layers: list[tuple[np.ndarray, np.ndarray]], card: 
         full.update(careless_layers=[int(w.shape[0]) for w, _ in careless_layers],
                     patience=dict(patience) if isinstance(patience, Mapping) else int(patience))
         if careless_play != "best":
-            full["careless_play"] = careless_play
+            full["careless_play"] = dict(careless_play) if isinstance(careless_play, Mapping) else careless_play
         if careless_candidates is not None and careless_candidates < full["candidates"]:
             full["careless_candidates"] = int(careless_candidates)
     folders.write_card(folder, full)
@@ -506,14 +517,13 @@ def read_card(folder: str | Path) -> dict[str, Any]:
     if card.get("careless_layers") is not None:
         _check_layer_sizes(card_path, "careless_layers", card["careless_layers"])
         patience = card.get("patience", 0)
-        each = patience.values() if isinstance(patience, Mapping) else [patience]
-        if (isinstance(patience, Mapping) and not set(patience) <= {str(n) for n in range(2, MAX_PLAYERS + 1)}) or \
-                any(isinstance(p, bool) or not isinstance(p, int) or not 0 <= p <= 100 for p in each):
+        if not _each_seat(patience, lambda p: not isinstance(p, bool) and isinstance(p, int) and 0 <= p <= 100):
             raise ModelError(f"{card_path}: 'patience' must be an integer from 0 to 100, or one for each seat count "
                              f"(\"2\" to \"{MAX_PLAYERS}\"), not {str(patience)[:80]!r}")
-    if card.get("careless_play", "best") not in CARELESS_PLAYS:
-        raise ModelError(f"{card_path}: 'careless_play' must be one of {', '.join(CARELESS_PLAYS)}, "
-                         f"not {card.get('careless_play')!r}")
+    play = card.get("careless_play", "best")
+    if not _each_seat(play, lambda p: isinstance(p, str) and p in CARELESS_PLAYS):
+        raise ModelError(f"{card_path}: 'careless_play' must be one of {', '.join(CARELESS_PLAYS)}, or one for each "
+                         f"seat count (\"2\" to \"{MAX_PLAYERS}\"), not {str(play)[:80]!r}")
     if card.get("careless_play") and card.get("careless_layers") is None:
         raise ModelError(f"{card_path}: 'careless_play' says how a second network plays, and the card lists "
                          "none ('careless_layers')")
@@ -525,6 +535,14 @@ def read_card(folder: str | Path) -> dict[str, Any]:
     folders.check_table(card, card_path)
     folders.check_total(card_path, _shapes(card), MAX_WEIGHTS_BYTES)
     return card
+
+
+def _each_seat(setting: Any, valid) -> bool:
+    """Whether a card's ``setting`` is one ``valid`` value, or a mapping of seat counts ("2" to
+    "6") to ``valid`` values."""
+    if isinstance(setting, Mapping):
+        return set(setting) <= {str(n) for n in range(2, MAX_PLAYERS + 1)} and all(map(valid, setting.values()))
+    return valid(setting)
 
 
 def load(folder: str | Path) -> tuple[dict[str, Any], list[tuple[np.ndarray, np.ndarray]]]:

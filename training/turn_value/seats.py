@@ -1,7 +1,7 @@
 """Turn-value models for different seat counts as one network: each model plays the tables of its
 own seat counts, exactly as it does alone.
 
-    python -m kc_env.training.turn_value.seats OUT 2=MODEL [3-6=MODEL ...] [--overwrite]
+    python -m kc_env.training.turn_value.seats OUT 2=MODEL [3-6=MODEL ...] [--careless-play 3-6=best] [--overwrite]
 
 A network trained at two players and one trained at four rank the same candidate turns by
 different features; one network over both is their hidden units side by side, each model's units
@@ -14,10 +14,14 @@ moves every candidate's score alike). At each seat count the folded network's sc
 model's own, so its choices are too (tests/test_turn_value_seats.py).
 
 The models must have one hidden layer each, the same candidates and the same second network; each
-says which seat counts it plays (``2``, ``3-6``, ``2,4``: none twice). The folded card lists every
-table the models were trained for (``tables``), takes the gate and the second network's play from
-the first model, and the patience of each model's seats from that model (the card's ``patience``
-by seat count), and lists the models it folds (``trained.seats_of``). Read and written as every
+says which seat counts it plays (``2``, ``3-6``, ``2,4``: none twice). How the second network plays
+at careless tables (``careless_play``) is each model's at its seats, or what ``--careless-play
+SEATS=best|sample`` says: a play choice, as the gate's patience is (a second network of zeros never
+learns; ``best`` is then the heuristic's own turn, ``sample`` a uniform draw). The folded card lists every
+table the models were trained for (``tables``), takes the second network from the first model, its
+``careless_play`` and the patience of each model's seats from that model (the card's ``patience``
+by seat count), and lists the models it folds (``trained.seats_of``); it names the first model's
+table as its own (``num_players``, ``rules``), the table ``kc export`` evaluates it at. Read and written as every
 turn-value model is (checked, atomic).
 """
 
@@ -36,7 +40,7 @@ from ..export_folder import check_target
 
 SILENCE = 2.0**20
 """What a silenced unit's seat-count weight is less than 0: far more than the features' sum."""
-SAME = ("candidates", "careless_layers", "careless_play", "careless_candidates")
+SAME = ("candidates", "careless_layers", "careless_candidates")
 """What every folded model must agree on (its card's keys)."""
 
 
@@ -56,9 +60,10 @@ def seat_counts(text: str) -> list[int]:
     return out
 
 
-def fold(parts: list[tuple[list[int], str | Path]]) -> dict[str, Any]:
+def fold(parts: list[tuple[list[int], str | Path]], careless_play: dict[int, str] | None = None) -> dict[str, Any]:
     """One network of the models ``parts`` (their seat counts, their folder), as
-    ``turn_value.save``'s arguments; ``ValueError`` naming the first that cannot be folded."""
+    ``turn_value.save``'s arguments, each seat count's ``careless_play`` its model's unless
+    ``careless_play`` says otherwise; ``ValueError`` naming the first that cannot be folded."""
     if not parts:
         raise ValueError("no models to fold")
     taken = [n for counts, _ in parts for n in counts]
@@ -96,9 +101,25 @@ def fold(parts: list[tuple[list[int], str | Path]]) -> dict[str, Any]:
                 for (counts, folder), (card, _) in zip(parts, models, strict=True)]}}
     if not card["tables"]:
         raise ValueError("no model was trained at any of the seat counts it is given")
+    if first.get("num_players") in parts[0][0]:  # the table kc export evaluates it at: the first model's
+        card |= {"num_players": first["num_players"], "rules": first["rules"]}
+    plays = {str(n): turn_value.at_seats(card.get("careless_play", "best"), n, "best")
+             for (counts, _), (card, _) in zip(parts, models, strict=True) for n in counts}
+    for n, play in (careless_play or {}).items():
+        if str(n) not in plays or play not in turn_value.CARELESS_PLAYS or careless is None:
+            raise ValueError(f"--careless-play {n}={play}: a seat count a model is given, and one of "
+                             f"{', '.join(turn_value.CARELESS_PLAYS)}, for a model with a second network")
+        plays[str(n)] = play
     return {"layers": layers, "card": card, "careless_layers": careless,
-            "patience": patience if careless is not None else 0,
-            "careless_play": first.get("careless_play", "best"), "careless_candidates": first.get("careless_candidates")}
+            "patience": _one_or_each(patience) if careless is not None else 0,
+            "careless_play": _one_or_each(plays) if careless is not None else "best",
+            "careless_candidates": first.get("careless_candidates")}
+
+
+def _one_or_each(by_seats: dict[str, Any]) -> Any:
+    """A card's setting for each seat count: one value when they are all the same."""
+    values = set(by_seats.values())
+    return values.pop() if len(values) == 1 else by_seats
 
 
 def _same(net, other) -> bool:
@@ -115,11 +136,12 @@ def _tables(card) -> list[dict]:
     return [{"name": f"{name}-{card['num_players']}p", "num_players": card["num_players"], "rules": card["rules"]}]
 
 
-def write(out: str | Path, parts: list[tuple[list[int], str | Path]], overwrite: bool = False) -> Path:
+def write(out: str | Path, parts: list[tuple[list[int], str | Path]], overwrite: bool = False,
+          careless_play: dict[int, str] | None = None) -> Path:
     """Fold ``parts`` (``fold``) and save the model in ``out``: empty or new, or (``overwrite``) a
     model folder, as for ``kc export`` (``export_folder.check_target``)."""
     check_target(Path(out), overwrite)
-    return turn_value.save(out, **fold(parts))
+    return turn_value.save(out, **fold(parts, careless_play))
 
 
 def main(argv=None) -> int:
@@ -128,16 +150,22 @@ def main(argv=None) -> int:
     parser.add_argument("out", help="the folded model's folder")
     parser.add_argument("models", nargs="+", metavar="SEATS=MODEL",
                         help="seat counts (2, 3-6, 2,4) and a turn-value model folder with one hidden layer")
+    parser.add_argument("--careless-play", action="append", default=[], metavar="SEATS=PLAY",
+                        help="how the second network plays at those seat counts (best or sample; default: the "
+                             "model's own)")
     parser.add_argument("--overwrite", action="store_true", help="replace the model already in OUT")
     args = parser.parse_args(argv)
     try:
-        parts = []
+        plays, parts = {}, []
+        for arg in args.careless_play:
+            counts, _, play = arg.partition("=")
+            plays |= dict.fromkeys(seat_counts(counts), play)
         for arg in args.models:
             counts, sep, folder = arg.partition("=")
             if not sep or not folder:
                 raise ValueError(f"{arg!r}: write SEATS=MODEL, as 2=models/turn-ppo-ensemble-2p")
             parts.append((seat_counts(counts), folder))
-        out = write(args.out, parts, args.overwrite)
+        out = write(args.out, parts, args.overwrite, plays)
     except (ValueError, turn_value.ModelError) as err:
         parser.exit(2, f"error: {err}\n")
     print(f"{out}: {len(parts)} models, each at its own seats")

@@ -142,7 +142,7 @@ def duel(folder, rules, num_players: int, seeds, against: str = "heuristic", max
     seats = np.tile(np.arange(num_players, dtype=np.int64), len(seeds))
     rrow, rvec = rules_arrays(rules, max_moves)
     shares = np.zeros(len(all_seeds), np.float64)
-    draws = card.get("careless_play") == "sample"
+    draws = model.samples_at(card.get("careless_play", "best"), num_players)
     play_duel(all_seeds, seats, num_players, OTHERS.index(against), rrow, rvec, int(card["candidates"]),
               model.patience_at(card.get("patience", 0), num_players), gated, draws, first_w, first_b, loose_w, loose_b,
               int(card.get("careless_candidates", card["candidates"])), shares)
