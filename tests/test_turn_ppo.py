@@ -17,6 +17,7 @@ from kc_env.training.turn_ppo.settings import TurnPPOSettings  # noqa: E402
 from kc_env.training.turn_ppo.update import ppo_update  # noqa: E402
 
 from kc_env import agents, engine  # noqa: E402
+from kc_env.agents import turn_value as tv  # noqa: E402
 from kc_env.agents.policy_model import other_table  # noqa: E402
 from kc_env.agents.turn_value import FEATURES, SEAT_COUNT  # noqa: E402
 from kc_env.play import play_deal  # noqa: E402
@@ -88,7 +89,11 @@ def test_updates_move_the_policy_towards_the_candidates_that_win(advantage):
     ("tables", "pagat", "turn_ppo.tables: expected list"),
     ("tables", [{"rules": "pagat", "players": 3}], "turn_ppo.tables.0. must be a mapping of rules and num_players"),
     ("tables", [{"rules": "snap", "num_players": 3}], "turn_ppo.tables.0.: .*snap"),
-    ("tables", [{"rules": "pagat", "num_players": [3, 3]}], "turn_ppo.tables names a table twice"),
+    ("tables", [{"rules": "pagat", "num_players": [3, 3]}], "turn_ppo.tables names a table twice: pagat-3p and pagat-3p"),
+    ("tables", [{"rules": "pagat", "num_players": []}], "turn_ppo.tables.0. names no table"),
+    ("tables", [{"rules": [], "num_players": 3}], "turn_ppo.tables.0. names no table"),
+    ("tables", [{"rules": [{"target": t} for t in range(10, 70)], "num_players": [2, 3, 4, 5, 6]}],
+     "turn_ppo.tables names 300 tables; a model's card holds at most 256"),
 ])
 def test_the_trainer_config_is_checked_up_front(key, value, message):
     with pytest.raises(config_mod.ConfigError, match=message):
@@ -208,6 +213,15 @@ def test_the_deals_of_an_iteration_go_round_the_tables_and_the_model_lists_them(
     for rules, players in (("pagat", 5), ("standard", 3)):
         assert other_table(agent, Rules.preset(rules), players) is None
     assert "players: 3, 5 → 2" in other_table(agent, STANDARD, 2)
+
+
+def test_a_policy_trained_at_one_named_table_says_that_table(tmp_path):
+    """turn_ppo.tables with one table: the card names it, not the config's own (a newcomer's probe)."""
+    from kc_env.training.turn_ppo.train import _save_model
+
+    cfg = config_mod.load(CONFIG, "smoke", {"turn_ppo.tables": [{"rules": "pagat", "num_players": 3}]})
+    card = tv.load(_save_model(cfg, tmp_path / "model", (UNIFORM, None), []))[0]
+    assert (card["num_players"], card["rules"]) == (3, Rules.preset("pagat").to_dict())
 
 
 def test_the_demo_config_trains_the_run_of_the_shipped_turn_ppo_model():

@@ -76,8 +76,9 @@ def test_the_folded_card_lists_every_table_and_each_seat_counts_patience(two_and
     assert [part["seats"] for part in card["trained"]["seats_of"]] == [[2], [3, 4, 5, 6]]
     assert (card["num_players"], card["rules"]) == (2, STANDARD.to_dict()), "kc export evaluates it at the first's"
     agent = agents.load(str(both))
-    assert other_table(agent, STANDARD, 4) is None and other_table(agent, Rules.preset("pagat"), 2) is None
+    assert other_table(agent, STANDARD, 2) is None and other_table(agent, Rules.preset("pagat"), 4) is None
     assert "players: 2, 4 → 3" in other_table(agent, STANDARD, 3)
+    assert "draw: start → end" in other_table(agent, Rules.preset("pagat"), 2), "pagat at 2: never trained"
 
 
 def test_a_cards_patience_may_be_one_for_each_seat_count(tmp_path):
@@ -107,8 +108,9 @@ def test_how_the_second_network_plays_may_be_set_for_some_seat_counts(tmp_path):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["2=A", "4=B", "--careless-play", "4=often"], "--careless-play 4=often: a seat count a model is given"),
-    (["2=A", "--careless-play", "4=best"], "--careless-play 4=best: a seat count a model is given"),
+    (["2=A", "4=B", "--careless-play", "4=often"], "--careless-play 4=often: the play is one of best, sample"),
+    (["2=A", "--careless-play", "4=best"], "--careless-play 4=best: no model is given seat count 4"),
+    (["2=A", "--careless-play", "3-6"], "--careless-play '3-6': write SEATS=PLAY"),
     (["2=A", "2,4=B"], "seat count 2 is given to two models"),
     (["2-1=A"], "'2-1': seat counts are 2 to 6"),
     (["7=A"], "'7': seat counts are 2 to 6"),
@@ -141,14 +143,17 @@ def test_the_shipped_model_for_every_table_plays_two_players_as_the_two_player_e
         assert every.act(obs) == two.act(obs)
 
 
-def test_the_shipped_model_for_every_table_is_at_home_at_every_preset_and_seat_count():
+def test_the_shipped_model_for_every_table_is_at_home_at_every_preset_from_three_players_on():
+    """Its 2-player part was trained at standard rules only: the other presets at 2 get the note."""
     from kc_env.rules import PRESETS
 
     agent = agents.load("turn-ppo-all")
     assert agent.card["patience"]["2"] == 9 and agent.card["patience"]["4"] == 0
     for preset in PRESETS:
-        for players in range(2, 7):
+        for players in range(3, 7):
             assert other_table(agent, Rules.preset(preset), players) is None, (preset, players)
+    assert other_table(agent, STANDARD, 2) is None
+    assert "draw: start → end" in other_table(agent, Rules.preset("pagat"), 2)
 
 
 def test_the_shipped_model_for_every_table_is_the_fold_its_config_describes():
@@ -166,3 +171,23 @@ def test_the_shipped_model_for_every_table_is_the_fold_its_config_describes():
     assert rest["seats"] == [3, 4, 5, 6] and rest["start"] == cfg.turn_ppo.start
     assert (rest["iterations"], rest["gate"]) == (cfg.turn_ppo.iterations, cfg.turn_ppo.gate)
     assert [t["name"] for t in card["tables"]] == ["standard-2p"] + [name for name, _, _ in tables_of(cfg)]
+
+
+@pytest.mark.parametrize("text, message", [
+    ("2-", "'2-': seat counts are written 2, 3-6 or 2,4"),
+    ("6-3", "'6-3': a range of seat counts goes up .3-6."),
+    ("2,2", "'2,2': names a seat count twice"),
+    ("7", "'7': seat counts are 2 to 6"),
+])
+def test_seat_counts_are_written_as_a_count_a_range_or_a_list(text, message):
+    assert seats.seat_counts("3-6") == [3, 4, 5, 6] and seats.seat_counts("2,4") == [2, 4]
+    with pytest.raises(ValueError, match=message):
+        seats.seat_counts(text)
+
+
+def test_a_folded_model_folds_again_and_a_model_is_not_given_seats_it_never_played(tmp_path, two_and_four):
+    both, two, four = two_and_four
+    again = seats.write(tmp_path / "again", [([2], two), ([3, 4, 5, 6], both)])
+    assert json.loads((again / tv.CARD_FILE).read_text())["patience"] == {"2": 5, "3": 0, "4": 0, "5": 0, "6": 0}
+    with pytest.raises(ValueError, match="two: trained at 2 players, none of the seat counts it is given .3, 4."):
+        seats.write(tmp_path / "never", [([3, 4], two)])

@@ -287,15 +287,18 @@ def _check_one_table(card: Mapping[str, Any], where: str) -> None:
 def tables_differences(card: Mapping[str, Any], rules, num_players: int) -> list[str]:
     """How a table of ``rules`` (a ``Rules``) and ``num_players`` differs from every table a model
     trained at several (its checked card's ``tables``) was trained for: the player count when none
-    had it, then each rule variant whose value here none of them had, as ``name: trained values →
-    here``. Empty when every part of the table was trained (each preset at 2 to 6 players: every
-    combination of their variants)."""
+    had it, then each rule variant whose value here none of the tables at this player count had (or
+    none of them at all, when no table had this count), as ``name: trained values → here``. Empty
+    when every part of the table was trained at this player count (each preset at 2 to 6 players:
+    every combination of their variants); a model trained at pagat with 4 players and at standard
+    with 2 is not at home at pagat with 2."""
     from ..rules import Rules
 
     players = sorted({t["num_players"] for t in card["tables"]})
     out = [] if num_players in players else [f"players: {', '.join(map(str, players))} → {num_players}"]
+    alike = [t for t in card["tables"] if t["num_players"] == num_players] or card["tables"]
     seen: dict[str, list] = {}
-    for table in card["tables"]:
+    for table in alike:
         for name, value in Rules.from_dict(table["rules"]).to_dict().items():
             if value not in seen.setdefault(name, []):
                 seen[name].append(value)

@@ -260,7 +260,7 @@ def _load_critics(path: Path, hidden: list[int], gated: bool):
 def _save_model(cfg, where: Path, nets, curve: list[dict]) -> Path:
     t, tables = cfg.turn_ppo, tables_of(cfg)
     table = ({"tables": [{"name": name, "num_players": n, "rules": rules.to_dict()} for name, rules, n in tables]}
-             if len(tables) > 1 else {"num_players": cfg.num_players, "rules": cfg.rules_object().to_dict()})
+             if len(tables) > 1 else {"num_players": tables[0][2], "rules": tables[0][1].to_dict()})
     return model.save(where, nets[0], {
         "candidates": t.candidates, **table,
         "trained": {"trainer": "turn_ppo", "iterations": t.iterations, "games_per_iteration": t.games,

@@ -49,14 +49,18 @@ def seat_counts(text: str) -> list[int]:
     or one that is not 2 to 6."""
     out: list[int] = []
     for part in text.split(","):
-        low, _, high = part.partition("-")
+        low, dash, high = part.partition("-")
         try:
-            counts = range(int(low), int(high or low) + 1)
+            low, high = int(low), int(high if dash else low)
         except ValueError:
             raise ValueError(f"{text!r}: seat counts are written 2, 3-6 or 2,4") from None
-        if not counts or counts[0] < MIN_PLAYERS or counts[-1] > MAX_PLAYERS:
+        if not MIN_PLAYERS <= low <= MAX_PLAYERS or not MIN_PLAYERS <= high <= MAX_PLAYERS:
             raise ValueError(f"{text!r}: seat counts are {MIN_PLAYERS} to {MAX_PLAYERS}")
-        out += counts
+        if high < low:
+            raise ValueError(f"{text!r}: a range of seat counts goes up ({high}-{low})")
+        out += range(low, high + 1)
+    if len(set(out)) != len(out):
+        raise ValueError(f"{text!r}: names a seat count twice")
     return out
 
 
@@ -69,10 +73,30 @@ def fold(parts: list[tuple[list[int], str | Path]], careless_play: dict[int, str
     taken = [n for counts, _ in parts for n in counts]
     if len(set(taken)) != len(taken):
         raise ValueError(f"seat count {next(n for n in taken if taken.count(n) > 1)} is given to two models")
-    models = [turn_value.load(folder) for _, folder in parts]
-    first_folder, first = parts[0][1], models[0][0]
+    models = [(counts, folder, *turn_value.load(folder)) for counts, folder in parts]
+    careless = _check(models)
+    first_counts, _, first, _ = models[0]
+    card = {"candidates": first["candidates"],
+            "tables": [t for counts, folder, c, _ in models for t in _tables(folder, c) if t["num_players"] in counts],
+            "trained": {"trainer": "seats", "seats_of": [
+                {"seats": counts, "folder": str(folder), **{k: v for k, v in c.get("trained", {}).items() if k != "curve"}}
+                for counts, folder, c, _ in models]}}
+    if first.get("num_players") in first_counts:  # the table kc export evaluates it at: the first model's
+        card |= {"num_players": first["num_players"], "rules": first["rules"]}
+    patience = {str(n): turn_value.patience_at(c.get("patience", 0), n) for counts, _, c, _ in models for n in counts}
+    return {"layers": _network(models), "card": card, "careless_layers": careless,
+            "patience": _one_or_each(patience) if careless is not None else 0,
+            "careless_play": _one_or_each(_plays(models, careless_play or {}, careless)) if careless is not None
+            else "best",
+            "careless_candidates": first.get("careless_candidates")}
+
+
+def _check(models) -> list | None:
+    """Refuses models that cannot be folded (``ValueError`` naming the first); returns their
+    second network (the first model's, which every other shares), or None."""
+    _, first_folder, first, _ = models[0]
     careless = turn_value.load_careless(first_folder, first) if first.get("careless_layers") else None
-    for (_, folder), (card, layers) in zip(parts, models, strict=True):
+    for counts, folder, card, layers in models:
         if len(layers) != 2:
             raise ValueError(f"{folder}: {len(layers) - 1} hidden layers; only models with one fold")
         differ = [key for key in SAME if card.get(key) != first.get(key)]
@@ -80,8 +104,18 @@ def fold(parts: list[tuple[list[int], str | Path]], careless_play: dict[int, str
             differ = ["second network"]
         if differ:
             raise ValueError(f"{folder}: its {', '.join(differ)} differ from {first_folder}'s")
+        trained = {t["num_players"] for t in _tables(folder, card)}
+        if not trained & set(counts):
+            raise ValueError(f"{folder}: trained at {', '.join(map(str, sorted(trained)))} players, none of the seat "
+                             f"counts it is given ({', '.join(map(str, counts))})")
+    return careless
+
+
+def _network(models) -> list:
+    """The models' hidden units side by side, each silenced at the seat counts not its model's;
+    their outputs added."""
     hidden_w, hidden_b, output_w = [], [], []
-    for (counts, _), (_, layers) in zip(parts, models, strict=True):
+    for counts, _, _, layers in models:
         w = layers[0][0].astype(np.float32).copy()
         for n in range(MIN_PLAYERS, MAX_PLAYERS + 1):
             if n not in counts:
@@ -89,31 +123,23 @@ def fold(parts: list[tuple[list[int], str | Path]], careless_play: dict[int, str
         hidden_w.append(w)
         hidden_b.append(layers[0][1])
         output_w.append(layers[1][0])
-    layers = [(np.concatenate(hidden_w), np.concatenate(hidden_b)),
-              (np.concatenate(output_w, axis=1), np.sum([layers[1][1] for _, layers in models], axis=0))]
-    patience = {str(n): int(card.get("patience", 0)) for (counts, _), (card, _) in zip(parts, models, strict=True)
-                for n in counts}
-    card = {"candidates": first["candidates"],
-            "tables": [table for (counts, _), (card, _) in zip(parts, models, strict=True)
-                       for table in _tables(card) if table["num_players"] in counts],
-            "trained": {"trainer": "seats", "seats_of": [
-                {"seats": counts, "folder": str(folder), **{k: v for k, v in card.get("trained", {}).items() if k != "curve"}}
-                for (counts, folder), (card, _) in zip(parts, models, strict=True)]}}
-    if not card["tables"]:
-        raise ValueError("no model was trained at any of the seat counts it is given")
-    if first.get("num_players") in parts[0][0]:  # the table kc export evaluates it at: the first model's
-        card |= {"num_players": first["num_players"], "rules": first["rules"]}
-    plays = {str(n): turn_value.at_seats(card.get("careless_play", "best"), n, "best")
-             for (counts, _), (card, _) in zip(parts, models, strict=True) for n in counts}
-    for n, play in (careless_play or {}).items():
-        if str(n) not in plays or play not in turn_value.CARELESS_PLAYS or careless is None:
-            raise ValueError(f"--careless-play {n}={play}: a seat count a model is given, and one of "
-                             f"{', '.join(turn_value.CARELESS_PLAYS)}, for a model with a second network")
+    return [(np.concatenate(hidden_w), np.concatenate(hidden_b)),
+            (np.concatenate(output_w, axis=1), np.sum([layers[1][1] for *_, layers in models], axis=0))]
+
+
+def _plays(models, override: dict[int, str], careless) -> dict[str, str]:
+    """How the second network plays at each seat count: its model's, or ``override``'s."""
+    plays = {str(n): turn_value.at_seats(c.get("careless_play", "best"), n, "best") for counts, _, c, _ in models
+             for n in counts}
+    for n, play in override.items():
+        if careless is None:
+            raise ValueError(f"--careless-play {n}={play}: the models have no second network to play")
+        if str(n) not in plays:
+            raise ValueError(f"--careless-play {n}={play}: no model is given seat count {n}")
+        if play not in turn_value.CARELESS_PLAYS:
+            raise ValueError(f"--careless-play {n}={play}: the play is one of {', '.join(turn_value.CARELESS_PLAYS)}")
         plays[str(n)] = play
-    return {"layers": layers, "card": card, "careless_layers": careless,
-            "patience": _one_or_each(patience) if careless is not None else 0,
-            "careless_play": _one_or_each(plays) if careless is not None else "best",
-            "careless_candidates": first.get("careless_candidates")}
+    return plays
 
 
 def _one_or_each(by_seats: dict[str, Any]) -> Any:
@@ -127,10 +153,12 @@ def _same(net, other) -> bool:
                for a, b in zip(mine, theirs, strict=True))
 
 
-def _tables(card) -> list[dict]:
+def _tables(folder, card) -> list[dict]:
     """The tables a model's card says it was trained for (``tables``, or its one table)."""
     if card.get("tables"):
         return list(card["tables"])
+    if card.get("num_players") is None or card.get("rules") is None:
+        raise ValueError(f"{folder}: its card names no table it was trained for (num_players and rules, or tables)")
     name = next((p for p in PRESETS if Rules.preset(p).to_dict() == Rules.from_dict(card["rules"]).to_dict()),
                 "table")
     return [{"name": f"{name}-{card['num_players']}p", "num_players": card["num_players"], "rules": card["rules"]}]
@@ -158,7 +186,9 @@ def main(argv=None) -> int:
     try:
         plays, parts = {}, []
         for arg in args.careless_play:
-            counts, _, play = arg.partition("=")
+            counts, sep, play = arg.partition("=")
+            if not sep:
+                raise ValueError(f"--careless-play {arg!r}: write SEATS=PLAY, as 3-6=best")
             plays |= dict.fromkeys(seat_counts(counts), play)
         for arg in args.models:
             counts, sep, folder = arg.partition("=")
@@ -168,7 +198,7 @@ def main(argv=None) -> int:
         out = write(args.out, parts, args.overwrite, plays)
     except (ValueError, turn_value.ModelError) as err:
         parser.exit(2, f"error: {err}\n")
-    print(f"{out}: {len(parts)} models, each at its own seats")
+    print(f"{out}: {len(parts)} model{'s' * (len(parts) > 1)}, each at its own seat counts")
     return 0
 
 

@@ -111,8 +111,9 @@ def expand_tables(entries: list, config: Any, block: str, keys=("rules", "num_pl
     list of them>, num_players: <2 to 6, or a list>}``, each list expanded in order: rules, then
     players), or the config's own one table when empty, as (the entry's index, the entry, its
     ``Rules``, its players, its name: ``pagat-4p``, or ``table<i>-4p`` for a mapping of rules);
-    ``ValueError`` naming a bad entry (``block``: the config block, for the message) or a table
-    named twice."""
+    ``ValueError`` naming a bad entry (``block``: the config block, for the message), a table
+    named twice, or more tables than a card holds."""
+    from kc_env.agents.model_folder import MAX_TABLES
     from kc_env.rules import Rules, RulesError
 
     out = []
@@ -122,6 +123,8 @@ def expand_tables(entries: list, config: Any, block: str, keys=("rules", "num_pl
                              f"not {str(entry)[:80]!r}")
         rules_list = entry["rules"] if isinstance(entry["rules"], list) else [entry["rules"]]
         players = entry.get("num_players", config.num_players)
+        if rules_list == [] or players == []:
+            raise ValueError(f"{block}.tables[{i}] names no table (an empty list of rules or num_players)")
         for rules in rules_list:
             try:
                 obj = Rules.coerce(rules)
@@ -135,8 +138,13 @@ def expand_tables(entries: list, config: Any, block: str, keys=("rules", "num_pl
                 except RulesError as exc:
                     raise ValueError(f"{block}.tables[{i}]: {exc}") from None
                 out.append((i, entry, obj, n, f"{rules if isinstance(rules, str) else f'table{len(out)}'}-{n}p"))
-    if len({(rules, n) for _, _, rules, n, _ in out}) != len(out):
-        raise ValueError(f"{block}.tables names a table twice")
+    seen: dict = {}
+    for _, _, rules, n, name in out:
+        if (rules, n) in seen:
+            raise ValueError(f"{block}.tables names a table twice: {seen[rules, n]} and {name}")
+        seen[rules, n] = name
+    if len(out) > MAX_TABLES:
+        raise ValueError(f"{block}.tables names {len(out)} tables; a model's card holds at most {MAX_TABLES}")
     return out
 
 
