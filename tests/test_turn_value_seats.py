@@ -191,3 +191,10 @@ def test_a_folded_model_folds_again_and_a_model_is_not_given_seats_it_never_play
     assert json.loads((again / tv.CARD_FILE).read_text())["patience"] == {"2": 5, "3": 0, "4": 0, "5": 0, "6": 0}
     with pytest.raises(ValueError, match="two: trained at 2 players, none of the seat counts it is given .3, 4."):
         seats.write(tmp_path / "never", [([3, 4], two)])
+
+
+def test_the_web_table_says_which_rule_sets_the_model_for_every_table_played_at_each_player_count():
+    from kc_env.web.store import Store
+
+    about = {a["spec"]: a["about"] for a in Store().offered()}
+    assert about["turn-ppo-all"] == "an exported model, for 29 tables: 7 rule sets at 3 to 6 players, 1 rule set at 2"

@@ -308,17 +308,28 @@ def tables_differences(card: Mapping[str, Any], rules, num_players: int) -> list
 
 
 def trained_for(card: Mapping[str, Any]) -> str | None:
-    """The table a checked card says it was trained for, in words (``for 2 players``, or ``for
-    every table: 7 rule sets at 2 to 6 players``), or None when it does not say."""
+    """The table a checked card says it was trained for, in words (``for 2 players``, ``for 35
+    tables: 7 rule sets at 2 to 6 players``, or ``for 29 tables: 7 rule sets at 3 to 6 players, 1
+    at 2`` when the player counts had different rule sets), or None when it does not say."""
     tables = card.get("tables")
     if tables:
-        players = sorted({t["num_players"] for t in tables})
-        names = {str(t.get("name", "")).rsplit("-", 1)[0] for t in tables}
-        span = f"{players[0]} to {players[-1]}" if players == list(range(players[0], players[-1] + 1)) \
-            else ", ".join(map(str, players))
-        return f"for {len(tables)} tables: {len(names)} rule sets at {span} players"
+        sets: dict[int, set] = {}
+        for t in tables:
+            sets.setdefault(t["num_players"], set()).add(str(t.get("name", "")).rsplit("-", 1)[0])
+        by_count: dict[int, list[int]] = {}
+        for n in sorted(sets):
+            by_count.setdefault(len(sets[n]), []).append(n)
+        parts = [f"{k} rule set{'s' * (k > 1)} at {_span(players)}" for k, players in
+                 sorted(by_count.items(), reverse=True)]
+        return f"for {len(tables)} tables: {parts[0]} players" + "".join(f", {p}" for p in parts[1:])
     players = card.get("num_players")
     return f"for {players} players" if players else None
+
+
+def _span(players: list[int]) -> str:
+    """Sorted player counts in words: ``2 to 6`` when they run on, else ``2, 4``."""
+    return f"{players[0]} to {players[-1]}" if len(players) > 1 and players == list(range(players[0], players[-1] + 1)) \
+        else ", ".join(map(str, players))
 
 
 # -- the weights ----------------------------------------------------------------------------------
