@@ -387,7 +387,7 @@ class TurnValueAgent(Agent):
     def act(self, obs: Mapping[str, np.ndarray]) -> int:
         legal_actions(obs)  # refuses a mask with no legal action
         net = self.network(obs)
-        if net is self._loose and samples_at(self.careless_play, view.num_players(vector(obs))):
+        if self._loose is not None and net is self._loose and samples_at(self.careless_play, self._players):
             return self.drawn_move(obs)
         lines, lengths, vals, own = self.values(obs, None if net == HEURISTIC_TURN else net)
         return own if net == HEURISTIC_TURN else first_move_of_best(lines, lengths, vals, own)
@@ -434,7 +434,8 @@ class TurnValueAgent(Agent):
         self._row = seat_row(ob, self._memories, self._used)  # one agent may play several seats
         self._memory = self._memories[self._row]
         new_deal(ob, self._memory)
-        net = gate(ob, mask, self._memory, patience_at(self.patience, view.num_players(ob)), 1)
+        self._players = view.num_players(ob)  # the table's seats: the card's settings may differ by them
+        net = gate(ob, mask, self._memory, patience_at(self.patience, self._players), 1)
         return HEURISTIC_TURN if net == HEURISTIC_NET else None if net == FIRST_NET else self._loose
 
     def act_batch(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:

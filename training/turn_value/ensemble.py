@@ -56,9 +56,7 @@ def fold(folders: list[str | Path]) -> Folded:
             raise ValueError(f"{folder}: its {', '.join(differ)} differ from {folders[0]}'s")
     careless = turn_value.load_careless(folders[0], first) if first.get("careless_layers") else None
     for folder, (card, _) in zip(folders[1:], models[1:], strict=True):
-        theirs = turn_value.load_careless(folder, card) if careless is not None else None
-        if careless is not None and not all(np.array_equal(a, b) for mine, other in zip(careless, theirs, strict=True)
-                                            for a, b in zip(mine, other, strict=True)):
+        if careless is not None and not same_network(careless, turn_value.load_careless(folder, card)):
             raise ValueError(f"{folder}: its second network differs from {folders[0]}'s")
     n = len(models)
     hidden = (np.concatenate([layers[0][0] for _, layers in models]),
@@ -71,6 +69,12 @@ def fold(folders: list[str | Path]) -> Folded:
     play = {"patience": first.get("patience", 0), "careless_play": first.get("careless_play", "best"),
             "careless_candidates": first.get("careless_candidates")}
     return Folded(card, [hidden, output], careless, play)
+
+
+def same_network(net, other) -> bool:
+    """Whether two networks ((weight, bias) pairs) are the same arrays, layer by layer."""
+    return len(net) == len(other) and all(np.array_equal(a, b) for mine, theirs in zip(net, other, strict=True)
+                                          for a, b in zip(mine, theirs, strict=True))
 
 
 def _trained(folder, card) -> dict:

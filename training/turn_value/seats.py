@@ -37,6 +37,7 @@ from kc_env.agents import turn_value
 from kc_env.rules import MAX_PLAYERS, MIN_PLAYERS, PRESETS, Rules
 
 from ..export_folder import check_target
+from .ensemble import same_network
 
 SILENCE = 2.0**20
 """What a silenced unit's seat-count weight is less than 0: far more than the features' sum."""
@@ -100,7 +101,7 @@ def _check(models) -> list | None:
         if len(layers) != 2:
             raise ValueError(f"{folder}: {len(layers) - 1} hidden layers; only models with one fold")
         differ = [key for key in SAME if card.get(key) != first.get(key)]
-        if not differ and careless is not None and not _same(careless, turn_value.load_careless(folder, card)):
+        if not differ and careless is not None and not same_network(careless, turn_value.load_careless(folder, card)):
             differ = ["second network"]
         if differ:
             raise ValueError(f"{folder}: its {', '.join(differ)} differ from {first_folder}'s")
@@ -146,11 +147,6 @@ def _one_or_each(by_seats: dict[str, Any]) -> Any:
     """A card's setting for each seat count: one value when they are all the same."""
     values = set(by_seats.values())
     return values.pop() if len(values) == 1 else by_seats
-
-
-def _same(net, other) -> bool:
-    return all(np.array_equal(a, b) for mine, theirs in zip(net, other, strict=True)
-               for a, b in zip(mine, theirs, strict=True))
 
 
 def _tables(folder, card) -> list[dict]:
