@@ -249,3 +249,62 @@ def test_a_network_started_from_a_loaded_model_copies_its_read_only_arrays_witho
         warnings.simplefilter("error")
         _, linears = torch_network(FEATURES, [3], 0, start)
     assert all((w == w2).all() and (b == b2).all() for (w, b), (w2, b2) in zip(start, numpy_layers(linears), strict=True))
+
+
+POSITION = """N: 9H
+E: -
+S: 5C
+W: KD
+NE: -
+SE: -
+SW: -
+NW: -
+hand 0: 8S 4D 2C
+hand 1: 8C 4H QS 7D
+hand 2: KS 7C 3D
+stock: 3H 3S
+turn: 0 drawn
+"""
+
+
+def test_the_privileged_critic_reads_what_each_next_seat_holds_that_fits_each_pile_where_the_line_ends():
+    """PerfectDou's privileged critic (``turn_ppo.privileged_critic``): for each other seat in the
+    order they play, its hand's size and how many of its cards fit each pile after the line."""
+    from kc_env.actions import play_action
+    from kc_env.cards import parse_card
+    from kc_env.vector.game import VecGame
+
+    table = VecGame(1)
+    table.load(0, engine.from_text(POSITION, STANDARD))
+    lines = np.zeros((2, rollouts.turns.MAX_DEPTH), np.int64)
+    lines[1, 0] = play_action(parse_card("8S"), 0)  # 8S onto N's 9H: N then takes a red 7
+    out = np.zeros((2, rollouts.HAND_FEATURES), np.float32)
+    rollouts.hand_features(table.state, np.int64(0), lines, np.array([0, 1]), 2, out)
+    N, E, S, W, NE = 0, 1, 2, 3, 4
+    seat_1, seat_2 = out[:, :9], out[:, 9:18]
+    assert (seat_1[:, 0] * 13, seat_2[:, 0] * 13) == (pytest.approx([4, 4]), pytest.approx([3, 3]))
+    fits = lambda row, p: round(float(row[1 + p] * 4))  # noqa: E731
+    assert [fits(seat_1[0], p) for p in (N, E, S, W, NE)] == [1, 4, 1, 1, 0]  # 8C on 9H; 4H on 5C; QS on KD; any on E
+    assert [fits(seat_1[1], p) for p in (N, E, S, W)] == [1, 4, 1, 1]  # 7D now fits N's 8S; 8C no longer
+    assert [fits(seat_2[0], p) for p in (N, S, NE)] == [0, 0, 1]  # the king alone goes to a corner
+    assert [fits(seat_2[1], p) for p in (N, S)] == [0, 0]  # 7C is black, as the 8S
+    assert not out[:, 18:rollouts.SEAT_FITS].any(), "three play: no fourth or fifth seat"
+    hands = out[:, rollouts.SEAT_FITS:].reshape(2, rollouts.OTHER_SEATS, 54)
+    for seat, names in ((0, "8C 4H QS 7D"), (1, "KS 7C 3D")):
+        assert (set(np.flatnonzero(hands[0, seat])) == set(np.flatnonzero(hands[1, seat]))
+                == {parse_card(c) for c in names.split()})
+    assert not hands[:, 2:].any()
+
+
+def test_a_run_with_the_privileged_critic_records_the_hands_and_its_critic_reads_them():
+    from kc_env.training.turn_ppo.train import _play, _update, critic_width
+
+    cfg = config_mod.load(CONFIG, "smoke", {"turn_ppo.games": 40, "turn_ppo.privileged_critic": True,
+                                            "num_players": 3})
+    data = _play(cfg, 1, (UNIFORM, None))
+    assert data["hands"].shape == (*data["feats"].shape[:2], rollouts.HAND_FEATURES)
+    assert data["hands"][:, 0, :18].any(axis=1).all() and not data["hands"][:, :, 18:rollouts.SEAT_FITS].any()
+    _, critics, stats = _update(cfg, 1, (UNIFORM, None), (None, None), data, lambda _: None)
+    assert critics[0][0][0].shape[1] == critic_width(cfg.turn_ppo) == FEATURES + rollouts.HAND_FEATURES
+    assert "explained_variance" in stats
+    assert "hands" not in _play(config_mod.load(CONFIG, "smoke", {"turn_ppo.games": 10}), 1, (UNIFORM, None))

@@ -49,21 +49,65 @@ model plays whose card says nothing of ``careless_play``); ``BEST_THEN_SAMPLE``,
 network's best and a sample of the second's (a card with ``careless_play: sample``: ``gate:
 uniform``). Only ``SAMPLE`` records."""
 
-Policy = namedtuple("Policy", "k seed play gated patience layers_w layers_b loose_w loose_b loose_k")
+Policy = namedtuple("Policy", "k seed play gated patience layers_w layers_b loose_w loose_b loose_k hands")
 Policy.__doc__ = """The learners' policy: the network (relu layers ``layers_w``, ``layers_b`` to one score)
 over the heuristic's ``k`` best candidates, sampled with a generator per game from ``seed`` as
 ``play`` says (``SAMPLE``, ``BEST``, ``BEST_THEN_SAMPLE``); ``gated``: 0 none, 1 the second network ``loose_w``, ``loose_b`` once a seat
 has been careless, ``HEURISTIC_GATE`` the heuristic then; the gate's ``patience`` (module
 docstring); and ``loose_k``, how many of the candidates, the heuristic's best first, the second
-network chooses among (a card's ``careless_candidates``)."""
+network chooses among (a card's ``careless_candidates``); ``hands``: 1 to record each candidate's
+``HAND_FEATURES`` beside its features (a critic that sees the hidden hands), 0 not to."""
 
 HEURISTIC_GATE = 2
 """``Policy.gated`` for a gate that hands careless tables to the heuristic (``gate: heuristic``)."""
 
-Choices = namedtuple("Choices", "feats valid picks logps seats nets counts shares")
+Choices = namedtuple("Choices", "feats hands valid picks logps seats nets counts shares")
 Choices.__doc__ = """What ``play`` writes: game ``i``'s choices ``[i, :counts[i]]`` (each one's candidates'
-features ``feats[i, n, :valid[i, n]]``, the pick, its log-probability, the chooser's seat and which
-network chose, 0 or 1; at most ``feats.shape[1]`` a game) and every seat's share of the deal, ``shares[i]``."""
+features ``feats[i, n, :valid[i, n]]`` and, if the policy records them, their ``hands[i, n, :valid[i, n]]``,
+the pick, its log-probability, the chooser's seat and which network chose, 0 or 1; at most
+``feats.shape[1]`` a game) and every seat's share of the deal, ``shares[i]``."""
+
+OTHER_SEATS = K.MAX_SEATS - 1
+SEAT_FITS = OTHER_SEATS * (1 + 8)
+HAND_FEATURES = SEAT_FITS + OTHER_SEATS * 54
+"""What a critic that sees the hidden hands reads beside a candidate's features (PerfectDou's
+privileged critic; never the policy, which plays from what its seat sees). For each other seat in
+the order they play after the chooser (zeros past the table's seats): its hand's size (a
+thirteenth) and, for each pile where the candidate's line ends, how many of its cards fit there (a
+quarter), the first ``SEAT_FITS``; then each one's hand, a one for each card it holds."""
+
+
+@njit
+def hand_features(g, b, lines, lengths, valid, out):
+    """``HAND_FEATURES`` of the first ``valid`` candidate lines (``lines``, ``lengths``) of the seat
+    to act at row ``b`` of the table ``g`` (the whole deal, every hand) into ``out`` ([k, HAND_FEATURES])."""
+    rows = turns.MAX_DEPTH + 1
+    h = turns.alloc(rows, True)
+    for d in range(rows):
+        for j in range(K.NUM_R):
+            h.R[d, j] = g.R[b, j]
+    for p in range(8):
+        for j in range(g.pinfo[b, p, K.LEN]):
+            h.piles[0, p, j] = g.piles[b, p, j]
+        for j in range(K.PINFO):
+            h.pinfo[0, p, j] = g.pinfo[b, p, j]
+    for seat in range(K.MAX_SEATS):
+        h.hands[0, seat] = g.hands[b, seat]
+    for j in range(K.NUM_S):
+        h.S[0, j] = g.S[b, j]
+    me, players = g.S[b, K.CUR], g.S[b, K.NP]
+    out[:] = 0.0
+    for i in range(valid):
+        turns.replay(h, lines[i], lengths[i])
+        d = lengths[i]
+        for j in range(1, players):
+            hand = h.hands[d, (me + j) % players]
+            f = (j - 1) * 9
+            out[i, f] = K.popcount(hand) / 13.0
+            for p in range(8):
+                out[i, f + 1 + p] = K.popcount(hand & h.pinfo[d, p, K.ACC]) / 4.0
+            for c in range(54):
+                out[i, SEAT_FITS + (j - 1) * 54 + c] = (hand >> c) & 1
 
 
 HEURISTIC_TURN = -1
@@ -84,12 +128,12 @@ def network_of(ob, mask, memory, policy):
 def play(deals, num_players, rules_row, rules_vec, policy, out):
     """Play every deal of ``deals`` (``turn_value.learn.Deals``) into ``out`` (``Choices``)."""
     seeds, dealers, learners, others = deals  # numba cannot hand a namedtuple to a prange body (numba#4846)
-    k, seed, how, gated, patience, layers_w, layers_b, loose_w, loose_b, loose_k = policy
-    feats, valid, picks, logps, seats, nets, counts, shares = out
+    k, seed, how, gated, patience, layers_w, layers_b, loose_w, loose_b, loose_k, hands = policy
+    feats, hand_feats, valid, picks, logps, seats, nets, counts, shares = out
     for i in prange(seeds.shape[0]):
         _play_deal(np.int64(i), Deals(seeds, dealers, learners, others), num_players, rules_row, rules_vec,
-                   Policy(k, seed, how, gated, patience, layers_w, layers_b, loose_w, loose_b, loose_k),
-                   Choices(feats, valid, picks, logps, seats, nets, counts, shares))
+                   Policy(k, seed, how, gated, patience, layers_w, layers_b, loose_w, loose_b, loose_k, hands),
+                   Choices(feats, hand_feats, valid, picks, logps, seats, nets, counts, shares))
 
 
 @njit
@@ -137,6 +181,8 @@ def _choose_turn(g, b, ob, mask, policy, net, rng, out, i, n, scratch):
         pick = np.argmax(z) if best else index_at(p, uniform(rng, b))
         if n < out.feats.shape[1] and policy.play == SAMPLE:
             out.feats[i, n, :valid] = feats[:valid]
+            if policy.hands:
+                hand_features(g, b, lines, lengths, valid, out.hands[i, n])
             out.valid[i, n] = valid
             out.picks[i, n] = pick
             out.logps[i, n] = np.log(p[pick])
@@ -153,31 +199,35 @@ def _choose_turn(g, b, ob, mask, policy, net, rng, out, i, n, scratch):
 def generate(rules, num_players: int, seeds: np.ndarray, learners: np.ndarray, others: np.ndarray, nets, *,
              k: int, seed: int = 0, how: int = SAMPLE, patience: int = 0, max_moves: int = 1000,
              max_records: int = 80, careless_heuristic: bool = False,
-             careless_k: int | None = None) -> dict[str, np.ndarray]:
+             careless_k: int | None = None, hands: bool = False) -> dict[str, np.ndarray]:
     """Play the deals ``seeds`` (dealer ``seed % players``; ``learners[i]``: bit ``s`` for each
     seat that learns; ``others[i]``: the code of what the other seats play) with the policy
     ``nets``: (first network, second network or None for no gate), each numpy (weight, bias)
     pairs; with ``careless_heuristic``, the heuristic plays instead of the second network, which
     otherwise chooses among the first ``careless_k`` candidates (all ``k`` by default); ``how``
     as ``Policy.play`` (only ``SAMPLE`` records choices). Returns
-    every recorded choice: ``feats [N, k, FEATURES]``, ``valid``, ``picks``, ``logps``, ``nets``
+    every recorded choice: ``feats [N, k, FEATURES]``, with ``hands`` their ``hands [N, k,
+    HAND_FEATURES]`` (for a critic that sees the hidden hands), ``valid``, ``picks``, ``logps``, ``nets``
     (which network chose), ``outcomes`` (the chooser's share of its deal), and ``shares`` (every
     seat's share of every deal)."""
     seeds = np.asarray(seeds, dtype=np.int64)
     rrow, rvec = rules_arrays(rules, max_moves)
     n, (first, loose) = len(seeds), nets
     rows = max_records if how == SAMPLE else 1  # a policy playing as a model records nothing
-    out = Choices(np.zeros((n, rows, k, FEATURES), np.float32), np.zeros((n, rows), np.int64),
+    out = Choices(np.zeros((n, rows, k, FEATURES), np.float32),
+                  np.zeros((n, rows, k, HAND_FEATURES) if hands else (1, 1, k, HAND_FEATURES), np.float32),
+                  np.zeros((n, rows), np.int64),
                   np.zeros((n, rows), np.int64), np.zeros((n, rows), np.float32), np.zeros((n, rows), np.int64),
                   np.zeros((n, rows), np.int64), np.zeros(n, np.int64), np.zeros((n, num_players), np.float64))
     gated = HEURISTIC_GATE if careless_heuristic else int(loose is not None)
     policy = Policy(k, seed, int(how), gated, int(patience), *layer_arrays(first),
-                    *layer_arrays(loose if loose is not None else first), int(careless_k or k))
+                    *layer_arrays(loose if loose is not None else first), int(careless_k or k), int(hands))
     play(Deals(seeds, seeds % num_players, np.asarray(learners, np.int64), np.asarray(others, np.int64)),
          num_players, rrow, rvec, policy, out)
     keep = np.arange(rows)[None, :] < out.counts[:, None]
     games = np.broadcast_to(np.arange(n)[:, None], keep.shape)[keep]
-    return {"feats": out.feats[keep], "valid": out.valid[keep], "picks": out.picks[keep], "logps": out.logps[keep],
+    recorded = {"hands": out.hands[keep]} if hands else {}
+    return {"feats": out.feats[keep], **recorded, "valid": out.valid[keep], "picks": out.picks[keep], "logps": out.logps[keep],
             "nets": out.nets[keep], "outcomes": out.shares[games, out.seats[keep]].astype(np.float32),
             "shares": out.shares}
 

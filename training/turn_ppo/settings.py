@@ -36,6 +36,11 @@ class TurnPPOSettings:
     critic_hidden: list[int] = field(default_factory=lambda: [64])
     """Widths of the critic's hidden layers: it values a candidate's end-of-turn position (the
     win share from there), and the policy's baseline is its expectation over the candidates."""
+    privileged_critic: bool = False
+    """The critic reads, beside a candidate's features (what the seat sees), what the other seats
+    hold there (``rollouts.HAND_FEATURES``: each one's hand, its size and how many of its cards
+    fit each pile where the line ends), as PerfectDou's privileged critic. Only training reads the hidden
+    hands: the model plays from what its seat sees."""
     returns: str = "share"
     """What a deal returns to a learning seat: ``share``, its win share (1 a win, 1 / players a deal
     nobody won, 0 a loss); ``win``, 1 for a win and 0 otherwise, so that a blocked deal is worth no
@@ -117,6 +122,7 @@ def checks(config: Any) -> list[tuple[bool, str]]:
         (all(type(w) is int and 0 < w <= 4096 for w in widths), "turn_ppo.hidden and critic_hidden must be "
                                                                  "positive widths up to 4096"),
         (t.returns in RETURNS, f"turn_ppo.returns must be one of {', '.join(RETURNS)}, not {t.returns!r}"),
+        (type(t.privileged_critic) is bool, "turn_ppo.privileged_critic must be true or false"),
         (t.advantage in ADVANTAGES, f"turn_ppo.advantage must be one of {', '.join(ADVANTAGES)}, not {t.advantage!r}"),
         (type(t.epochs) is int and t.epochs > 0 and type(t.batch_size) is int and t.batch_size > 0,
          "turn_ppo.epochs and batch_size must be positive integers"),

@@ -148,7 +148,7 @@ def _networks(cfg, folder: Path, done: int):
         where = folder / f"iteration_{done}"
         card, first = model.load(where / "model")
         loose = model.load_careless(where / "model", card) if gated else None
-        return (first, loose), _load_critics(where / CRITIC_FILE, t.critic_hidden, learns_second)
+        return (first, loose), _load_critics(where / CRITIC_FILE, t.critic_hidden, learns_second, critic_width(t))
     if t.start:
         card, first = model.load(t.start)
         loose = model.load_careless(t.start, card) if card.get("careless_layers") else None
@@ -180,7 +180,7 @@ def _update(cfg, it: int, nets, critics, data, log):
         mine = data["nets"] == which
         if not mine.any():  # this network chose nothing this iteration (no seat was careless)
             new_nets.append(net)
-            new_critics.append(critic or tv.numpy_layers(tv.torch_network(FEATURES, list(t.critic_hidden), it, None)[1]))
+            new_critics.append(critic or tv.numpy_layers(tv.torch_network(critic_width(t), list(t.critic_hidden), it, None)[1]))
             continue
         part = {key: value[mine] for key, value in data.items() if key != "shares"}
         prefix = "careless_" if which else ""
@@ -212,7 +212,7 @@ def _play(cfg, it: int, nets) -> dict[str, np.ndarray]:
         parts += [rollouts.generate(rules, n, mine[at:at + 512], learners[at:at + 512], others[at:at + 512],
                                     nets, k=t.candidates, seed=first + at // 512,
                                     patience=t.patience, max_moves=cfg.max_moves, careless_heuristic=t.gate == "heuristic",
-                                    careless_k=t.careless_candidates)
+                                    careless_k=t.careless_candidates, hands=t.privileged_critic)
                   for at in range(0, len(mine), 512)]
     data = {key: np.concatenate([p[key] for p in parts]) for key in parts[0] if key != "shares"}
     if t.returns == "win":  # a blocked deal's 1 / players is worth a loss
@@ -243,12 +243,18 @@ def _save(cfg, where: Path, nets, critics, curve: list[dict]) -> Path:
     return agent
 
 
-def _load_critics(path: Path, hidden: list[int], gated: bool):
-    """The critics an iteration saved (the second only under a gate whose second network learns)."""
+def critic_width(t) -> int:
+    """How many numbers the critic of the settings ``t`` reads of a candidate (``privileged_critic``)."""
+    return FEATURES + (rollouts.HAND_FEATURES if t.privileged_critic else 0)
+
+
+def _load_critics(path: Path, hidden: list[int], gated: bool, width: int = FEATURES):
+    """The critics an iteration saved (the second only under a gate whose second network learns),
+    each reading ``width`` numbers of a candidate."""
     prefixes = ["", model.CARELESS] if gated else [""]
     shapes, sizes = {}, [*hidden, 1]
     for prefix in prefixes:
-        fan_in = FEATURES
+        fan_in = width
         for i, size in enumerate(sizes):
             shapes[f"{prefix}w{i}"], shapes[f"{prefix}b{i}"] = (size, fan_in), (size,)
             fan_in = size
@@ -265,6 +271,7 @@ def _save_model(cfg, where: Path, nets, curve: list[dict]) -> Path:
         "candidates": t.candidates, **table,
         "trained": {"trainer": "turn_ppo", "iterations": t.iterations, "games_per_iteration": t.games,
                     "self_play": t.self_play, "against": list(t.against), "advantage": t.advantage,
-                    "gate": t.gate, "start": t.start, "seed": cfg.seed, "curve": curve}},
+                    "gate": t.gate, "start": t.start, "seed": cfg.seed,
+                    **({"privileged_critic": True} if t.privileged_critic else {}), "curve": curve}},
         careless_layers=nets[1], patience=t.patience, careless_play=careless_play(t),
         careless_candidates=t.careless_candidates)

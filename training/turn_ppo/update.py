@@ -1,7 +1,10 @@
 """One PPO update of the turn policy on an iteration's choices, and its critic (torch).
 
 The critic values a candidate's end-of-turn position (the win share from there, fitted with
-binary cross-entropy to the outcomes of the positions chosen); a choice's baseline is the critic's
+binary cross-entropy to the outcomes of the positions chosen), from the candidate's features or,
+when the choices carry ``hands`` (``privileged_critic``), from those and what the other seats hold
+(``rollouts.HAND_FEATURES``: a privileged critic, as PerfectDou's, while the policy still plays from
+what its seat sees); a choice's baseline is the critic's
 value expected under the policy that chose (the sum over the valid candidates of probability times
 value), computed before the critic learns from this iteration's deals. The advantage is the
 deal's outcome less the baseline (``advantage: outcome``) or the chosen candidate's value less it
@@ -47,15 +50,16 @@ def ppo_update(actor_layers, critic_layers, data: dict[str, np.ndarray], s, *, s
 
     torch.manual_seed(seed)
     feats, valid = torch.from_numpy(data["feats"]), torch.from_numpy(data["valid"])
+    seen = torch.cat([feats, torch.from_numpy(data["hands"])], dim=2) if "hands" in data else feats
     picks, old_logp = torch.from_numpy(data["picks"]), torch.from_numpy(data["logps"])
     outcome = torch.from_numpy(data["outcomes"])
     actor, actor_linears = torch_network(feats.shape[2], list(s.hidden) if actor_layers is None else
                                     [w.shape[0] for w, _ in actor_layers[:-1]], seed, actor_layers)
-    critic, critic_linears = torch_network(feats.shape[2], s.critic_hidden, seed + 1, critic_layers)
+    critic, critic_linears = torch_network(seen.shape[2], s.critic_hidden, seed + 1, critic_layers)
     rows = torch.arange(len(picks))
     with torch.no_grad():
         logp_all = torch.log_softmax(_scores(actor, feats, valid), dim=1)
-    q, v = baseline(critic, feats, valid, logp_all)
+    q, v = baseline(critic, seen, valid, logp_all)
     adv = (outcome if s.advantage == "outcome" else q[rows, picks]) - v
     stats = {"choices": len(picks), "explained_variance": _explained(outcome, v),
              "advantage_snr": float(adv.mean().abs() / (adv.std() / np.sqrt(len(adv)) + 1e-12)),
@@ -74,7 +78,7 @@ def ppo_update(actor_layers, critic_layers, data: dict[str, np.ndarray], s, *, s
             ratio = (chosen - old_logp[i]).exp()
             policy_loss = -torch.min(ratio * adv[i], ratio.clamp(1 - s.clip_range, 1 + s.clip_range) * adv[i]).mean()
             entropy = -(logp.exp() * logp.nan_to_num(0.0, neginf=0.0)).sum(dim=1).mean()
-            value_loss = bce(critic(feats[i, :, :][torch.arange(len(i)), picks[i]]).squeeze(-1), outcome[i])
+            value_loss = bce(critic(seen[i, :, :][torch.arange(len(i)), picks[i]]).squeeze(-1), outcome[i])
             opt.zero_grad()
             (policy_loss - s.ent_coef * entropy + value_loss).backward()
             opt.step()
