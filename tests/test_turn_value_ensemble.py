@@ -92,3 +92,21 @@ def test_the_command_does_not_replace_a_folder_that_holds_something_unless_told(
     with pytest.raises(SystemExit):
         ensemble.main([str(tmp_path / "notes"), str(one), "--overwrite"])
     assert [p.name for p in (tmp_path / "notes").iterdir()] == ["todo.txt"]
+
+
+def test_an_overwrite_cut_short_leaves_the_old_model_whole(tmp_path, monkeypatch):
+    """Both files or neither: the card was written after the weights, each atomically but not
+    together, so a fold stopped between them left new weights beside an old card (a probe's point)."""
+    from kc_env.agents import model_folder
+
+    one, two = (gated_model(tmp_path / f"m{i}", 4, seed=i) for i in range(2))
+    before = {p.name: p.read_bytes() for p in two.iterdir()}
+
+    def cut(*_args, **_kw):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(model_folder, "write_card", cut)  # the weights are written, then the card is not
+    with pytest.raises(KeyboardInterrupt):
+        ensemble.write(two, [one, one], overwrite=True)
+    assert {p.name: p.read_bytes() for p in two.iterdir()} == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m0", "m1"], "no staging folder left behind"

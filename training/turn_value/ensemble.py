@@ -22,7 +22,7 @@ import numpy as np
 
 from kc_env.agents import turn_value
 
-from ..export_folder import check_target
+from ..export_folder import check_target, staged
 
 TABLE = ("candidates", "num_players", "rules", "tables")
 """What every folded model must agree on and the folded card copies: its table and its candidates."""
@@ -92,7 +92,16 @@ def write(out: str | Path, folders: list[str | Path], patience: int | None = Non
     if patience is not None and (folded.careless is None or not 0 <= patience <= 100):
         raise ValueError(f"--patience {patience}: only a gated model has one, from 0 to 100")
     play = folded.play if patience is None else {**folded.play, "patience": patience}
-    return turn_value.save(out, folded.layers, folded.card, folded.careless, **play)
+    return save_whole(out, folded.layers, folded.card, folded.careless, **play)
+
+
+def save_whole(out: str | Path, *args, **kw) -> Path:
+    """``turn_value.save`` into a staging folder that takes ``out``'s place once both files are
+    written (``export_folder.staged``): an interrupted fold leaves the old model, never new
+    weights beside an old card."""
+    with staged(Path(out)) as stage:
+        turn_value.save(stage, *args, **kw)
+    return Path(out)
 
 
 def main(argv=None) -> int:

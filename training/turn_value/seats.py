@@ -37,7 +37,7 @@ from kc_env.agents import turn_value
 from kc_env.rules import MAX_PLAYERS, MIN_PLAYERS, PRESETS, Rules
 
 from ..export_folder import check_target
-from .ensemble import same_network
+from .ensemble import same_network, save_whole
 
 SILENCE = 2.0**20
 """What a silenced unit's seat-count weight is less than 0: far more than the features' sum."""
@@ -165,7 +165,7 @@ def write(out: str | Path, parts: list[tuple[list[int], str | Path]], overwrite:
     """Fold ``parts`` (``fold``) and save the model in ``out``: empty or new, or (``overwrite``) a
     model folder, as for ``kc export`` (``export_folder.check_target``)."""
     check_target(Path(out), overwrite)
-    return turn_value.save(out, **fold(parts, careless_play))
+    return save_whole(out, **fold(parts, careless_play))
 
 
 def main(argv=None) -> int:
