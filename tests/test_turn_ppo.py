@@ -308,3 +308,17 @@ def test_a_run_with_the_privileged_critic_records_the_hands_and_its_critic_reads
     assert critics[0][0][0].shape[1] == critic_width(cfg.turn_ppo) == FEATURES + rollouts.HAND_FEATURES
     assert "explained_variance" in stats
     assert "hands" not in _play(config_mod.load(CONFIG, "smoke", {"turn_ppo.games": 10}), 1, (UNIFORM, None))
+
+
+@pytest.mark.slow
+def test_a_run_with_the_privileged_critic_resumes_from_its_wider_critic(tmp_path):
+    from kc_env.training.turn_ppo.train import train
+
+    cfg = config_mod.load(CONFIG, "smoke", {"turn_ppo.privileged_critic": True, "num_players": 3})
+    cfg.turn_ppo.iterations = 1
+    train(cfg, tmp_path / "run", log=lambda _: None)
+    cfg.turn_ppo.iterations = 2
+    result = train(cfg, tmp_path / "run", resume=True, log=lambda _: None)
+    assert [p["iteration"] for p in result.curve] == [0, 1, 2]
+    card = json.loads((tmp_path / "run" / "model" / "model.json").read_text())
+    assert card["trained"]["privileged_critic"] is True and card["features"] == FEATURES
