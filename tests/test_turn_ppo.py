@@ -279,7 +279,7 @@ def test_the_privileged_critic_reads_what_each_next_seat_holds_that_fits_each_pi
     lines = np.zeros((2, rollouts.turns.MAX_DEPTH), np.int64)
     lines[1, 0] = play_action(parse_card("8S"), 0)  # 8S onto N's 9H: N then takes a red 7
     out = np.zeros((2, rollouts.HAND_FEATURES), np.float32)
-    rollouts.hand_features(table.state, np.int64(0), lines, np.array([0, 1]), 2, out)
+    rollouts.hand_features(table.observe([0], [0])[0], table.state, np.int64(0), lines, np.array([0, 1]), 2, out)
     N, E, S, W, NE = 0, 1, 2, 3, 4
     seat_1, seat_2 = out[:, :9], out[:, 9:18]
     assert (seat_1[:, 0] * 13, seat_2[:, 0] * 13) == (pytest.approx([4, 4]), pytest.approx([3, 3]))

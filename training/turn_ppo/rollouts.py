@@ -22,7 +22,7 @@ from collections import namedtuple
 import numpy as np
 from numba import prange
 
-from kc_env.agents import turns
+from kc_env.agents import turns, view
 from kc_env.agents.playouts import OTHERS, TABLE_ROW, new_table, others_move, seat_share, to_act
 from kc_env.agents.turn_value import (
     FEATURES,
@@ -78,34 +78,24 @@ quarter), the first ``SEAT_FITS``; then each one's hand, a one for each card it 
 
 
 @njit
-def hand_features(g, b, lines, lengths, valid, out):
+def hand_features(ob, g, b, lines, lengths, valid, out):
     """``HAND_FEATURES`` of the first ``valid`` candidate lines (``lines``, ``lengths``) of the seat
-    to act at row ``b`` of the table ``g`` (the whole deal, every hand) into ``out`` ([k, HAND_FEATURES])."""
-    rows = turns.MAX_DEPTH + 1
-    h = turns.alloc(rows, True)
-    for d in range(rows):
-        for j in range(K.NUM_R):
-            h.R[d, j] = g.R[b, j]
-    for p in range(8):
-        for j in range(g.pinfo[b, p, K.LEN]):
-            h.piles[0, p, j] = g.piles[b, p, j]
-        for j in range(K.PINFO):
-            h.pinfo[0, p, j] = g.pinfo[b, p, j]
-    for seat in range(K.MAX_SEATS):
-        h.hands[0, seat] = g.hands[b, seat]
-    for j in range(K.NUM_S):
-        h.S[0, j] = g.S[b, j]
+    to act at row ``b`` of the table ``g`` (the whole deal, every hand), whose observation is ``ob``,
+    into ``out`` ([k, HAND_FEATURES]). The piles where a line ends are walked from the seat's view,
+    as ``candidate_features`` walks them (the others' hands do not change in its turn)."""
+    walk = turns.alloc(turns.MAX_DEPTH + 1, view.clears_piles(ob))
+    turns.load(ob, walk, turns.MAX_DEPTH + 1)
     me, players = g.S[b, K.CUR], g.S[b, K.NP]
     out[:] = 0.0
     for i in range(valid):
-        turns.replay(h, lines[i], lengths[i])
+        turns.replay(walk, lines[i], lengths[i])
         d = lengths[i]
         for j in range(1, players):
-            hand = h.hands[d, (me + j) % players]
+            hand = g.hands[b, (me + j) % players]
             f = (j - 1) * 9
             out[i, f] = K.popcount(hand) / 13.0
             for p in range(8):
-                out[i, f + 1 + p] = K.popcount(hand & h.pinfo[d, p, K.ACC]) / 4.0
+                out[i, f + 1 + p] = K.popcount(hand & walk.pinfo[d, p, K.ACC]) / 4.0
             for c in range(54):
                 out[i, SEAT_FITS + (j - 1) * 54 + c] = (hand >> c) & 1
 
@@ -182,7 +172,7 @@ def _choose_turn(g, b, ob, mask, policy, net, rng, out, i, n, scratch):
         if n < out.feats.shape[1] and policy.play == SAMPLE:
             out.feats[i, n, :valid] = feats[:valid]
             if policy.hands:
-                hand_features(g, b, lines, lengths, valid, out.hands[i, n])
+                hand_features(ob, g, b, lines, lengths, valid, out.hands[i, n])
             out.valid[i, n] = valid
             out.picks[i, n] = pick
             out.logps[i, n] = np.log(p[pick])

@@ -248,7 +248,7 @@ def critic_width(t) -> int:
     return FEATURES + (rollouts.HAND_FEATURES if t.privileged_critic else 0)
 
 
-def _load_critics(path: Path, hidden: list[int], gated: bool, width: int = FEATURES):
+def _load_critics(path: Path, hidden: list[int], gated: bool, width: int):
     """The critics an iteration saved (the second only under a gate whose second network learns),
     each reading ``width`` numbers of a candidate."""
     prefixes = ["", model.CARELESS] if gated else [""]
