@@ -25,6 +25,17 @@ instead plays the heuristic against the heuristic and against random (engine, on
 round) and prints, at the heuristic's clean turn starts before the other seat has been careless,
 how many deals are still unflagged and the other seat's hand size there, and how often the other
 seat's hand grew over its turn (it played no card).
+
+    python research/gate_diagnostic.py --where --model models/turn-ppo-2p --deals 2000 --seed 8900000000
+
+says where a run's curve moves between its start and the model (2026-12-07 (day)): both play as
+the card does (the first network's best line, sharpened into the sampling policy so that the
+compiled deal loop records which network chose each turn; the card's second network or uniform
+draw at careless tables), the start being the untrained network the trainer begins from
+(``--start-hidden``, ``--start-seed``: a config's ``turn_ppo.hidden`` and ``seed``; ``--uniform``: a
+uniform draw among the card's careless candidates instead of its second network). Each episode
+is split by whether the first network chose a turn in it; against each opponent it prints both
+shares there and elsewhere, and the blocked share.
 """
 
 from __future__ import annotations
@@ -33,8 +44,10 @@ import argparse
 import json
 
 import numpy as np
+from kc_env.training.turn_ppo import rollouts as R
 from kc_env.training.turn_ppo.rollouts import BEST, BEST_THEN_SAMPLE, episode_shares
 from kc_env.training.turn_ppo.train import ZEROS
+from kc_env.training.turn_value.learn import Deals, numpy_layers, rules_arrays, torch_network
 
 from kc_env.agents import turn_value as tv
 from kc_env.rules import Rules
@@ -93,6 +106,39 @@ def tells(deals: int, seed: int) -> None:
         print(json.dumps({"against": opponent, "other_seat_played_no_card": round(float(np.mean(grew)), 3)}), flush=True)
 
 
+def _played(first, second, few: int, against: str, patience: int, seeds: np.ndarray, k: int):
+    """Every episode's share (each deal from each seat) and whether the first network chose a turn in it."""
+    n = 2 * len(seeds)
+    deals, learner = np.repeat(seeds, 2), np.tile(np.arange(2), len(seeds))
+    sharp = [*first[:-1], tuple(np.array(x) * 1000.0 for x in first[-1])]  # softmax of these scores: the best
+    out = R.Choices(np.zeros((n, 80, k, tv.FEATURES), np.float32), np.zeros((1, 1, k, R.HAND_FEATURES), np.float32),
+                    *(np.zeros((n, 80), t) for t in (np.int64, np.int64, np.float32, np.int64)),
+                    np.full((n, 80), -9, np.int64), np.zeros(n, np.int64), np.zeros((n, 2), np.float64))
+    policy = R.Policy(k, 5, R.SAMPLE, 1, patience, *tv.layer_arrays([(np.array(w), np.array(b)) for w, b in sharp]),
+                      *tv.layer_arrays([(np.array(w), np.array(b)) for w, b in second]), few, 0)
+    rows, vec = rules_arrays(Rules(), 1000)
+    R.play(Deals(deals, deals % 2, 1 << learner, np.full(n, R.OTHERS.index(against))), 2, rows, vec, policy, out)
+    return out.shares[np.arange(n), learner], (out.nets == 0).any(axis=1)
+
+
+def where(folder: str, hidden: list[int], seed: int, deals: int, first_seed: int, uniform: bool) -> None:
+    """Where the run's curve moves between its start and the model (module docstring); with
+    ``uniform``, a uniform draw at careless tables instead of the card's second network."""
+    card, trained = tv.load(folder)
+    second = tv.load_careless(folder, card) if card.get("careless_layers") and not uniform else ZEROS
+    start = numpy_layers(torch_network(tv.FEATURES, hidden, seed, None)[1])
+    seeds = np.arange(first_seed, first_seed + deals, dtype=np.int64)
+    few, patience = int(card.get("careless_candidates", card["candidates"])), tv.patience_at(card.get("patience", 0), 2)
+    for against in ("heuristic", "greedy", "random"):
+        for name, first in (("start", start), ("model", trained)):
+            share, used = _played(first, second, few, against, patience, seeds, card["candidates"])
+            print(json.dumps({"against": against, "policy": name, "share": round(float(share.mean()), 4),
+                              "episodes_first_network_chose": round(float(used.mean()), 3),
+                              "share_there": round(float(share[used].mean()), 4),
+                              "share_elsewhere": round(float(share[~used].mean()), 4),
+                              "blocked": round(float(np.mean(np.abs(share - 0.5) < 1e-9)), 4)}), flush=True)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", help="a turn-value model folder (its first network plays)")
@@ -102,6 +148,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rules", default="standard", help="the preset to play (not --tells)")
     parser.add_argument("--players", type=int, default=2, help="the seats at the table (not --tells)")
     parser.add_argument("--tells", action="store_true", help="what the other seat shows (module docstring)")
+    parser.add_argument("--where", action="store_true", help="where the run's curve moves (module docstring)")
+    parser.add_argument("--start-hidden", default="64", help="with --where: the start's hidden layers (comma-separated)")
+    parser.add_argument("--uniform", action="store_true", help="with --where: a uniform draw at careless tables")
+    parser.add_argument("--start-seed", type=int, default=0, help="with --where: the run's seed")
     parser.add_argument("--deals", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=7_000_000_000)
     parser.add_argument("--patience", default="0,6,10,12", help="comma-separated patiences")
@@ -110,6 +160,9 @@ def main(argv: list[str] | None = None) -> None:
         return tells(args.deals, args.seed)
     if not args.model:
         parser.error("--model is required (or --tells)")
+    if args.where:
+        return where(args.model, [int(h) for h in args.start_hidden.split(",")], args.start_seed, args.deals, args.seed,
+                     args.uniform)
     _, first = tv.load(args.model)
     table = (args.rules, args.players)
     seeds = np.arange(args.seed, args.seed + args.deals, dtype=np.int64)
