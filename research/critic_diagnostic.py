@@ -21,7 +21,7 @@ import numpy as np
 import torch
 from kc_env.training import config as config_mod
 from kc_env.training.turn_ppo import rollouts
-from kc_env.training.turn_ppo.train import _play
+from kc_env.training.turn_ppo.train import iteration_choices
 
 from kc_env.agents import turn_value as model
 
@@ -58,7 +58,7 @@ def main(argv=None) -> int:
     torch.set_num_threads(1)
     cfg = config_mod.load(CONFIG, None, {"turn_ppo.games": args.games, "turn_ppo.privileged_critic": True})
     card, first = model.load(args.model)
-    data = _play(cfg, args.iteration, (first, model.load_careless(args.model, card)))
+    data = iteration_choices(cfg, args.iteration, (first, model.load_careless(args.model, card)))
     n, rows = len(data["picks"]), np.arange(len(data["picks"]))
     seat = torch.from_numpy(data["feats"][rows, data["picks"]])
     hands = torch.from_numpy(data["hands"][rows, data["picks"]])

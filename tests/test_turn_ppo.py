@@ -186,10 +186,10 @@ def test_the_second_network_chooses_among_the_heuristics_first_careless_candidat
 
 
 def test_under_the_win_return_a_deal_nobody_won_is_worth_a_loss():
-    from kc_env.training.turn_ppo.train import _play
+    from kc_env.training.turn_ppo.train import iteration_choices
 
-    shares = _play(config_mod.load(CONFIG, "smoke", {"turn_ppo.games": 200}), 1, (UNIFORM, None))["outcomes"]
-    wins = _play(config_mod.load(CONFIG, "smoke", {"turn_ppo.games": 200, "turn_ppo.returns": "win"}), 1,
+    shares = iteration_choices(config_mod.load(CONFIG, "smoke", {"turn_ppo.games": 200}), 1, (UNIFORM, None))["outcomes"]
+    wins = iteration_choices(config_mod.load(CONFIG, "smoke", {"turn_ppo.games": 200, "turn_ppo.returns": "win"}), 1,
                  (UNIFORM, None))["outcomes"]
     assert 0 < (shares == 0.5).sum() < len(shares)  # some choices were made in deals that blocked
     np.testing.assert_array_equal(wins, (shares == 1.0).astype(np.float32))
@@ -198,11 +198,11 @@ def test_under_the_win_return_a_deal_nobody_won_is_worth_a_loss():
 def test_the_deals_of_an_iteration_go_round_the_tables_and_the_model_lists_them(tmp_path):
     """turn_ppo.tables: deal j at table j mod tables, and the card names every table, so the
     model plays each without a warning."""
-    from kc_env.training.turn_ppo.train import _play, _save_model
+    from kc_env.training.turn_ppo.train import _save_model, iteration_choices
 
     tables = [{"rules": ["standard", "pagat"], "num_players": [3, 5]}]
     cfg = config_mod.load(CONFIG, "smoke", {"turn_ppo.games": 40, "turn_ppo.tables": tables})
-    data = _play(cfg, 1, (UNIFORM, None))
+    data = iteration_choices(cfg, 1, (UNIFORM, None))
     one_hot = data["feats"][:, 0, SEAT_COUNT]  # how many play, as each choice's first candidate says
     assert sorted({int(np.argmax(row)) + 2 for row in one_hot}) == [3, 5]
     rules = {tuple(row) for row in data["feats"][:, 0, SEAT_COUNT.stop:]}
@@ -297,17 +297,17 @@ def test_the_privileged_critic_reads_what_each_next_seat_holds_that_fits_each_pi
 
 
 def test_a_run_with_the_privileged_critic_records_the_hands_and_its_critic_reads_them():
-    from kc_env.training.turn_ppo.train import _play, _update, critic_width
+    from kc_env.training.turn_ppo.train import _update, critic_width, iteration_choices
 
     cfg = config_mod.load(CONFIG, "smoke", {"turn_ppo.games": 40, "turn_ppo.privileged_critic": True,
                                             "num_players": 3})
-    data = _play(cfg, 1, (UNIFORM, None))
+    data = iteration_choices(cfg, 1, (UNIFORM, None))
     assert data["hands"].shape == (*data["feats"].shape[:2], rollouts.HAND_FEATURES)
     assert data["hands"][:, 0, :18].any(axis=1).all() and not data["hands"][:, :, 18:rollouts.SEAT_FITS].any()
     _, critics, stats = _update(cfg, 1, (UNIFORM, None), (None, None), data, lambda _: None)
     assert critics[0][0][0].shape[1] == critic_width(cfg.turn_ppo) == FEATURES + rollouts.HAND_FEATURES
     assert "explained_variance" in stats
-    assert "hands" not in _play(config_mod.load(CONFIG, "smoke", {"turn_ppo.games": 10}), 1, (UNIFORM, None))
+    assert "hands" not in iteration_choices(config_mod.load(CONFIG, "smoke", {"turn_ppo.games": 10}), 1, (UNIFORM, None))
 
 
 @pytest.mark.slow

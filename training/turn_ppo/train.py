@@ -93,7 +93,7 @@ def _train(cfg, folder: Path, resume: bool, log) -> TurnValueResult:
         log(f"iteration 0 (the starting policy): {_shares(state['curve'][-1], cfg.eval.opponents)}")
     for it in range(state["done"] + 1, t.iterations + 1):
         start = time.perf_counter()
-        data = _play(cfg, it, nets)
+        data = iteration_choices(cfg, it, nets)
         log(f"iteration {it}: {len(data['picks']):,} choices from {t.games:,} deals in {time.perf_counter() - start:.0f} s")
         nets, critics, stats = _update(cfg, it, nets, critics, data, log)
         agent = _save(cfg, folder / f"iteration_{it}", nets, critics, state["curve"])
@@ -192,9 +192,10 @@ def _update(cfg, it: int, nets, critics, data, log):
     return tuple(new_nets), tuple(new_critics), stats
 
 
-def _play(cfg, it: int, nets) -> dict[str, np.ndarray]:
-    """Iteration ``it``'s deals, on training seeds (never an evaluation shuffle of the benchmark),
-    dealt round the tables (``settings.tables_of``) in turn."""
+def iteration_choices(cfg, it: int, nets) -> dict[str, np.ndarray]:
+    """The choices of iteration ``it``'s deals (``rollouts.generate``'s), played by ``nets`` on
+    training seeds (never an evaluation shuffle of the benchmark), dealt round the tables
+    (``settings.tables_of``) in turn; what the update learns from, and what a diagnostic fits to."""
     t = cfg.turn_ppo
     seeds = np.arange(t.games, dtype=np.int64) + cfg.seed * 10**9 + (it - 1) * t.games
     banned = evaluation_set("kc-bench-v1")
