@@ -29,3 +29,16 @@ def test_bench_table_and_refusals(capsys):
     assert main(["bench", "--only", "nothing"]) == 2
     assert "unknown benchmark 'nothing'" in capsys.readouterr().err
     assert main(["bench", "--batches", "a,b"]) == 2
+
+
+def test_the_ppo_rows_leave_nothing_in_the_temp_folder(capsys, monkeypatch, tmp_path):
+    """SB3 gives a model without a logger of its own a fresh ``SB3-<time>`` folder in the temp
+    folder at every ``learn`` set-up; kc bench times rollouts only and must not leave one behind."""
+    pytest.importorskip("sb3_contrib")
+    import tempfile
+
+    monkeypatch.delenv("SB3_LOGDIR", raising=False)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    assert main(["bench", "--runs", "1", "--seconds", "0.01", "--only", "ppo", "--ppo-envs", "4", "--json"]) == 0
+    assert set(json.loads(capsys.readouterr().out)["results"]) == {"ppo_single", "ppo_vector"}
+    assert list(tmp_path.glob("SB3-*")) == []  # (torch may keep its one cache folder there: not a run's)

@@ -273,6 +273,7 @@ def ppo_rollouts(rules, n: int, runs: int, seconds: float, seed: int, envs: int,
     ``KingsCornerVecEnv(envs)``, the same policy network with the same weights, in this process."""
     import torch
     from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.logger import Logger
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     from ..gym_env import KingsCornerEnv
@@ -286,6 +287,7 @@ def ppo_rollouts(rules, n: int, runs: int, seconds: float, seed: int, envs: int,
     reference = None
     for name, env, n_steps in (("ppo_single", single, 1024), ("ppo_vector", vector, 64)):
         model = MaskablePPO("MlpPolicy", env, n_steps=n_steps, batch_size=n_steps * env.num_envs, seed=seed)
+        model.set_logger(Logger(None, []))  # a logger of its own: SB3's default makes a folder in the temp dir
         if reference is None:
             reference = model.policy.state_dict()
         else:
