@@ -15,8 +15,8 @@ from kc_env.commands.benchmark import runs_table
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 REFERENCES = DOCS / "benchmark" / "reference"
-RUNS = ["ppo-5", "turn-ppo-5"]
-TURN_PPO_RUNS = {"turn-ppo-5": (24, 96_000)}
+RUNS = ["ppo-5", "turn-ppo-5", "turn-ppo-64-5"]
+TURN_PPO_RUNS = {"turn-ppo-5": (24, 96_000), "turn-ppo-64-5": (30, 60_000)}
 """Each turn-PPO reference run, and its curves' last iteration and the deals played by then."""
 
 
