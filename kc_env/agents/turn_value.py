@@ -85,7 +85,7 @@ HEURISTIC_TURN = "heuristic"
 """What the gate (``TurnValueAgent.network``) gives for a turn the heuristic plays itself."""
 CARELESS = "careless_"
 """The prefix of the second network's arrays (``careless_w0``...)."""
-_SEAT_COUNT_AT = SEAT_COUNT.start
+_SEAT_COUNT_AT = SEAT_COUNT.start  # an int for the compiled ``features``: numba reads no global slice's start
 _PILE_LENGTHS = [SLICES[f"pile_{p}_length"].start for p in ("N", "E", "S", "W", "NE", "SE", "SW", "NW")]
 _SIDE_LENGTHS = _PILE_LENGTHS[:4]
 _FIRST_TURN = SLICES["first_turn"].start
