@@ -85,7 +85,6 @@ HEURISTIC_TURN = "heuristic"
 """What the gate (``TurnValueAgent.network``) gives for a turn the heuristic plays itself."""
 CARELESS = "careless_"
 """The prefix of the second network's arrays (``careless_w0``...)."""
-_SEAT_COUNT_AT = SEAT_COUNT.start  # an int for the compiled ``features``: numba reads no global slice's start
 _PILE_LENGTHS = [SLICES[f"pile_{p}_length"].start for p in ("N", "E", "S", "W", "NE", "SE", "SW", "NW")]
 _SIDE_LENGTHS = _PILE_LENGTHS[:4]
 _FIRST_TURN = SLICES["first_turn"].start
@@ -143,7 +142,7 @@ def features(obs, out):
     else:
         out[f + 9] = evaluate(g, HEURISTIC_WEIGHTS, 0, ctx) / 10.0
     for j in range(5):
-        out[_SEAT_COUNT_AT + j] = obs[view.OBS_NUM_PLAYERS + j]
+        out[SEAT_COUNT.start + j] = obs[view.OBS_NUM_PLAYERS + j]
     out[SEAT_COUNT.stop:] = obs[K.RULES_START:RULES_END]
 
 
