@@ -33,7 +33,8 @@ the card does (the first network's best line, sharpened into the sampling policy
 compiled deal loop records which network chose each turn; the card's second network or uniform
 draw at careless tables), the start being the untrained network the trainer begins from
 (``--start-hidden``, ``--start-seed``: a config's ``turn_ppo.hidden`` and ``seed``; ``--uniform``: a
-uniform draw among the card's careless candidates instead of its second network). Each episode
+uniform draw among the card's careless candidates instead of its second network), at standard
+rules and 2 players. Each episode
 is split by whether the first network chose a turn in it; against each opponent it prints both
 shares there and elsewhere, and the blocked share.
 """
@@ -47,7 +48,7 @@ import numpy as np
 from kc_env.training.turn_ppo import rollouts as R
 from kc_env.training.turn_ppo.rollouts import BEST, BEST_THEN_SAMPLE, episode_shares
 from kc_env.training.turn_ppo.train import ZEROS
-from kc_env.training.turn_value.learn import Deals, numpy_layers, rules_arrays, torch_network
+from kc_env.training.turn_value.learn import numpy_layers, torch_network
 
 from kc_env.agents import turn_value as tv
 from kc_env.rules import Rules
@@ -107,18 +108,17 @@ def tells(deals: int, seed: int) -> None:
 
 
 def _played(first, second, few: int, against: str, patience: int, seeds: np.ndarray, k: int):
-    """Every episode's share (each deal from each seat) and whether the first network chose a turn in it."""
+    """Every episode's share (each deal from each seat, standard rules, 2 players) and whether the
+    first network chose a turn in it."""
     n = 2 * len(seeds)
-    deals, learner = np.repeat(seeds, 2), np.tile(np.arange(2), len(seeds))
-    sharp = [*first[:-1], tuple(np.array(x) * 1000.0 for x in first[-1])]  # softmax of these scores: the best
-    out = R.Choices(np.zeros((n, 80, k, tv.FEATURES), np.float32), np.zeros((1, 1, k, R.HAND_FEATURES), np.float32),
-                    *(np.zeros((n, 80), t) for t in (np.int64, np.int64, np.float32, np.int64)),
-                    np.full((n, 80), -9, np.int64), np.zeros(n, np.int64), np.zeros((n, 2), np.float64))
-    policy = R.Policy(k, 5, R.SAMPLE, 1, patience, *tv.layer_arrays([(np.array(w), np.array(b)) for w, b in sharp]),
-                      *tv.layer_arrays([(np.array(w), np.array(b)) for w, b in second]), few, 0)
-    rows, vec = rules_arrays(Rules(), 1000)
-    R.play(Deals(deals, deals % 2, 1 << learner, np.full(n, R.OTHERS.index(against))), 2, rows, vec, policy, out)
-    return out.shares[np.arange(n), learner], (out.nets == 0).any(axis=1)
+    learner = np.tile(np.arange(2), len(seeds))
+    sharp = [(np.array(w), np.array(b)) for w, b in first]  # writable copies: numba types a network's layers alike
+    sharp[-1] = (sharp[-1][0] * 1000.0, sharp[-1][1] * 1000.0)  # the softmax of these scores: the best
+    out = R.generate(Rules(), 2, np.repeat(seeds, 2), 1 << learner, np.full(n, R.OTHERS.index(against)),
+                     (sharp, second), k=k, seed=5, how=R.SAMPLE, patience=patience, careless_k=few)
+    used = np.zeros(n, bool)
+    used[out["deals"][out["nets"] == 0]] = True
+    return out["shares"][np.arange(n), learner], used
 
 
 def where(folder: str, hidden: list[int], seed: int, deals: int, first_seed: int, uniform: bool) -> None:

@@ -190,7 +190,7 @@ def test_under_the_win_return_a_deal_nobody_won_is_worth_a_loss():
 
     shares = iteration_choices(config_mod.load(CONFIG, "smoke", {"turn_ppo.games": 200}), 1, (UNIFORM, None))["outcomes"]
     wins = iteration_choices(config_mod.load(CONFIG, "smoke", {"turn_ppo.games": 200, "turn_ppo.returns": "win"}), 1,
-                 (UNIFORM, None))["outcomes"]
+                             (UNIFORM, None))["outcomes"]
     assert 0 < (shares == 0.5).sum() < len(shares)  # some choices were made in deals that blocked
     np.testing.assert_array_equal(wins, (shares == 1.0).astype(np.float32))
 

@@ -198,8 +198,8 @@ def generate(rules, num_players: int, seeds: np.ndarray, learners: np.ndarray, o
     as ``Policy.play`` (only ``SAMPLE`` records choices). Returns
     every recorded choice: ``feats [N, k, FEATURES]``, with ``hands`` their ``hands [N, k,
     HAND_FEATURES]`` (for a critic that sees the hidden hands), ``valid``, ``picks``, ``logps``, ``nets``
-    (which network chose), ``outcomes`` (the chooser's share of its deal), and ``shares`` (every
-    seat's share of every deal)."""
+    (which network chose), ``outcomes`` (the chooser's share of its deal), ``deals`` (the index in
+    ``seeds`` of each choice's deal), and ``shares`` (every seat's share of every deal)."""
     seeds = np.asarray(seeds, dtype=np.int64)
     rrow, rvec = rules_arrays(rules, max_moves)
     n, (first, loose) = len(seeds), nets
@@ -219,7 +219,7 @@ def generate(rules, num_players: int, seeds: np.ndarray, learners: np.ndarray, o
     recorded = {"hands": out.hands[keep]} if hands else {}
     return {"feats": out.feats[keep], **recorded, "valid": out.valid[keep], "picks": out.picks[keep], "logps": out.logps[keep],
             "nets": out.nets[keep], "outcomes": out.shares[games, out.seats[keep]].astype(np.float32),
-            "shares": out.shares}
+            "deals": games, "shares": out.shares}
 
 
 def episode_shares(rules, num_players: int, seeds: np.ndarray, nets, *, k: int, against: str, patience: int = 0,
