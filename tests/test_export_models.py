@@ -73,3 +73,20 @@ def test_kc_export_of_a_folder_that_is_not_there_says_so(tmp_path, capsys):
     code, _, err = _export(["nosuchrun", str(tmp_path / "out")], capsys)
     assert code == 2 and err.startswith("kc export: nosuchrun: no such folder; give a kc train run folder")
     assert "shipped configs" not in err and not (tmp_path / "out").exists()
+
+
+def test_kc_export_of_a_model_trained_at_several_tables_evaluates_it_at_the_first(tmp_path, capsys, monkeypatch):
+    """A card that lists its ``tables`` and names no single one (models/turn-ranking-all; a fold
+    by seat count) was refused with 'the card names no table'; its figures are at its first."""
+    from kc_env.training import publish
+
+    seen = []
+    real = publish.evaluate_model
+    monkeypatch.setattr(publish, "evaluate_model", lambda folder, rules, n, *rest: seen.append((rules, n)) or
+                        real(folder, rules, n, *rest))
+    folder = model_folder.shipped_models()["turn-ranking-all"]
+    card = json.loads((folder / "model.json").read_text())
+    assert card.get("num_players") is None and card["tables"][0]["name"] == "standard-2p"
+    code, printed, err = _export([str(folder), str(tmp_path / "out"), "--deals", "2", "--against", "random"], capsys)
+    assert code == 0, err
+    assert seen == [(Rules.preset("standard"), 2)] and "exported to" in printed

@@ -114,7 +114,8 @@ def publish_model(model: Path, folder: Path, against: list[str], deals: int = 20
                   progress: bool = True, rules=None, num_players: int | None = None,
                   source: Path | None = None) -> tuple[Path, str]:
     """Copy the model folder ``model``, of any registered format (``model_folder.FORMATS``), to
-    ``folder`` and evaluate it there, at the table its card names (or ``rules`` and ``num_players``).
+    ``folder`` and evaluate it there, at the table its card names (or ``rules`` and ``num_players``;
+    a card that lists the ``tables`` it was trained at and names no single one: the first of them).
     The folder is loaded as its format loads it before it is copied and after (``ModelError``, a
     ValueError, names what is wrong); its files are copied card last; the evaluation's command
     names ``source`` (default ``model``)."""
@@ -123,10 +124,11 @@ def publish_model(model: Path, folder: Path, against: list[str], deals: int = 20
     fmt = folders.identify(model)
     card = fmt.read_card(model)
     if rules is None or num_players is None:
-        if not isinstance(card.get("rules"), dict) or card.get("num_players") is None:
-            raise folders.ModelError(f"{model / folders.CARD_FILE}: the card names no table (rules, num_players) "
-                                     "to evaluate it at")
-        rules, num_players = Rules.from_dict(card["rules"]), card["num_players"]
+        table = card if card.get("num_players") is not None else (card.get("tables") or [{}])[0]
+        if not isinstance(table.get("rules"), dict) or table.get("num_players") is None:
+            raise folders.ModelError(f"{model / folders.CARD_FILE}: the card names no table (rules, num_players, "
+                                     "or tables) to evaluate it at")
+        rules, num_players = Rules.from_dict(table["rules"]), table["num_players"]
     fmt.load(model)  # everything checked: the arrays too
     files = sorted(fmt.files, key=lambda name: name == folders.CARD_FILE)  # the card last
     with staged(folder) as stage:
