@@ -135,42 +135,42 @@ def test_the_fold_names_what_cannot_be_folded(tmp_path, capsys, args, message):
     assert not (tmp_path / "out" / tv.CARD_FILE).exists()
 
 
-def test_the_shipped_model_for_every_table_plays_two_players_as_the_two_player_ensemble():
-    """models/turn-ppo-all: models/turn-ppo-ensemble-2p's network at two players, silenced elsewhere."""
-    every = tv.TurnValueAgent(agents.model_folder.model_folder("turn-ppo-all"), seed=3)
-    two = tv.TurnValueAgent(agents.model_folder.model_folder("turn-ppo-ensemble-2p"), seed=3)
-    for obs in decisions(2, seed=11):
-        assert every.act(obs) == two.act(obs)
-
-
-def test_the_shipped_model_for_every_table_is_at_home_at_every_preset_from_three_players_on():
-    """Its 2-player part was trained at standard rules only: the other presets at 2 get the note."""
+def test_the_shipped_model_for_every_table_is_at_home_at_every_preset_and_player_count():
+    """Its part at each seat count was trained at all seven presets: no preset gets the note."""
     from kc_env.rules import PRESETS
 
     agent = agents.load("turn-ppo-all")
     assert agent.card["patience"]["2"] == 9 and agent.card["patience"]["4"] == 0
     for preset in PRESETS:
-        for players in range(3, 7):
+        for players in range(2, 7):
             assert other_table(agent, Rules.preset(preset), players) is None, (preset, players)
-    assert other_table(agent, STANDARD, 2) is None
-    assert "draw: start → end" in other_table(agent, Rules.preset("pagat"), 2)
+    assert "jokers: 0 → 2" in other_table(agent, Rules.preset("standard", jokers=2), 2)
 
 
 def test_the_shipped_model_for_every_table_is_the_fold_its_config_describes():
-    """configs/turn-ppo-all.yaml's every-table run is the model's part at 3 to 6 players."""
+    """configs/turn-ppo-all.yaml: its two-player variants are the model's part at 2 players (four
+    runs folded), its every-table run the part at 3 to 6 players."""
     pytest.importorskip("torch")
     from pathlib import Path
 
     from kc_env.training import config as config_mod
     from kc_env.training.turn_ppo.settings import tables_of
 
-    cfg = config_mod.load(Path(__file__).resolve().parents[1] / "configs" / "turn-ppo-all.yaml", "every-table")
+    path = Path(__file__).resolve().parents[1] / "configs" / "turn-ppo-all.yaml"
     card = agents.load("turn-ppo-all").card
     two, rest = card["trained"]["seats_of"]
     assert two["seats"] == [2] and two["trainer"] == "ensemble"
-    assert rest["seats"] == [3, 4, 5, 6] and rest["start"] == cfg.turn_ppo.start
-    assert (rest["iterations"], rest["gate"]) == (cfg.turn_ppo.iterations, cfg.turn_ppo.gate)
-    assert [t["name"] for t in card["tables"]] == ["standard-2p"] + [name for name, _, _ in tables_of(cfg)]
+    runs = [config_mod.load(path, "two-players")] + [
+        config_mod.load(path, "two-players-wide", {"seed": seed}) for seed in (0, 1, 2)]
+    for cfg, run in zip(runs, two["ensemble_of"], strict=True):
+        assert (run["seed"], run["iterations"], run["gate"], run["start"]) == (
+            cfg.seed, cfg.turn_ppo.iterations, cfg.turn_ppo.gate, cfg.turn_ppo.start)
+    assert [cfg.turn_ppo.hidden for cfg in runs] == [[64], [128], [128], [128]]
+    every = config_mod.load(path, "every-table")
+    assert rest["seats"] == [3, 4, 5, 6] and rest["start"] == every.turn_ppo.start
+    assert (rest["iterations"], rest["gate"]) == (every.turn_ppo.iterations, every.turn_ppo.gate)
+    names = [name for name, _, _ in tables_of(runs[0])] + [name for name, _, _ in tables_of(every)]
+    assert [t["name"] for t in card["tables"]] == names
 
 
 @pytest.mark.parametrize("text, message", [
@@ -197,4 +197,4 @@ def test_the_web_table_says_which_rule_sets_the_model_for_every_table_played_at_
     from kc_env.web.store import Store
 
     about = {a["spec"]: a["about"] for a in Store().offered()}
-    assert about["turn-ppo-all"] == "an exported model, for 29 tables: 7 rule sets at 3 to 6 players, 1 rule set at 2"
+    assert about["turn-ppo-all"] == "an exported model, for 35 tables: 7 rule sets at 2 to 6 players"
