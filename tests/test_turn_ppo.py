@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 
 pytest.importorskip("torch")
-pytestmark = pytest.mark.xdist_group("turn_ppo")  # one worker compiles the rollouts (a cold cache: about 50 s each)
 
 from kc_env.training import config as config_mod  # noqa: E402
 from kc_env.training.turn_ppo import rollouts  # noqa: E402
