@@ -107,21 +107,22 @@ def tells(deals: int, seed: int) -> None:
         print(json.dumps({"against": opponent, "other_seat_played_no_card": round(float(np.mean(grew)), 3)}), flush=True)
 
 
-def _played(first, second, few: int, against: str, patience: int, seeds: np.ndarray, k: int):
-    """Every episode's share (each deal from each seat, standard rules, 2 players) and whether the
+def _played(first, second, few: int, against: str, patience: int, seeds: np.ndarray, k: int, rules: Rules):
+    """Every episode's share (each deal from each seat, ``rules``, 2 players) and whether the
     first network chose a turn in it."""
     n = 2 * len(seeds)
     learner = np.tile(np.arange(2), len(seeds))
     sharp = [(np.array(w), np.array(b)) for w, b in first]  # writable copies: numba types a network's layers alike
     sharp[-1] = (sharp[-1][0] * 1000.0, sharp[-1][1] * 1000.0)  # the softmax of these scores: the best
-    out = R.generate(Rules(), 2, np.repeat(seeds, 2), 1 << learner, np.full(n, R.OTHERS.index(against)),
+    out = R.generate(rules, 2, np.repeat(seeds, 2), 1 << learner, np.full(n, R.OTHERS.index(against)),
                      (sharp, second), k=k, seed=5, how=R.SAMPLE, patience=patience, careless_k=few)
     used = np.zeros(n, bool)
     used[out["deals"][out["nets"] == 0]] = True
     return out["shares"][np.arange(n), learner], used
 
 
-def where(folder: str, hidden: list[int], seed: int, deals: int, first_seed: int, uniform: bool) -> None:
+def where(folder: str, hidden: list[int], seed: int, deals: int, first_seed: int, uniform: bool,
+          rules: str = "standard") -> None:
     """Where the run's curve moves between its start and the model (module docstring); with
     ``uniform``, a uniform draw at careless tables instead of the card's second network."""
     card, trained = tv.load(folder)
@@ -131,7 +132,8 @@ def where(folder: str, hidden: list[int], seed: int, deals: int, first_seed: int
     few, patience = int(card.get("careless_candidates", card["candidates"])), tv.patience_at(card.get("patience", 0), 2)
     for against in ("heuristic", "greedy", "random"):
         for name, first in (("start", start), ("model", trained)):
-            share, used = _played(first, second, few, against, patience, seeds, card["candidates"])
+            share, used = _played(first, second, few, against, patience, seeds, card["candidates"],
+                                  Rules.preset(rules))
             print(json.dumps({"against": against, "policy": name, "share": round(float(share.mean()), 4),
                               "episodes_first_network_chose": round(float(used.mean()), 3),
                               "share_there": round(float(share[used].mean()), 4),
@@ -145,7 +147,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--as-card", action="store_true", help="play the model as its card says (module docstring)")
     parser.add_argument("--careless-candidates", type=int, help="with --as-card: the second network's "
                         "candidates, instead of the card's")
-    parser.add_argument("--rules", default="standard", help="the preset to play (not --tells)")
+    parser.add_argument("--rules", default="standard", help="the preset to play at 2 players (not --tells)")
     parser.add_argument("--players", type=int, default=2, help="the seats at the table (not --tells)")
     parser.add_argument("--tells", action="store_true", help="what the other seat shows (module docstring)")
     parser.add_argument("--where", action="store_true", help="where the run's curve moves (module docstring)")
@@ -162,7 +164,7 @@ def main(argv: list[str] | None = None) -> None:
         parser.error("--model is required (or --tells)")
     if args.where:
         return where(args.model, [int(h) for h in args.start_hidden.split(",")], args.start_seed, args.deals, args.seed,
-                     args.uniform)
+                     args.uniform, args.rules)
     _, first = tv.load(args.model)
     table = (args.rules, args.players)
     seeds = np.arange(args.seed, args.seed + args.deals, dtype=np.int64)
