@@ -33,8 +33,8 @@ the card does (the first network's best line, sharpened into the sampling policy
 compiled deal loop records which network chose each turn; the card's second network or uniform
 draw at careless tables), the start being the untrained network the trainer begins from
 (``--start-hidden``, ``--start-seed``: a config's ``turn_ppo.hidden`` and ``seed``; ``--uniform``: a
-uniform draw among the card's careless candidates instead of its second network), at standard
-rules and 2 players. Each episode
+uniform draw among the card's careless candidates instead of its second network), at the
+``--rules`` preset with 2 players. Each episode
 is split by whether the first network chose a turn in it; against each opponent it prints both
 shares there and elsewhere, and the blocked share.
 """
