@@ -20,8 +20,8 @@ SEATS=best|sample`` says: a play choice, as the gate's patience is (a second net
 learns; ``best`` is then the heuristic's own turn, ``sample`` a uniform draw). The folded card lists every
 table the models were trained for (``tables``), takes the second network from the first model, its
 ``careless_play`` and the patience of each model's seats from that model (the card's ``patience``
-by seat count), and lists the models it folds (``trained.seats_of``); it names the first model's
-table as its own (``num_players``, ``rules``), the table ``kc export`` evaluates it at. Read and written as every
+by seat count), and lists the models it folds (``trained.seats_of``); ``kc export`` evaluates it at
+the first of its tables, as it does every card that lists tables. Read and written as every
 turn-value model is (checked, atomic).
 """
 
@@ -76,14 +76,12 @@ def fold(parts: list[tuple[list[int], str | Path]], careless_play: dict[int, str
         raise ValueError(f"seat count {next(n for n in taken if taken.count(n) > 1)} is given to two models")
     models = [(counts, folder, *turn_value.load(folder)) for counts, folder in parts]
     careless = _check(models)
-    first_counts, _, first, _ = models[0]
+    _, _, first, _ = models[0]
     card = {"candidates": first["candidates"],
             "tables": [t for counts, folder, c, _ in models for t in _tables(folder, c) if t["num_players"] in counts],
             "trained": {"trainer": "seats", "seats_of": [
                 {"seats": counts, "folder": str(folder), **{k: v for k, v in c.get("trained", {}).items() if k != "curve"}}
                 for counts, folder, c, _ in models]}}
-    if first.get("num_players") in first_counts:  # the table kc export evaluates it at: the first model's
-        card |= {"num_players": first["num_players"], "rules": first["rules"]}
     patience = {str(n): turn_value.patience_at(c.get("patience", 0), n) for counts, _, c, _ in models for n in counts}
     return {"layers": _network(models), "card": card, "careless_layers": careless,
             "patience": _one_or_each(patience) if careless is not None else 0,
