@@ -47,6 +47,18 @@ def test_a_seat_that_does_not_learn_records_nothing():
     assert 0 < len(data["picks"]) < len(both["picks"])
 
 
+def test_every_other_seed_plays_the_same_deals_on_the_same_compiled_code():
+    """The trainer deals a table every other seed (``seeds[i::tables]``, a strided view): the deals
+    are those of the same seeds in a fresh array, and numba compiles no second version of the
+    rollouts for the view's layout (once 26 s of each cold run)."""
+    seeds = np.arange(12, dtype=np.int64)[::2]
+    fresh = rollouts.generate(STANDARD, 2, seeds.copy(), np.full(6, 0b01), np.zeros(6), (UNIFORM, None), k=4, seed=0)
+    compiled = len(rollouts.play.compiled.overloads)
+    strided = rollouts.generate(STANDARD, 2, seeds, np.full(6, 0b01), np.zeros(6), (UNIFORM, None), k=4, seed=0)
+    assert len(rollouts.play.compiled.overloads) == compiled
+    np.testing.assert_array_equal(strided["shares"], fresh["shares"])
+
+
 def synthetic_choices(n=4000, k=3, seed=0):
     """Decisions where the candidate whose first feature is set wins and every other loses."""
     rng = np.random.default_rng(seed)

@@ -200,7 +200,7 @@ def generate(rules, num_players: int, seeds: np.ndarray, learners: np.ndarray, o
     HAND_FEATURES]`` (for a critic that sees the hidden hands), ``valid``, ``picks``, ``logps``, ``nets``
     (which network chose), ``outcomes`` (the chooser's share of its deal), ``deals`` (the index in
     ``seeds`` of each choice's deal), and ``shares`` (every seat's share of every deal)."""
-    seeds = np.asarray(seeds, dtype=np.int64)
+    seeds = np.ascontiguousarray(seeds, dtype=np.int64)  # one compiled version for every caller's seeds
     rrow, rvec = rules_arrays(rules, max_moves)
     n, (first, loose) = len(seeds), nets
     rows = max_records if how == SAMPLE else 1  # a policy playing as a model records nothing

@@ -128,7 +128,7 @@ def generate(rules, num_players: int, seeds: np.ndarray, learners: np.ndarray, *
     """Play the deals ``seeds`` (dealer ``seed % players``); returns (features [N, FEATURES],
     targets [N], game index [N], shares [games, players]). ``others``: the code (``OPPONENTS``)
     of what the other seats play in each game (default the heuristic)."""
-    seeds = np.asarray(seeds, dtype=np.int64)
+    seeds = np.ascontiguousarray(seeds, dtype=np.int64)  # one compiled version for every caller's seeds
     rrow, rvec = rules_arrays(rules, max_moves)
     ws, bs = no_net() if layers is None else layer_arrays(layers)
     g = len(seeds)
