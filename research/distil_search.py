@@ -8,6 +8,7 @@ its 4-player bar; research/experiments.md, "2026-12-05 (night): distilling searc
     python research/distil_search.py fit --data runs/distil-4p runs/dagger-4p-1 --model runs/dagger-4p-1/model --anchor
     python research/distil_search.py fit --data runs/distil-4p --model runs/distil-4p/model --hidden 64
     python research/distil_search.py duel --model runs/distil-4p/model --deals 4000 --seed 94000
+    python research/distil_search.py reliability --deals 400 --seed 98000000
 
 ``label``: the search plays one seat of each deal against three heuristics (its seat rotating with
 the deal). At each decision it values by play-outs (a fresh search: mostly a turn's start), it
@@ -268,10 +269,41 @@ def duel(args) -> None:
                           "half_width": round(half, 4), "seconds": round(time.time() - started, 1)}), flush=True)
 
 
+def reliability(args) -> None:
+    """The search's split-half reliability: it plays one seat of each deal against three heuristics
+    (as ``label``), and every position it searched is searched again by a fresh search with other
+    seeds. How often the two pick the same candidate is the most any network fitted to the search's
+    picks can agree with them from the position alone; beside it, the same where the first search
+    leaves the heuristic's own candidate (``fit``'s ``network_agrees_where_search_leaves_heuristic``)."""
+    rules, k = Rules.preset(args.rules), args.candidates
+    first, second = [], []
+    for i in range(args.deals):
+        seat = i % args.players
+        me = Recorder.from_spec(SEARCH_4P, seed=agent_seed(args.seed, i, seat))
+        seats = [load("heuristic", seed=agent_seed(args.seed, i, s)) for s in range(args.players)]
+        seats[seat] = me
+        play_deal(engine.new_deal(rules, args.players, seed=deal_seed(args.seed, i), dealer=0), seats)
+        for j, (ob, mask, line) in enumerate(me.kept):
+            row = target(ob, mask, line, k)
+            again = Recorder.from_spec(SEARCH_4P, seed=agent_seed(args.seed + 1, i, j))
+            again.act({"observation": ob, "action_mask": mask})
+            other = target(ob, mask, again.kept[0][2], k) if again.kept else "no_search"
+            if not isinstance(row, str) and not isinstance(other, str):
+                first.append(row[1])
+                second.append(other[1])
+    a, b = np.array(first), np.array(second)
+    print(json.dumps({"deals": args.deals, "positions": len(a), "searches_agree": round(float(np.mean(a == b)), 4),
+                      "first_keeps_heuristic": round(float(np.mean(a == 0)), 4),
+                      "second_keeps_heuristic": round(float(np.mean(b == 0)), 4),
+                      "agree_where_first_leaves_heuristic": round(float(np.mean(b[a > 0] == a[a > 0])), 4),
+                      "second_keeps_heuristic_where_first_leaves": round(float(np.mean(b[a > 0] == 0)), 4)}),
+          flush=True)
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="command", required=True)
-    for name in ("label", "fit", "duel"):
+    for name in ("label", "fit", "duel", "reliability"):
         s = sub.add_parser(name)
         s.add_argument("--rules", default="standard")
         s.add_argument("--players", type=int, default=4)
@@ -295,8 +327,11 @@ def main(argv=None) -> int:
     d.add_argument("--model", required=True)
     d.add_argument("--deals", type=int, default=2000)
     d.add_argument("--seed", type=int, required=True)
+    r = sub.choices["reliability"]
+    r.add_argument("--deals", type=int, required=True)
+    r.add_argument("--seed", type=int, required=True)
     args = p.parse_args(argv)
-    {"label": label, "fit": fit, "duel": duel}[args.command](args)
+    {"label": label, "fit": fit, "duel": duel, "reliability": reliability}[args.command](args)
     return 0
 
 
