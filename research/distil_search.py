@@ -23,7 +23,7 @@ the positions the model reaches: the search's own play never shows it the model'
 ``fit``: a relu network over the candidates' features, the cross-entropy of its softmax against
 the search's pick (``endgame_ranking.fit_network``, loss ``choice``) over every ``--data`` folder's
 decisions, a tenth of them (every tenth chunk of each folder) held out: its agreement with the search there, beside the heuristic's own
-pick's (candidate 0). Saved as a turn-value model folder for the table it was labelled at.
+pick's (candidate 0); another tenth (the chunks before those) chooses the epoch kept. Saved as a turn-value model folder for the table it was labelled at.
 
 ``duel``: the model as it ships (``shipped.duel``, compiled) in one seat against three of the
 heuristic, and against three random players beside the heuristic there, every deal from each seat.
@@ -180,9 +180,8 @@ def fit(args) -> None:
     rows, picks, chunk = read([Path(d) for d in args.data])
     held = chunk % 10 == 9
     k = max(len(r) for r in rows)
-    train = [i for i in range(len(rows)) if not held[i]]
-    val = train[::10]
-    train = [i for i in train if i % 10]
+    val = np.flatnonzero(chunk % 10 == 8)  # other deals than the training ones, as the held-out are
+    train = np.flatnonzero(chunk % 10 < 8)
     sets = {name: padded([rows[i] for i in idx], picks[idx], k) for name, idx in
             (("train", train), ("val", val), ("held", np.flatnonzero(held)))}
     log = lambda m: print(m, flush=True)  # noqa: E731
@@ -195,7 +194,9 @@ def fit(args) -> None:
                              val=sets["val"], log=log)
     x, v, real = sets["held"]
     search, mine = v.argmax(1), net_picks(layers, x, real)
+    fitted = np.mean(net_picks(layers, sets["train"][0], sets["train"][2]) == sets["train"][1].argmax(1))
     print(json.dumps({"decisions": len(rows), "held_out": len(v), "candidates": k,
+                      "network_agrees_on_its_training_decisions": round(float(fitted), 4),
                       "network_agrees": round(float(np.mean(mine == search)), 4),
                       "heuristic_agrees": round(float(np.mean(search == 0)), 4),
                       "network_agrees_where_search_leaves_heuristic": round(float(np.mean(mine[search > 0] == search[search > 0])), 4),
