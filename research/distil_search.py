@@ -112,17 +112,23 @@ class Student:
         return self.student.act(obs)
 
 
+def searched(rules: Rules, players: int, seed: int, i: int, student: str | None = None) -> list:
+    """Deal ``i`` of ``seed`` played with the search in seat ``i % players`` (the student there with
+    ``student``, the search labelling) and the heuristic in the others: the (observation, mask,
+    chosen line) of every position the search searched."""
+    seat = i % players
+    me = Recorder.from_spec(SEARCH_4P, seed=agent_seed(seed, i, seat))
+    seats = [load("heuristic", seed=agent_seed(seed, i, s)) for s in range(players)]
+    seats[seat] = me if student is None else Student(load(student, seed=agent_seed(seed, i, seat)), me)
+    play_deal(engine.new_deal(rules, players, seed=deal_seed(seed, i), dealer=0), seats)
+    return me.kept
+
+
 def label_chunk(rules: Rules, players: int, seed: int, lo: int, hi: int, k: int, out: Path,
                 student: str | None = None) -> dict:
     xs, picks, counts = [], [], {"goes_out": 0, "no_choice": 0, "not_a_candidate": 0, "kept": 0}
     for i in range(lo, hi):
-        seat = i % players
-        state = engine.new_deal(rules, players, seed=deal_seed(seed, i), dealer=0)
-        me = Recorder.from_spec(SEARCH_4P, seed=agent_seed(seed, i, seat))
-        seats = [load("heuristic", seed=agent_seed(seed, i, s)) for s in range(players)]
-        seats[seat] = me if student is None else Student(load(student, seed=agent_seed(seed, i, seat)), me)
-        play_deal(state, seats)
-        for ob, mask, line in me.kept:
+        for ob, mask, line in searched(rules, players, seed, i, student):
             row = target(ob, mask, line, k)
             if isinstance(row, str):
                 counts[row] += 1
@@ -279,12 +285,7 @@ def reliability(args) -> None:
     rules, k = Rules.preset(args.rules), args.candidates
     first, second = [], []
     for i in range(args.deals):
-        seat = i % args.players
-        me = Recorder.from_spec(SEARCH_4P, seed=agent_seed(args.seed, i, seat))
-        seats = [load("heuristic", seed=agent_seed(args.seed, i, s)) for s in range(args.players)]
-        seats[seat] = me
-        play_deal(engine.new_deal(rules, args.players, seed=deal_seed(args.seed, i), dealer=0), seats)
-        for j, (ob, mask, line) in enumerate(me.kept):
+        for j, (ob, mask, line) in enumerate(searched(rules, args.players, args.seed, i)):
             row = target(ob, mask, line, k)
             again = Recorder.from_spec(SEARCH_4P, seed=agent_seed(args.seed + 1, i, j))
             again.act({"observation": ob, "action_mask": mask})

@@ -130,10 +130,10 @@ def where(folder: str, hidden: list[int], seed: int, deals: int, first_seed: int
     start = numpy_layers(torch_network(tv.FEATURES, hidden, seed, None)[1])
     seeds = np.arange(first_seed, first_seed + deals, dtype=np.int64)
     few, patience = int(card.get("careless_candidates", card["candidates"])), tv.patience_at(card.get("patience", 0), 2)
+    table = Rules.preset(rules)
     for against in ("heuristic", "greedy", "random"):
         for name, first in (("start", start), ("model", trained)):
-            share, used = _played(first, second, few, against, patience, seeds, card["candidates"],
-                                  Rules.preset(rules))
+            share, used = _played(first, second, few, against, patience, seeds, card["candidates"], table)
             print(json.dumps({"against": against, "policy": name, "share": round(float(share.mean()), 4),
                               "episodes_first_network_chose": round(float(used.mean()), 3),
                               "share_there": round(float(share[used].mean()), 4),
