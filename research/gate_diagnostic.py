@@ -26,6 +26,14 @@ round) and prints, at the heuristic's clean turn starts before the other seat ha
 how many deals are still unflagged and the other seat's hand size there, and how often the other
 seat's hand grew over its turn (it played no card).
 
+    python research/gate_diagnostic.py --turn-tells --deals 4000 --seed 91000000
+
+asks whether anything in the other seat's turns tells random from a careful player before it has
+been careless (2026-12-07 (afternoon)): the heuristic against the heuristic, greedy and random
+(engine), the other seat's moves in each of its clean turns as events (``turn_events``: a card's
+rank and whether it went on a corner or a side, pile moves, the turn's shape), and a naive-Bayes
+test of random over the first K clean turns (``turn_tells``).
+
     python research/gate_diagnostic.py --where --model models/turn-ppo-2p --deals 2000 --seed 8900000000
 
 says where a run's curve moves between its start and the model (2026-12-07 (day)): both play as
@@ -73,38 +81,115 @@ def card_shares(folder: str, against: str, patience: int, seeds: np.ndarray, few
                           careless_k=few or card.get("careless_candidates")).ravel()
 
 
-def tells(deals: int, seed: int) -> None:
-    """What the other seat shows before it has been careless (module docstring)."""
+def _heuristic_deals(opponent: str, deals: int, seed: int):
+    """Every decision of ``deals`` deals of the heuristic (seat ``d % 2`` of deal ``d``) against
+    ``opponent`` (engine, standard, 2 players): (deal, the heuristic's seat, the state, the
+    observation, whether the heuristic decides, the action), the action applied after each."""
     from kc_env import actions, agents, engine, observation
 
+    for d in range(deals):
+        me, other = agents.load("heuristic"), agents.load(opponent, seed=d)
+        state = engine.new_deal("standard", 2, seed=seed + d, dealer=0)
+        seat = d % 2
+        while not state.is_over and state.move_count < 1000:
+            obs = {"observation": observation.encode(state, state.current_player),
+                   "action_mask": actions.legal_mask(state)}
+            mine = state.current_player == seat
+            action = me.act(obs) if mine else other.act(obs)
+            yield d, seat, state, obs, mine, action
+            engine.apply(state, actions.decode(action))
+
+
+def _turn_start(state, obs, mine: bool) -> bool | None:
+    """At the heuristic's clean turn start (not its first turn, nothing played or moved yet): whether
+    the other seat has just been careless; None elsewhere."""
+    if mine and not state.first_turn and not state.played and not state.moved:
+        return bool(tv.careless(obs["observation"], obs["action_mask"]))
+    return None
+
+
+def tells(deals: int, seed: int) -> None:
+    """What the other seat shows before it has been careless (module docstring)."""
     for opponent in ("heuristic", "random"):
         hands: dict[int, list[int]] = {}
         grew = []
-        for d in range(deals):
-            me, other = agents.load("heuristic"), agents.load(opponent, seed=d)
-            state = engine.new_deal("standard", 2, seed=seed + d, dealer=0)
-            seat, clean, seen, last = d % 2, 0, False, None
-            while not state.is_over and state.move_count < 1000:
-                obs = {"observation": observation.encode(state, state.current_player),
-                       "action_mask": actions.legal_mask(state)}
-                mine = state.current_player == seat
-                if mine and not state.first_turn and not state.played and not state.moved:
-                    held = len(state.hands[1 - seat])
-                    if last is not None:
-                        grew.append(held > last)
-                    seen = seen or bool(tv.careless(obs["observation"], obs["action_mask"]))
-                    if not seen:
-                        clean += 1
-                        hands.setdefault(clean, []).append(held)
-                if mine:
-                    last = len(state.hands[1 - seat])
-                engine.apply(state, actions.decode(me.act(obs) if mine else other.act(obs)))
+        deal = -1
+        for d, seat, state, obs, mine, _ in _heuristic_deals(opponent, deals, seed):
+            if d != deal:
+                deal, clean, seen, last = d, 0, False, None
+            careless = _turn_start(state, obs, mine)
+            if careless is not None:
+                held = len(state.hands[1 - seat])
+                if last is not None:
+                    grew.append(held > last)
+                seen = seen or careless
+                if not seen:
+                    clean += 1
+                    hands.setdefault(clean, []).append(held)
+            if mine:
+                last = len(state.hands[1 - seat])
         for turn in (4, 10, 15):
             held = np.array(hands.get(turn, [0]))
             print(json.dumps({"against": opponent, "clean_turn": turn, "deals_unflagged": len(hands.get(turn, [])),
                               "deals": deals, "other_hand_mean": round(float(held.mean()), 1),
                               "other_hand_p10_p90": np.percentile(held, [10, 90]).tolist()}), flush=True)
         print(json.dumps({"against": opponent, "other_seat_played_no_card": round(float(np.mean(grew)), 3)}), flush=True)
+
+
+def turn_events(action: int) -> list[str]:
+    """What the table sees of one move of the other seat: a card's rank and whether it went on a
+    corner or a side, a pile move onto a corner or a side, the end of the turn."""
+    from kc_env import actions
+    from kc_env.cards import RANK
+
+    if actions.is_play(action):
+        pile = "corner" if actions.play_pile_of(action) >= 4 else "side"
+        return [f"play {RANK[actions.play_card_of(action)]} on a {pile}"]
+    if actions.is_pile_move(action):
+        return [f"move onto a {'corner' if actions.move_dst(action) >= 4 else 'side'}"]
+    return ["end"]
+
+
+def clean_turns(opponent: str, deals: int, seed: int) -> list[list[list[str]]]:
+    """Each deal's turns of the other seat (as ``turn_events``, with the turn's shape: its moves'
+    kinds, cut at four) up to the first after which the heuristic found it careless."""
+    out: list[list[list[str]]] = []
+    for d, _, state, obs, mine, action in _heuristic_deals(opponent, deals, seed):
+        if d == len(out):
+            out.append([])
+            turn, flagged = [], False
+        careless = _turn_start(state, obs, mine)
+        if careless is not None and turn and not flagged:
+            flagged = careless
+            if not careless:
+                shape = "".join(e[0] for e in turn)
+                out[-1].append([*turn, "shape " + (shape if len(shape) < 5 else shape[:4] + "+")])
+            turn = []
+        if not mine:
+            turn += turn_events(action)
+    return out
+
+
+def turn_tells(deals: int, seed: int) -> None:
+    """Whether the other seat's clean turns tell random from a careful player (module docstring): the
+    log-likelihood ratio of each move's events, random's against the mean of the heuristic's and
+    greedy's, from the first half of the deals; on the second half, the share of random's deals still
+    clean at its K-th turn that the sum over its first K turns flags, at the threshold that flags
+    half a percent of the careful players' deals."""
+    from collections import Counter
+
+    turns_of = {o: clean_turns(o, deals, seed) for o in ("heuristic", "greedy", "random")}
+    counts = {o: Counter(e for deal in t[:deals // 2] for turn in deal for e in turn) for o, t in turns_of.items()}
+    vocab = set().union(*counts.values())
+    p = {o: {e: (c[e] + 1) / (sum(c.values()) + len(vocab)) for e in vocab} for o, c in counts.items()}
+    llr = {e: np.log(p["random"][e] / ((p["heuristic"][e] + p["greedy"][e]) / 2)) for e in vocab}
+    for k in (2, 4, 6, 8):
+        sums = {o: np.array([sum(llr.get(e, 0.0) for turn in deal[:k] for e in turn)
+                             for deal in t[deals // 2:] if len(deal) >= k]) for o, t in turns_of.items()}
+        threshold = max(np.quantile(sums["heuristic"], 0.995), np.quantile(sums["greedy"], 0.995))
+        print(json.dumps({"clean_turns": k, "deals_still_clean": {o: len(s) for o, s in sums.items()},
+                          "random_flagged": round(float(np.mean(sums["random"] > threshold)), 3)}), flush=True)
+    print(json.dumps({"most_random_events": sorted(llr, key=llr.get, reverse=True)[:6]}), flush=True)
 
 
 def _played(first, second, few: int, against: str, patience: int, seeds: np.ndarray, k: int, rules: Rules):
@@ -150,6 +235,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rules", default="standard", help="the preset to play at 2 players (not --tells)")
     parser.add_argument("--players", type=int, default=2, help="the seats at the table (not --tells)")
     parser.add_argument("--tells", action="store_true", help="what the other seat shows (module docstring)")
+    parser.add_argument("--turn-tells", action="store_true", help="whether its clean turns tell random (module docstring)")
     parser.add_argument("--where", action="store_true", help="where the run's curve moves (module docstring)")
     parser.add_argument("--start-hidden", default="64", help="with --where: the start's hidden layers (comma-separated)")
     parser.add_argument("--uniform", action="store_true", help="with --where: a uniform draw at careless tables")
@@ -160,6 +246,8 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.tells:
         return tells(args.deals, args.seed)
+    if args.turn_tells:
+        return turn_tells(args.deals, args.seed)
     if not args.model:
         parser.error("--model is required (or --tells)")
     if args.where:
