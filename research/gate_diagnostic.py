@@ -190,6 +190,11 @@ def turn_tells(deals: int, seed: int) -> None:
         print(json.dumps({"clean_turns": k, "deals_still_clean": {o: len(s) for o, s in sums.items()},
                           "random_flagged": round(float(np.mean(sums["random"] > threshold)), 3)}), flush=True)
     print(json.dumps({"most_random_events": sorted(llr, key=llr.get, reverse=True)[:6]}), flush=True)
+    for o, t in turns_of.items():
+        shapes = Counter(turn[-1] for deal in t for turn in deal)
+        total = sum(shapes.values())
+        print(json.dumps({"other_seat": o, "clean_turns": total,
+                          "shapes": {k: round(v / total, 3) for k, v in shapes.most_common(4)}}), flush=True)
 
 
 def _played(first, second, few: int, against: str, patience: int, seeds: np.ndarray, k: int, rules: Rules):
