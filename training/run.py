@@ -1,6 +1,7 @@
 """What every trainer of ``kc train`` shares about a run folder: making it (the resolved config,
-the command, the code version, the marker ``--overwrite`` checks), its checkpoints folder, and the
-learning-curve plot of its evaluation history. The lock that keeps two processes out of one folder
+the command, the code version, the marker ``--overwrite`` checks), its checkpoints folder, the turn
+trainers' ``progress.json`` (read back checked, written in strict JSON), and the learning-curve plot
+of its evaluation history. The lock that keeps two processes out of one folder
 is ``run_lock``; the benchmark rows of a run are ``kc_env.benchmark.runs`` (``training/bench.py``).
 
 No trainer library is imported here: the SB3, RLlib and turn-value trainers all use it.
@@ -9,6 +10,7 @@ No trainer library is imported here: the SB3, RLlib and turn-value trainers all 
 from __future__ import annotations
 
 import json
+import math
 import platform
 import subprocess
 from dataclasses import dataclass
@@ -66,6 +68,85 @@ def start_run(cfg: Any, folder: Path, argv: list[str]) -> Run:
     write_atomic(folder / "command.txt", " ".join(argv) + "\n")
     write_atomic(folder / "version.json", json.dumps(code_version(), indent=2) + "\n")
     return Run(folder, cfg)
+
+
+PROGRESS = "progress.json"
+"""The turn trainers' record of a run: the iterations ``done`` and the learning ``curve``."""
+
+
+class RunError(ValueError):
+    """A run that cannot go on: a damaged ``progress.json``, or an update that left weights that
+    are not finite; the message names the file or the iteration."""
+
+
+def turn_progress(cfg: Any, folder: Path, resume: bool, iterations: int, x_key: str) -> dict[str, Any]:
+    """A turn trainer's progress in ``folder``: read and checked on ``--resume`` (``read_progress``),
+    else the run folder made (marked, its config saved) with nothing done."""
+    from .config import save
+
+    path = folder / PROGRESS
+    if resume:
+        if not path.is_file():
+            raise FileNotFoundError(f"{folder}: nothing to resume (no {PROGRESS})")
+        return read_progress(path, iterations, cfg.eval.opponents, x_key)
+    if (folder / "config.yaml").exists():
+        raise FileExistsError(f"{folder} holds a run already: --resume it, or --overwrite it")
+    folder.mkdir(parents=True, exist_ok=True)
+    mark_run(folder)
+    save(cfg, folder / "config.yaml")
+    return {"done": 0, "curve": []}
+
+
+def read_progress(path: Path, iterations: int, opponents: list[str], x_key: str) -> dict[str, Any]:
+    """``path``'s progress, or ``RunError`` naming it and what is wrong (``progress_problem``)."""
+    try:
+        state = json.loads(path.read_text(encoding="utf-8"), parse_constant=_not_json)
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise RunError(f"{path}: unreadable ({str(exc)[:200]})") from None
+    problem = progress_problem(state, iterations, opponents, x_key)
+    if problem:
+        raise RunError(f"{path}: {problem}")
+    return state
+
+
+def progress_problem(state: Any, iterations: int, opponents: list[str], x_key: str) -> str:
+    """What is wrong with a turn trainer's progress ("" when nothing): ``done`` from 0 to
+    ``iterations``, a curve of the start and each iteration done (each point's iteration, its x
+    ``x_key`` and a share with its interval against each of ``opponents``), the seconds and the
+    update threads."""
+    if not isinstance(state, dict):
+        return "not a JSON object"
+    done, curve = state.get("done"), state.get("curve")
+    if type(done) is not int or not 0 <= done <= iterations:
+        return f"'done' must be a whole number of iterations from 0 to {iterations}, not {done!r}"
+    if not isinstance(curve, list) or len(curve) != done + 1 and (done or len(curve) > 1):
+        return f"'curve' must list the start and each of the {done} iterations done"
+    for i, point in enumerate(curve):
+        if not (isinstance(point, dict) and type(point.get("iteration")) is int and type(point.get(x_key)) is int
+                and all(_is_share(point.get(spec)) for spec in opponents)):
+            return (f"curve point {i} must hold its iteration, {x_key} and a share with its interval against "
+                    f"each of {', '.join(opponents)}")
+    if not _is_number(state.get("seconds", 0)) or type(state.get("update_threads", 1)) is not int:
+        return "'seconds' must be a number and 'update_threads' a whole number"
+    return ""
+
+
+def write_progress(folder: Path, state: dict[str, Any]) -> None:
+    """Write ``progress.json`` whole, in strict JSON (a number that is not finite is refused)."""
+    write_atomic(folder / PROGRESS, json.dumps(state, indent=1, allow_nan=False) + "\n")
+
+
+def _is_number(x: Any) -> bool:
+    return type(x) in (int, float) and math.isfinite(x)
+
+
+def _is_share(x: Any) -> bool:
+    """A win share with its 95% interval: three numbers in [0, 1]."""
+    return isinstance(x, list) and len(x) == 3 and all(_is_number(v) and 0 <= v <= 1 for v in x)
+
+
+def _not_json(name: str) -> None:
+    raise ValueError(f"{name} is not a JSON number")
 
 
 def code_version() -> dict[str, Any]:

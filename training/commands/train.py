@@ -45,6 +45,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         from .. import config as config_mod
         from .. import trainers
+        from ..run import RunError
         from ..seal import SealError
     except ImportError as exc:
         raise UserError(f"training needs the train extra (pip install -e '.[train]'): {exc}") from None
@@ -81,7 +82,8 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print(_interrupted(folder, args, root if seeds is not None else None), file=sys.stderr)
         return 130
-    except (config_mod.ConfigError, FileExistsError, FileNotFoundError, SealError, trainers.TrainerUnavailable) as exc:
+    except (config_mod.ConfigError, FileExistsError, FileNotFoundError, RunError, SealError,
+            trainers.TrainerUnavailable) as exc:
         raise UserError(str(exc)) from None
     except OSError as exc:  # a read-only folder, a full disk
         raise UserError(f"{exc.filename or folder}: {exc.strerror or exc}") from None

@@ -41,7 +41,8 @@ from kc_env.files import write_atomic
 
 from .. import bench, run_lock
 from .. import config as config_mod
-from ..run import mark_run
+from ..export_folder import staged
+from ..run import RunError, turn_progress, write_progress
 from ..threads import update_threads
 from ..turn_value import learn as tv
 from ..turn_value.train import EVAL_SEED_OFFSET, TurnValueResult, plot_curve
@@ -82,10 +83,11 @@ def _train(cfg, folder: Path, resume: bool, log) -> TurnValueResult:
         if spec not in OTHERS:
             raise config_mod.ConfigError(f"eval.opponents: the turn-PPO trainer evaluates against "
                                          f"{', '.join(OTHERS)}, not {spec!r}")
-    state = _start(cfg, folder, resume)
+    started = None if resume else _networks(cfg, folder, 0)  # turn_ppo.start read and checked before the folder is made
+    state = turn_progress(cfg, folder, resume, t.iterations, "games")
     torch.set_num_threads(update_threads(cfg.update_threads, state.get("update_threads"), log))
     state["update_threads"] = torch.get_num_threads()
-    nets, critics = _networks(cfg, folder, state["done"])
+    nets, critics = started or _networks(cfg, folder, state["done"])
     if not state["curve"]:
         start = time.perf_counter()
         state["curve"].append(_evaluate(cfg, nets, {"iteration": 0, "games": 0}))
@@ -103,10 +105,10 @@ def _train(cfg, folder: Path, resume: bool, log) -> TurnValueResult:
             bench.score(str(agent), cfg, folder, it * t.games, log)
         state["seconds"] = state["curve"][-1]["seconds"] = state.get("seconds", 0) + round(time.perf_counter() - start)
         state["done"] = it
-        write_atomic(folder / "progress.json", json.dumps(state, indent=1) + "\n")
+        write_progress(folder, state)
         log(f"iteration {it}: {_shares(state['curve'][-1], cfg.eval.opponents)} ({time.perf_counter() - start:.0f} s)")
         plot_curve(state["curve"], cfg.eval.opponents, folder / "learning_curve.png", 1.0 / cfg.num_players)
-    write_atomic(folder / "curve.json", json.dumps(state["curve"], indent=1) + "\n")
+    write_atomic(folder / "curve.json", json.dumps(state["curve"], indent=1, allow_nan=False) + "\n")
     plot_curve(state["curve"], cfg.eval.opponents, folder / "learning_curve.png", 1.0 / cfg.num_players)
     _save_model(cfg, folder / "model", nets, state["curve"])
     first, last = state["curve"][0], state["curve"][-1]
@@ -121,21 +123,6 @@ def _shares(point: dict, opponents) -> str:
     """A curve point's win shares as one line (the whole point is in ``progress.json``)."""
     return "win share against " + ", ".join(f"{spec} {point[spec][0]:.3f} [{point[spec][1]:.3f}, {point[spec][2]:.3f}]"
                                             for spec in opponents)
-
-
-def _start(cfg, folder: Path, resume: bool) -> dict:
-    """The run's progress: read on ``--resume``, else a new run folder."""
-    state_path = folder / "progress.json"
-    if resume:
-        if not state_path.is_file():
-            raise FileNotFoundError(f"{folder}: nothing to resume (no progress.json)")
-        return json.loads(state_path.read_text())
-    if (folder / "config.yaml").exists():
-        raise FileExistsError(f"{folder} holds a run already: --resume it, or --overwrite it")
-    folder.mkdir(parents=True, exist_ok=True)
-    mark_run(folder)
-    config_mod.save(cfg, folder / "config.yaml")
-    return {"done": 0, "curve": []}
 
 
 def _networks(cfg, folder: Path, done: int):
@@ -186,6 +173,9 @@ def _update(cfg, it: int, nets, critics, data, log):
         prefix = "careless_" if which else ""
         net, critic, s = ppo_update(net, critic, part, t, seed=cfg.seed * 1000 + it * 2 + which,
                                     log=lambda msg, p=prefix: log(f"iteration {it}: {p}{msg}"))
+        if not all(np.isfinite(a).all() for layer in (*net, *critic) for a in layer):
+            raise RunError(f"iteration {it}: the update left {'the second' if which else 'the'} network's weights not "
+                           f"finite; nothing of the iteration is kept (--resume repeats it)")
         new_nets.append(net)
         new_critics.append(critic)
         stats |= {f"{prefix}{key}": value for key, value in s.items()}
@@ -268,11 +258,12 @@ def _save_model(cfg, where: Path, nets, curve: list[dict]) -> Path:
     t, tables = cfg.turn_ppo, tables_of(cfg)
     table = ({"tables": [{"name": name, "num_players": n, "rules": rules.to_dict()} for name, rules, n in tables]}
              if len(tables) > 1 else {"num_players": tables[0][2], "rules": tables[0][1].to_dict()})
-    return model.save(where, nets[0], {
-        "candidates": t.candidates, **table,
-        "trained": {"trainer": "turn_ppo", "iterations": t.iterations, "games_per_iteration": t.games,
-                    "self_play": t.self_play, "against": list(t.against), "advantage": t.advantage,
-                    "gate": t.gate, "start": t.start, "seed": cfg.seed,
-                    **({"privileged_critic": True} if t.privileged_critic else {}), "curve": curve}},
-        careless_layers=nets[1], patience=t.patience, careless_play=careless_play(t),
-        careless_candidates=t.careless_candidates)
+    card = {"candidates": t.candidates, **table,
+            "trained": {"trainer": "turn_ppo", "iterations": t.iterations, "games_per_iteration": t.games,
+                        "self_play": t.self_play, "against": list(t.against), "advantage": t.advantage,
+                        "gate": t.gate, "start": t.start, "seed": cfg.seed,
+                        **({"privileged_critic": True} if t.privileged_critic else {}), "curve": curve}}
+    with staged(where) as stage:  # the folder whole or not at all
+        model.save(stage, nets[0], card, careless_layers=nets[1], patience=t.patience, careless_play=careless_play(t),
+                   careless_candidates=t.careless_candidates)
+    return where

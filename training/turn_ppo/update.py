@@ -61,10 +61,11 @@ def ppo_update(actor_layers, critic_layers, data: dict[str, np.ndarray], s, *, s
         logp_all = torch.log_softmax(_scores(actor, feats, valid), dim=1)
     q, v = baseline(critic, seen, valid, logp_all)
     adv = (outcome if s.advantage == "outcome" else q[rows, picks]) - v
+    spread = adv.std() if len(adv) > 1 else torch.ones(())  # one choice has no spread: its advantage is 0
     stats = {"choices": len(picks), "explained_variance": _explained(outcome, v),
-             "advantage_snr": float(adv.mean().abs() / (adv.std() / np.sqrt(len(adv)) + 1e-12)),
+             "advantage_snr": float(adv.mean().abs() / (spread / np.sqrt(len(adv)) + 1e-12)) if len(adv) > 1 else 0.0,
              "other_than_heuristic": float((picks != 0).float().mean())}
-    adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+    adv = (adv - adv.mean()) / (spread + 1e-8)
     opt = torch.optim.Adam([*actor.parameters(), *critic.parameters()], lr=s.learning_rate)
     gen = torch.Generator().manual_seed(seed)
     bce = torch.nn.BCEWithLogitsLoss()
@@ -94,5 +95,5 @@ def ppo_update(actor_layers, critic_layers, data: dict[str, np.ndarray], s, *, s
 
 def _explained(y, pred) -> float:
     """1 - Var(y - pred) / Var(y): the share of the outcomes' variance the baseline explains."""
-    var = float(y.var())
+    var = float(y.var()) if len(y) > 1 else 0.0
     return float(1 - (y - pred).var() / var) if var > 0 else 0.0

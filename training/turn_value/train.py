@@ -48,7 +48,8 @@ from kc_env.files import write_atomic
 
 from .. import bench, run_lock
 from .. import config as config_mod
-from ..run import mark_run, plot_learning_curve
+from ..export_folder import staged
+from ..run import plot_learning_curve, turn_progress, write_progress
 from ..threads import update_threads
 from . import learn as tv
 from .settings import TABLE_CHUNKS, Table, tables_of
@@ -133,18 +134,7 @@ def _train(cfg, folder: Path, resume: bool, argv, log) -> TurnValueResult:
         if spec not in tv.OPPONENTS:
             raise config_mod.ConfigError(f"eval.opponents: the turn-value trainer evaluates against "
                                          f"{', '.join(tv.OPPONENTS)}, not {spec!r}")
-    state_path = folder / "progress.json"
-    if resume:
-        if not state_path.is_file():
-            raise FileNotFoundError(f"{folder}: nothing to resume (no progress.json)")
-        state = json.loads(state_path.read_text())
-    else:
-        if (folder / "config.yaml").exists():
-            raise FileExistsError(f"{folder} holds a run already: --resume it, or --overwrite it")
-        folder.mkdir(parents=True, exist_ok=True)
-        mark_run(folder)
-        config_mod.save(cfg, folder / "config.yaml")
-        state = {"done": 0, "curve": []}
+    state = turn_progress(cfg, folder, resume, t.iterations, _x_key(t))
     torch.set_num_threads(update_threads(cfg.update_threads, state.get("update_threads"), log))
     state["update_threads"] = torch.get_num_threads()  # a resume keeps the run's choice
     n = cfg.num_players
@@ -164,10 +154,10 @@ def _train(cfg, folder: Path, resume: bool, argv, log) -> TurnValueResult:
             bench.score(str(agent), cfg, folder, point[_x_key(t)], log)
         state["seconds"] = state["curve"][-1]["seconds"] = state.get("seconds", 0) + round(time.perf_counter() - start)
         state["done"] = it
-        write_atomic(state_path, json.dumps(state, indent=1) + "\n")
+        write_progress(folder, state)
         log(f"iteration {it}: {json.dumps(state['curve'][-1])} ({time.perf_counter() - start:.0f} s)")
         plot_curve(state["curve"], cfg.eval.opponents, folder / "learning_curve.png", 1.0 / n)
-    write_atomic(folder / "curve.json", json.dumps(state["curve"], indent=1) + "\n")
+    write_atomic(folder / "curve.json", json.dumps(state["curve"], indent=1, allow_nan=False) + "\n")
     plot_curve(state["curve"], cfg.eval.opponents, folder / "learning_curve.png", 1.0 / n)
     _save_model(cfg, folder / "model", layers, loose, state["curve"])
     log(f"model: {folder / 'model'}   learning curve: {folder / 'learning_curve.png'}")
@@ -181,11 +171,12 @@ def _save_model(cfg, where: Path, layers, loose, curve: list[dict]) -> Path:
     tables = tables_of(cfg) if t.method == "ranking" else []
     table = ({"tables": [{"name": tb.name, "num_players": tb.num_players, "rules": tb.rules.to_dict()} for tb in tables]}
              if len(tables) > 1 else {"num_players": n, "rules": cfg.rules_object().to_dict()})
-    return model.save(where, layers, {
-        "candidates": t.candidates, **table,
-        "trained": {"trainer": "turn_value", "method": t.method, "iterations": t.iterations, **_method_card(t),
-                    "seed": cfg.seed, "curve": curve},
-    }, careless_layers=loose, patience=t.patience)
+    card = {"candidates": t.candidates, **table,
+            "trained": {"trainer": "turn_value", "method": t.method, "iterations": t.iterations, **_method_card(t),
+                        "seed": cfg.seed, "curve": curve}}
+    with staged(where) as stage:  # the folder whole or not at all
+        model.save(stage, layers, card, careless_layers=loose, patience=t.patience)
+    return where
 
 
 def _x_key(t) -> str:
