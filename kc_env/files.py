@@ -16,11 +16,22 @@ from __future__ import annotations
 
 import ctypes
 import errno
+import json
 import os
 import shutil
 from pathlib import Path
 
 _AT_FDCWD, _RENAME_EXCHANGE = -100, 2
+
+
+def strict_json(text: str):
+    """The JSON ``text``, read strictly: ``NaN`` and ``Infinity``, which JSON has no numbers for
+    (Python's ``json`` reads them), are refused with ``ValueError``, as bad JSON is."""
+    return json.loads(text, parse_constant=_not_a_json_number)
+
+
+def _not_a_json_number(name: str):
+    raise ValueError(f"{name} is not a JSON number")
 
 
 def write_atomic(path: str | Path, data: bytes | str) -> Path:

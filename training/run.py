@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import kc_env
-from kc_env.files import write_atomic
+from kc_env.files import strict_json, write_atomic
 
 CHECKPOINTS = "checkpoints"
 RUN_MARKER = ".kc-train-run"
@@ -100,7 +100,7 @@ def turn_progress(cfg: Any, folder: Path, resume: bool, iterations: int, x_key: 
 def read_progress(path: Path, iterations: int, opponents: list[str], x_key: str) -> dict[str, Any]:
     """``path``'s progress, or ``RunError`` naming it and what is wrong (``progress_problem``)."""
     try:
-        state = json.loads(path.read_text(encoding="utf-8"), parse_constant=_not_json)
+        state = strict_json(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise RunError(f"{path}: unreadable ({str(exc)[:200]})") from None
     problem = progress_problem(state, iterations, opponents, x_key)
@@ -143,10 +143,6 @@ def _is_number(x: Any) -> bool:
 def _is_share(x: Any) -> bool:
     """A win share with its 95% interval: three numbers in [0, 1]."""
     return isinstance(x, list) and len(x) == 3 and all(_is_number(v) and 0 <= v <= 1 for v in x)
-
-
-def _not_json(name: str) -> None:
-    raise ValueError(f"{name} is not a JSON number")
 
 
 def code_version() -> dict[str, Any]:

@@ -11,18 +11,24 @@ step give the sample-efficiency curve (IQM over runs at each step, with its inte
 A run may also be given as the scorecard of its final policy (``kc benchmark MODEL --json``): how
 a run is scored on tasks at other tables than the one it trained at (the multi-player and
 rule-generalisation tracks). Such a run has its final scores and no curve.
+
+Each file is read strictly and checked whole before any figure is computed (``read_json``,
+``check_run``, ``check_scorecard``): one that is not JSON, holds NaN or Infinity, is nested too
+deeply, or lacks a key the report reads or holds one of the wrong kind (a figure that is not a
+finite number) is refused with one line naming the file and the key (``RunError``).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+import math
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ..files import write_atomic
+from ..files import strict_json, write_atomic
 from . import intervals
 from .evaluate import SCHEMA as SCORECARD_SCHEMA
 from .evaluate import Scorecard
@@ -51,33 +57,37 @@ def record(run: str | Path, step: int, card: Scorecard) -> None:
 
 def read(run: str | Path) -> dict[str, Any]:
     """A run's ``benchmark.json``, or a scorecard JSON file made into a run of one final row (step
-    ``None``); one line naming the path when it is neither."""
+    ``None``), checked (``check_run``, ``check_scorecard``); one line naming the path when it is
+    neither, or when it holds what a run or a scorecard cannot."""
     path = Path(run)
     if path.is_file():
         return from_scorecard(path)
     path = path / FILE
-    try:
-        data = json.loads(path.read_text())
-    except FileNotFoundError:
+    if not path.exists():
         raise RunError(f"{run}: no {FILE} (train with benchmark.tasks set in the config), "
-                       "and not a scorecard file") from None
-    except (OSError, ValueError) as exc:
-        raise RunError(f"{path}: cannot read ({exc})") from None
+                       "and not a scorecard file")
+    data = read_json(path)
     if not isinstance(data, dict) or data.get("schema") != SCHEMA or not data.get("rows"):
         raise RunError(f"{path}: not a {SCHEMA} file with rows")
-    return data
+    return check_run(path, data)
 
 
 def from_scorecard(path: Path) -> dict[str, Any]:
     """A scorecard (``kc benchmark --json``) as a run whose one row is its final policy's scores."""
-    try:
-        card = json.loads(path.read_text())
-    except (OSError, ValueError) as exc:
-        raise RunError(f"{path}: cannot read ({exc})") from None
-    if not isinstance(card, dict) or card.get("schema") != SCORECARD_SCHEMA or not card.get("tasks"):
-        raise RunError(f"{path}: not a run folder nor a {SCORECARD_SCHEMA} scorecard with tasks")
+    card = read_scorecard(path, f"not a run folder nor a {SCORECARD_SCHEMA} scorecard with tasks")
     return {"schema": SCHEMA, "suite": card["suite"], "quick": card["quick"],
             "rows": [{"step": None, "tasks": {t["id"]: t for t in card["tasks"]}}]}
+
+
+def read_scorecard(path: str | Path, refusal: str = f"not a {SCORECARD_SCHEMA} scorecard (kc benchmark --json)"
+                   ) -> dict[str, Any]:
+    """The scorecard JSON file ``path`` (``kc benchmark --json``), checked (``check_scorecard``);
+    ``RunError`` naming the file, saying ``refusal`` when it is not a scorecard at all."""
+    path = Path(path)
+    card = read_json(path)
+    if not isinstance(card, dict) or card.get("schema") != SCORECARD_SCHEMA:
+        raise RunError(f"{path}: {refusal}")
+    return check_scorecard(path, card)
 
 
 def final_scores(runs: Sequence[dict[str, Any]]) -> tuple[list[str], np.ndarray]:
@@ -150,3 +160,128 @@ def improvement_over(ids: list[str], scores: np.ndarray, baseline: dict[str, Any
     y = np.array([[theirs[ids[i]] for i in shared]])
     return {"baseline": baseline.get("agent"), "tasks": [ids[i] for i in shared],
             **intervals.improvement_interval(scores[:, shared], y)}
+
+
+# -- checking what is read ------------------------------------------------------------------------
+def read_json(path: Path) -> Any:
+    """The JSON of ``path``, read strictly: NaN and Infinity are refused (JSON has no such
+    numbers), as is a file not UTF-8 or nested too deeply to parse; ``RunError`` naming the file."""
+    try:
+        return strict_json(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:  # ValueError: not JSON, not UTF-8, NaN, a 5,000-digit number
+        raise RunError(f"{path}: cannot read ({str(exc)[:200]})") from None
+    except RecursionError:
+        raise RunError(f"{path}: cannot read (nested too deeply)") from None
+
+
+def _finite(value: Any) -> bool:
+    """A JSON number (not true or false) that is finite as a float."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an integer too large for a float
+        return False
+
+
+_Kind = tuple[Callable[[Any], bool], str]
+"""What a value must be: its test, and its name for the message when it is not."""
+
+_STRING: _Kind = (lambda v: isinstance(v, str), "a string")
+_BOOL: _Kind = (lambda v: isinstance(v, bool), "true or false")
+_NUMBER: _Kind = (_finite, "a finite number")
+_WHOLE: _Kind = (lambda v: isinstance(v, int) and not isinstance(v, bool), "a whole number")
+_STRINGS: _Kind = (lambda v: isinstance(v, list) and all(isinstance(s, str) for s in v), "a list of strings")
+_SPLIT: _Kind = (lambda v: v is None or isinstance(v, str), "a string or null")
+_TASK: _Kind = (lambda v: isinstance(v, dict), "a task")
+_TASK_LIST: _Kind = (lambda v: isinstance(v, list), "a list of tasks")
+_TASK_DICT: _Kind = (lambda v: isinstance(v, dict), "a dict of tasks")
+_ROW: _Kind = (lambda v: isinstance(v, dict), "a row")
+_ROWS: _Kind = (lambda v: isinstance(v, list), "a list of rows")
+_FIGURES: _Kind = (lambda v: isinstance(v, dict), "a dict of figures")
+_INTERVAL = ("win_share", "low", "high")
+"""The figures of a task (or a pool member) that a table of scorecards shows."""
+
+
+def check_scorecard(path: Path, card: dict[str, Any]) -> dict[str, Any]:
+    """``card``, the JSON of the scorecard ``path``, checked to hold what ``--runs``,
+    ``--baseline`` and ``--table`` read of it: its suite, deal count and agent; one task or more,
+    each with an id of its own and its line (``_check_task``); and each aggregate's IQM and mean
+    with their intervals. ``RunError`` naming the file and the key otherwise."""
+    for key, kind in (("suite", _STRING), ("quick", _BOOL), ("agent", _STRING)):
+        _need(path, card, key, kind)
+    tasks = _need(path, card, "tasks", _TASK_LIST)
+    if not tasks:
+        raise RunError(f"{path}: tasks is an empty list (no task scored)")
+    seen: dict[str, int] = {}
+    for i, task in enumerate(tasks):
+        _check_task(path, f"tasks[{i}]", task)
+        task_id = _need(path, task, "id", _STRING, f"tasks[{i}]")
+        if task_id in seen:
+            raise RunError(f"{path}: tasks[{i}].id {_shown(task_id)} is also tasks[{seen[task_id]}]'s")
+        seen[task_id] = i
+    for name, agg in _need(path, card, "aggregates", _FIGURES).items():
+        _check(path, f"aggregates.{name}", agg, _FIGURES)
+        for kind in intervals.AGGREGATES:
+            _figures(path, f"aggregates.{name}.{kind}", _need(path, agg, kind, _FIGURES, f"aggregates.{name}"),
+                     ("value", "low", "high"))
+    return card
+
+
+def check_run(path: Path, data: dict[str, Any]) -> dict[str, Any]:
+    """``data``, the JSON of the run file ``path``, checked to hold what ``aggregate`` reads of it:
+    its suite and deal count, and each row's step and tasks (each as ``_check_task``, by its id).
+    ``RunError`` naming the file and the key otherwise."""
+    _need(path, data, "suite", _STRING)
+    _need(path, data, "quick", _BOOL)
+    for i, row in enumerate(_need(path, data, "rows", _ROWS)):
+        _check(path, f"rows[{i}]", row, _ROW)
+        _need(path, row, "step", _WHOLE, f"rows[{i}]")
+        for task_id, task in _need(path, row, "tasks", _TASK_DICT, f"rows[{i}]").items():
+            _check_task(path, f"rows[{i}].tasks.{task_id}", task)
+    return data
+
+
+def _check_task(path: Path, where: str, task: Any) -> None:
+    """A task's line (of a scorecard, or of a run's row): its tracks, split, relative share, win
+    share and interval, and its pool members' win shares and intervals when it has them."""
+    _check(path, where, task, _TASK)
+    _need(path, task, "tracks", _STRINGS, where)
+    _need(path, task, "split", _SPLIT, where)
+    _figures(path, where, task, ("relative_share", *_INTERVAL))
+    if "per_opponent" in task:
+        for member, figures in _need(path, task, "per_opponent", _FIGURES, where).items():
+            _figures(path, f"{where}.per_opponent.{member}", figures, _INTERVAL)
+
+
+def _figures(path: Path, where: str, data: Any, keys: Sequence[str]) -> None:
+    """``data`` a dict whose ``keys`` are finite numbers."""
+    _check(path, where, data, _FIGURES)
+    for key in keys:
+        _need(path, data, key, _NUMBER, where)
+
+
+def _need(path: Path, data: dict[str, Any], key: str, kind: _Kind, where: str = "") -> Any:
+    """``data[key]``, checked to be of ``kind``; ``RunError`` naming the file and the key (after
+    ``where``, the key of ``data`` itself) when it is missing or not of that kind."""
+    name = f"{where}.{key}" if where else key
+    if key not in data:
+        raise RunError(f"{path}: no {name}")
+    return _check(path, name, data[key], kind)
+
+
+def _check(path: Path, name: str, value: Any, kind: _Kind) -> Any:
+    """``value`` (the key ``name`` of the file ``path``) when it is of ``kind``, else ``RunError``."""
+    test, what = kind
+    if not test(value):
+        raise RunError(f"{path}: {name} is {_shown(value)}, not {what}")
+    return value
+
+
+def _shown(value: Any) -> str:
+    """``value`` for a message: a list or a dict by its kind, anything else by its (short) repr."""
+    if isinstance(value, (list, dict)):
+        kind = "list" if isinstance(value, list) else "dict"
+        return f"an empty {kind}" if not value else f"a {kind}"
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."

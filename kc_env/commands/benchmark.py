@@ -143,15 +143,13 @@ def run_aggregate(args: argparse.Namespace) -> int:
 
 
 def _read_scorecard(path: str, option: str) -> dict:
-    from ..benchmark import SCHEMA
+    """The scorecard ``path`` given to ``option``, read and checked (``runs.read_scorecard``)."""
+    from ..benchmark import runs
 
     try:
-        data = json.loads(Path(path).read_text())
-    except (OSError, ValueError) as exc:
-        raise UserError(f"{option} {path}: cannot read a scorecard ({exc})") from None
-    if not isinstance(data, dict) or data.get("schema") != SCHEMA:
-        raise UserError(f"{option} {path}: not a {SCHEMA} scorecard (kc benchmark --json)")
-    return data
+        return runs.read_scorecard(path)
+    except runs.RunError as exc:
+        raise UserError(f"{option} {exc}") from None
 
 
 def scorecards_table(cards: list[dict]) -> str:

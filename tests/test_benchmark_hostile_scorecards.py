@@ -1,0 +1,204 @@
+"""Hostile scorecards and run files given to ``kc benchmark --runs``, ``--baseline`` and ``--table``:
+each is refused with one line naming the file and what is wrong in it (the key, or why it cannot
+be read), never a traceback, a silent NaN or a report half written."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from kc_env.cli import main
+
+REFERENCES = Path(__file__).resolve().parents[1] / "docs" / "benchmark" / "reference"
+CARDS = [REFERENCES / "turn-ppo-5" / f"seed-{k}" / "scorecard.json" for k in range(3)]
+RUN_FOLDERS = [REFERENCES / "ppo-5" / f"seed-{k}" for k in range(2)]
+
+
+def _set(*keys_and_value):
+    """An edit that sets the key path ``keys`` of the JSON to ``value``."""
+    *keys, last, value = keys_and_value
+
+    def edit(data):
+        for key in keys:
+            data = data[key]
+        data[last] = value
+    return edit
+
+
+def _delete(*keys):
+    """An edit that deletes the key path ``keys`` of the JSON."""
+    *keys, last = keys
+
+    def edit(data):
+        for key in keys:
+            data = data[key]
+        del data[last]
+    return edit
+
+
+def _second_id_as_first(card):
+    card["tasks"][1]["id"] = card["tasks"][0]["id"]
+
+
+CARD_EDITS = {  # an edit of a good scorecard, and what the refusal must say
+    "no suite": (_delete("suite"), "no suite"),
+    "no quick": (_delete("quick"), "no quick"),
+    "tasks of strings and numbers": (_set("tasks", ["x", 1]), "tasks[0] is 'x', not a task"),
+    "tasks a dict": (_set("tasks", {"a": 1}), "tasks is a dict, not a list of tasks"),
+    "no tasks": (_set("tasks", []), "tasks is an empty list"),
+    "no relative share": (_delete("tasks", 0, "relative_share"), "no tasks[0].relative_share"),
+    "no id": (_delete("tasks", 0, "id"), "no tasks[0].id"),
+    "no tracks": (_delete("tasks", 0, "tracks"), "no tasks[0].tracks"),
+    "relative share a string": (_set("tasks", 0, "relative_share", "high"),
+                                "tasks[0].relative_share is 'high', not a finite number"),
+    "relative share a boolean": (_set("tasks", 0, "relative_share", True),
+                                 "tasks[0].relative_share is True, not a finite number"),
+    "relative share a 400-digit integer": (_set("tasks", 2, "relative_share", 10**400),
+                                           "tasks[2].relative_share is 1000"),
+    "id a list": (_set("tasks", 0, "id", ["x"]), "tasks[0].id is a list, not a string"),
+    "id twice": (_second_id_as_first, "tasks[1].id 'kc/standard-2p-vs-heuristic-v1' is also tasks[0]'s"),
+    "quick a list": (_set("quick", [1]), "quick is a list, not true or false"),
+    "suite a dict": (_set("suite", {}), "suite is an empty dict, not a string"),
+    "tracks a number": (_set("tasks", 0, "tracks", 5), "tasks[0].tracks is 5, not a list of strings"),
+    "split a number": (_set("tasks", 0, "split", 5), "tasks[0].split is 5, not a string or null"),
+    "agent a number": (_set("agent", 5), "agent is 5, not a string"),
+    "win share a string": (_set("tasks", 3, "win_share", "x"), "tasks[3].win_share is 'x', not a finite number"),
+    "per-opponent figures a number": (_set("tasks", 1, "per_opponent", 5),
+                                      "tasks[1].per_opponent is 5, not a dict of figures"),
+    "a pool member's interval missing": (_delete("tasks", 1, "per_opponent", "random", "low"),
+                                         "no tasks[1].per_opponent.random.low"),
+    "no aggregates": (_delete("aggregates"), "no aggregates"),
+    "an aggregate's IQM a string": (_set("aggregates", "all", "iqm", "x"),
+                                    "aggregates.all.iqm is 'x', not a dict of figures"),
+}
+
+TEXTS = {  # the whole file's text, and what the refusal must say
+    "NaN": (lambda text: text.replace('"relative_share": 1.1674', '"relative_share": NaN'),
+            "NaN is not a JSON number"),
+    "Infinity": (lambda text: text.replace('"relative_share": 1.1674', '"relative_share": Infinity'),
+                 "Infinity is not a JSON number"),
+    "-Infinity": (lambda text: text.replace('"win_share": 0.5837', '"win_share": -Infinity'),
+                  "-Infinity is not a JSON number"),
+    "a number too large for a float": (
+        lambda text: text.replace('"relative_share": 1.1674', '"relative_share": 1e400'),
+        "tasks[0].relative_share is inf, not a finite number"),
+    "nested 100,000 deep": (lambda text: "[" * 100_000 + "]" * 100_000, "nested too deeply"),
+    "not JSON": (lambda text: text[:-10], "cannot read"),
+}
+
+
+def _refused(capsys, argv, path, problem):
+    """``kc benchmark argv`` exits 2 with one line naming ``path`` and ``problem``, and prints or
+    writes nothing else."""
+    assert main(["benchmark", *argv]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert len(captured.err.splitlines()) == 1, captured.err
+    assert captured.err.startswith("kc benchmark: ") and "Traceback" not in captured.err
+    assert str(path) in captured.err, captured.err
+    assert problem in captured.err, captured.err
+
+
+def _ways(path: Path, report: Path) -> dict[str, list[str]]:
+    """The three options that read a scorecard, each given the hostile ``path``."""
+    return {"--runs": ["--runs", str(path), str(CARDS[1]), "--json", str(report)],
+            "--baseline": ["--runs", str(CARDS[1]), str(CARDS[2]), "--baseline", str(path), "--json", str(report)],
+            "--table": ["--table", str(path), str(CARDS[1])]}
+
+
+def _edited(tmp_path, edit) -> Path:
+    card = json.loads(CARDS[0].read_text())
+    edit(card)
+    path = tmp_path / "scorecard.json"
+    path.write_text(json.dumps(card, indent=1))
+    return path
+
+
+@pytest.mark.parametrize("option", ["--runs", "--baseline", "--table"])
+@pytest.mark.parametrize("case", CARD_EDITS)
+def test_a_scorecard_of_the_wrong_shape_is_refused_naming_the_file_and_the_key(tmp_path, capsys, case, option):
+    edit, problem = CARD_EDITS[case]
+    path = _edited(tmp_path, edit)
+    report = tmp_path / "report.json"
+    _refused(capsys, _ways(path, report)[option], path, problem)
+    assert not report.exists()
+
+
+@pytest.mark.parametrize("option", ["--runs", "--baseline", "--table"])
+@pytest.mark.parametrize("case", TEXTS)
+def test_a_scorecard_that_is_not_strict_json_is_refused_naming_the_file(tmp_path, capsys, case, option):
+    change, problem = TEXTS[case]
+    path = tmp_path / "scorecard.json"
+    path.write_text(change(json.dumps(json.loads(CARDS[0].read_text()), indent=1)))
+    report = tmp_path / "report.json"
+    _refused(capsys, _ways(path, report)[option], path, problem)
+    assert not report.exists()
+
+
+def test_a_scorecard_that_is_not_utf8_is_refused_naming_the_file(tmp_path, capsys):
+    path = tmp_path / "scorecard.json"
+    path.write_bytes(b'{"schema": "\xff"}')
+    _refused(capsys, ["--table", str(path), str(CARDS[1])], path, "cannot read")
+
+
+RUN_EDITS = {  # an edit of a good run's benchmark.json, and what the refusal must say
+    "rows of numbers": (_set("rows", [5]), "rows[0] is 5, not a row"),
+    "rows a dict": (_set("rows", {"a": 1}), "rows is a dict, not a list of rows"),
+    "no suite": (_delete("suite"), "no suite"),
+    "quick a list": (_set("quick", [1]), "quick is a list, not true or false"),
+    "step a string": (_set("rows", 0, "step", "x"), "rows[0].step is 'x', not a whole number"),
+    "step a boolean": (_set("rows", 0, "step", True), "rows[0].step is True, not a whole number"),
+    "no step": (_delete("rows", 1, "step"), "no rows[1].step"),
+    "tasks a number": (_set("rows", -1, "tasks", 5), "rows[4].tasks is 5, not a dict of tasks"),
+    "a task a list": (_set("rows", 0, "tasks", "kc/standard-2p-vs-heuristic-v1", [1]),
+                      "rows[0].tasks.kc/standard-2p-vs-heuristic-v1 is a list, not a task"),
+    "relative share a string": (_set("rows", -1, "tasks", "kc/standard-2p-vs-heuristic-v1", "relative_share", "high"),
+                                "rows[4].tasks.kc/standard-2p-vs-heuristic-v1.relative_share is 'high', "
+                                "not a finite number"),
+    "no tracks": (_delete("rows", -1, "tasks", "kc/standard-2p-vs-heuristic-v1", "tracks"),
+                  "no rows[4].tasks.kc/standard-2p-vs-heuristic-v1.tracks"),
+}
+
+
+def _run_pair(tmp_path) -> tuple[Path, Path]:
+    """Copies of two reference runs' folders (their ``benchmark.json``)."""
+    folders = []
+    for k, source in enumerate(RUN_FOLDERS):
+        folder = tmp_path / f"seed-{k}"
+        folder.mkdir()
+        shutil.copy(source / "benchmark.json", folder / "benchmark.json")
+        folders.append(folder)
+    return folders[0], folders[1]
+
+
+@pytest.mark.parametrize("case", RUN_EDITS)
+def test_a_run_file_of_the_wrong_shape_is_refused_naming_the_file_and_the_key(tmp_path, capsys, case):
+    edit, problem = RUN_EDITS[case]
+    hostile, good = _run_pair(tmp_path)
+    path = hostile / "benchmark.json"
+    data = json.loads(path.read_text())
+    edit(data)
+    path.write_text(json.dumps(data))
+    report = tmp_path / "report.json"
+    _refused(capsys, ["--runs", str(hostile), str(good), "--json", str(report)], path, problem)
+    assert not report.exists()
+
+
+@pytest.mark.parametrize("case", ["NaN", "nested 100,000 deep"])
+def test_a_run_file_that_is_not_strict_json_is_refused_naming_the_file(tmp_path, capsys, case):
+    hostile, good = _run_pair(tmp_path)
+    path = hostile / "benchmark.json"
+    path.write_text("[" * 100_000 + "]" * 100_000 if case != "NaN" else
+                    path.read_text().replace('"relative_share": 0.7309', '"relative_share": NaN', 1))
+    _refused(capsys, ["--runs", str(hostile), str(good)], path, "NaN" if case == "NaN" else "nested too deeply")
+
+
+def test_the_reference_scorecards_and_run_files_still_aggregate(capsys):
+    """What the checks let through: every committed scorecard and run file."""
+    assert main(["benchmark", "--runs", *map(str, CARDS), "--baseline", str(CARDS[0])]) == 0
+    assert main(["benchmark", "--runs", *map(str, RUN_FOLDERS)]) == 0
+    assert main(["benchmark", "--table", *map(str, CARDS)]) == 0
+    assert "Traceback" not in capsys.readouterr().err
