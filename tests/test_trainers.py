@@ -90,6 +90,19 @@ def test_a_config_names_a_registered_trainer_and_sets_only_what_it_reads():
     with pytest.raises(config_mod.ConfigError, match="trainer must be one of sb3, rllib, turn_value, turn_ppo, not 'jax'"):
         config_mod.load(default, None, {"trainer": "jax"})
     with pytest.raises(config_mod.ConfigError, match="network.heuristic_weights is read by the sb3 trainer only"):
-        config_mod.load(default, None, {"trainer": "rllib", "network.prior": "heuristic", "pretrain.teacher": None,
+        config_mod.load(default, None, {"trainer": "rllib", "network.prior": "heuristic",
                                         "network.heuristic_weights": {"card": 1.1}})
+    with pytest.raises(config_mod.ConfigError, match="--set ppo.ent_coef is read by the sb3 and rllib trainers only, "
+                                                     "and this config trains with turn_ppo"):
+        config_mod.load(default, None, {"ppo.ent_coef": 0.02})  # the newcomer report: it changed nothing
     assert trainers.of_run(Path("/nonexistent")).name == trainers.DEFAULT
+
+
+def test_kc_train_names_a_turn_trainer_runs_model_and_curve_once(tmp_path, capsys):
+    from kc_env.cli import main
+
+    assert main(["train", str(config_mod.find("default")), "--variant", "smoke", "--run", str(tmp_path / "run"),
+                 "--no-progress", "--set", "turn_ppo.iterations=1", "--set", "turn_ppo.games=4",
+                 "--set", "eval.deals=2"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("learning curve:") == 1 and f"run folder: {tmp_path / 'run'}" in out

@@ -399,7 +399,24 @@ def load(path: str | Path, variant: str | None = None, overrides: dict[str, Any]
             if not isinstance(node, dict):
                 raise ConfigError(f"{path}: cannot set {dotted}: {'.'.join(parents[:at + 1])} is {node!r}, not a mapping")
         node[last] = value
+    _check_overrides_read(overrides or {}, merged.get("trainer", TrainConfig.trainer), path)
     return validate(_build(TrainConfig, merged, str(path)), str(path))
+
+
+def _check_overrides_read(overrides: dict[str, Any], trainer: Any, path: Path) -> None:
+    """A ``--set`` key in a block that only other trainers read (``ppo.ent_coef`` for the
+    turn-PPO trainer) would change nothing: refused, naming the trainers that read it."""
+    from . import trainers
+
+    if not isinstance(trainer, str) or trainer not in trainers.REGISTRY:
+        return  # validate names the bad trainer
+    for dotted in overrides:
+        parts = dotted.split(".")
+        blocks = {".".join(parts[:n]) for n in range(1, len(parts))}  # network.prior.x: network, network.prior
+        read_by = [t.name for t in trainers.REGISTRY.values() if blocks & t.reads]
+        if read_by and trainer not in read_by:
+            raise ConfigError(f"{path}: --set {dotted} is read by the {' and '.join(read_by)} "
+                              f"trainer{'s' * (len(read_by) > 1)} only, and this config trains with {trainer}")
 
 
 def _block(data: dict, name: str, path: Path) -> dict:
