@@ -113,6 +113,14 @@ def format_of(folder: str | Path) -> Format | None:
     return next((f for f in FORMATS.values() if f.card_format == name), None)
 
 
+def _no_card_hint(folder: Path) -> str:
+    """What a folder without a card should hold, or, for a ``kc train`` run folder that holds its
+    model in ``model/`` (a turn-value or turn-PPO run), where that model is."""
+    if (folder / "model" / CARD_FILE).is_file():
+        return f"a kc train run folder: its model is {folder / 'model'}"
+    return f"an exported model holds its card, {CARD_FILE}, and {WEIGHTS_FILE} for a network"
+
+
 def identify(folder: str | Path) -> Format:
     """The format of the model folder ``folder``; ``ModelError`` naming the fault when it is not
     one (not a folder, no card, a card too large or not JSON, a format kc_env does not know)."""
@@ -122,8 +130,7 @@ def identify(folder: str | Path) -> Format:
                          "for a network)")
     path = folder / CARD_FILE
     if not path.is_file():
-        raise ModelError(f"{folder}: no {CARD_FILE} (an exported model holds its card, {CARD_FILE}, and "
-                         f"{WEIGHTS_FILE} for a network)")
+        raise ModelError(f"{folder}: no {CARD_FILE} ({_no_card_hint(folder)})")
     card = card_json(path)
     name = card.get("format") if isinstance(card, dict) else None
     for fmt in FORMATS.values():
@@ -273,7 +280,7 @@ def check_table(card: Mapping[str, Any], path: Path) -> None:
 
 def _check_one_table(card: Mapping[str, Any], where: str) -> None:
     players = card.get("num_players")
-    if players is not None and (isinstance(players, bool) or players not in range(2, 7)):
+    if players is not None and (type(players) is not int or players not in range(2, 7)):  # not 2.0, not True
         raise ModelError(f"{where}: num_players, the players it was trained for, must be 2 to 6, not {players!r}")
     if card.get("rules") is not None:
         from ..rules import Rules, RulesError

@@ -34,8 +34,9 @@ games), so it always plays the first network.
 
 A model is a folder: ``model.json`` (``format: kc_env-turn-value``, the layer sizes, the
 candidates, what it was trained on) and ``weights.npz`` (plain float32 arrays ``w0, b0, w1, b1,
-...``), both read by ``model_folder`` (no pickles, capped sizes). numpy and the compiled search
-only: no torch.
+...``), both read by ``model_folder`` (no pickles, capped sizes); every weight and bias at most
+``MAX_WEIGHT``, and no unit able to reach ``MAX_SCORE`` (``score_bounds``), so that scores never
+overflow. numpy and the compiled search only: no torch.
 """
 
 from __future__ import annotations
@@ -81,6 +82,16 @@ MAX_LAYERS = 16
 """The most layers a card may list for each network."""
 MAX_WIDTH = 4096
 """The widest layer a card may list."""
+MAX_WEIGHT = 2.0**24
+"""The largest magnitude of a weight or bias a model may hold: trained weights stay under 1, and
+the largest a model ships with is a seat fold's silencing weight (``seats.SILENCE``, 2**20)."""
+FEATURE_BOUND = 1e4
+"""What no feature's magnitude reaches, where ``score_bounds`` starts: the one-hots and counts
+(over 4 to 40) stay under 14, and the heuristic's evaluation over 10 stayed under 8 in random deals
+of every preset."""
+MAX_SCORE = 1e30
+"""The most a network's units and scores may reach (``score_bounds``), far under float32's largest
+(3.4e38): its scores and their sigmoid and softmax stay numbers."""
 HEURISTIC_TURN = "heuristic"
 """What the gate (``TurnValueAgent.network``) gives for a turn the heuristic plays itself."""
 CARELESS = "careless_"
@@ -516,10 +527,10 @@ def read_card(folder: str | Path) -> dict[str, Any]:
         raise ModelError(f"{card_path}: 'candidates' must be an integer from 2 to 64, not {k!r}")
     if card.get("careless_layers") is not None:
         _check_layer_sizes(card_path, "careless_layers", card["careless_layers"])
-        patience = card.get("patience", 0)
-        if not _each_seat(patience, lambda p: not isinstance(p, bool) and isinstance(p, int) and 0 <= p <= 100):
-            raise ModelError(f"{card_path}: 'patience' must be an integer from 0 to 100, or one for each seat count "
-                             f"(\"2\" to \"{MAX_PLAYERS}\"), not {str(patience)[:80]!r}")
+    patience = card.get("patience", 0)
+    if not _each_seat(patience, lambda p: _is_int(p) and 0 <= p <= 100):
+        raise ModelError(f"{card_path}: 'patience' must be an integer from 0 to 100, or one for each seat count "
+                         f"(\"2\" to \"{MAX_PLAYERS}\"), not {str(patience)[:80]!r}")
     play = card.get("careless_play", "best")
     if not _each_seat(play, lambda p: isinstance(p, str) and p in CARELESS_PLAYS):
         raise ModelError(f"{card_path}: 'careless_play' must be one of {', '.join(CARELESS_PLAYS)}, or one for each "
@@ -532,9 +543,17 @@ def read_card(folder: str | Path) -> dict[str, Any]:
             "careless_candidates" in card and card.get("careless_layers") is None):
         raise ModelError(f"{card_path}: 'careless_candidates' must be an integer from 2 to 'candidates' ({k}), "
                          f"with 'careless_layers', not {few!r}")
+    if "trained" in card and not isinstance(card["trained"], Mapping):
+        raise ModelError(f"{card_path}: 'trained', what the model was trained on, must be a mapping, "
+                         f"not {str(card['trained'])[:80]!r}")
     folders.check_table(card, card_path)
     folders.check_total(card_path, _shapes(card), MAX_WEIGHTS_BYTES)
     return card
+
+
+def _is_int(value: Any) -> bool:
+    """Whether a card's ``value`` is an integer: not a float (``2.0``), not a bool."""
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _each_seat(setting: Any, valid) -> bool:
@@ -553,15 +572,46 @@ def load(folder: str | Path) -> tuple[dict[str, Any], list[tuple[np.ndarray, np.
     card = read_card(folder)
     arrays = folders.read_weights(folder, _shapes(card), MAX_FILE_BYTES, dtypes=("float32",),
                                   holds=f"a turn-value model holds {CARD_FILE} and {WEIGHTS_FILE}")
-    return card, [(arrays[f"w{i}"], arrays[f"b{i}"]) for i in range(len(card["layers"]))]
+    return card, _network(folder / WEIGHTS_FILE, arrays, "", len(card["layers"]))
 
 
 def load_careless(folder: str | Path, card: Mapping[str, Any]) -> list[tuple[np.ndarray, np.ndarray]]:
-    """The second network of a model whose (checked) card lists ``careless_layers``."""
+    """The second network of a model whose (checked) card lists ``careless_layers``, checked as
+    ``load`` checks the first."""
     sizes = card["careless_layers"]
-    arrays = folders.read_arrays(Path(folder) / WEIGHTS_FILE, _layer_shapes(sizes, CARELESS), MAX_FILE_BYTES,
-                                 dtypes=("float32",))
-    return [(arrays[f"{CARELESS}w{i}"], arrays[f"{CARELESS}b{i}"]) for i in range(len(sizes))]
+    path = Path(folder) / WEIGHTS_FILE
+    arrays = folders.read_arrays(path, _layer_shapes(sizes, CARELESS), MAX_FILE_BYTES, dtypes=("float32",))
+    return _network(path, arrays, CARELESS, len(sizes))
+
+
+def _network(path: Path, arrays: Mapping[str, np.ndarray], prefix: str, depth: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The (weight, bias) pairs of the network ``prefix`` names among ``arrays`` (read from
+    ``path``): ``ModelError`` naming the first array that holds more than ``MAX_WEIGHT``, or the
+    first layer whose units could go past ``MAX_SCORE`` (``score_bounds``)."""
+    layers = [(arrays[f"{prefix}w{i}"], arrays[f"{prefix}b{i}"]) for i in range(depth)]
+    for i, pair in enumerate(layers):
+        for name, array in zip((f"{prefix}w{i}", f"{prefix}b{i}"), pair, strict=True):
+            largest = float(np.abs(array).max(initial=0.0))
+            if largest > MAX_WEIGHT:
+                raise ModelError(f"{path}: array {name} holds {largest:.3g}; a weight or bias is at most "
+                                 f"{MAX_WEIGHT:.3g} in magnitude")
+    for i, bound in enumerate(score_bounds(layers)):
+        if bound > MAX_SCORE:
+            raise ModelError(f"{path}: arrays {prefix}w{i}, {prefix}b{i} could take the network's values to "
+                             f"{bound:.3g} (from features up to {FEATURE_BOUND:.0e}), more than the {MAX_SCORE:.0e} "
+                             "a model may reach")
+    return layers
+
+
+def score_bounds(layers: list[tuple[np.ndarray, np.ndarray]]):
+    """The most any unit of each layer of a network could reach in magnitude from features under
+    ``FEATURE_BOUND``, layer by layer (float64): a unit's bound is its weights' magnitudes times its
+    inputs' bounds, plus its bias's (a relu only lowers one). Yields each layer's as it goes, so a
+    caller that stops at the first past ``MAX_SCORE`` never multiplies past float64."""
+    bound = np.full(FEATURES, FEATURE_BOUND)
+    for w, b in layers:
+        bound = np.abs(w.astype(np.float64)) @ bound + np.abs(b.astype(np.float64))
+        yield float(bound.max(initial=0.0))
 
 
 def load_agent(folder: str | Path, seed: int | None = None, spec: str | None = None) -> TurnValueAgent:

@@ -15,6 +15,8 @@ tests/test_turn_ranking_all.py holds it to the agent's moves, decision by decisi
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 from numba import prange
 
@@ -35,9 +37,13 @@ from kc_env.agents.turn_value import (
     value,
 )
 from kc_env.compiled import njit, njit_parallel
+from kc_env.rules import MAX_PLAYERS, MIN_PLAYERS
 from kc_env.vector import kernel as K
 
 from .learn import rules_arrays
+
+TABLE = re.compile(r"(.+)-(\d+)p")
+"""A table as ``--tables`` names it: ``preset-<players>p``."""
 
 
 @njit
@@ -125,19 +131,21 @@ def duel(folder, rules, num_players: int, seeds, against: str = "heuristic", max
     dealt once with the model in each seat: its win share, the 95% half-width (over deals) and each
     deal's mean share. A card with ``careless_play: sample`` draws its second network's lines as
     the agent does (``TurnValueAgent.drawn_move``), from each deal's own generator, so its figures
-    are the card's; the draws differ from a seeded agent's, not their law."""
+    are the card's; the draws differ from a seeded agent's, not their law. ``ValueError`` for a
+    table the kernel cannot hold, no seeds or an unknown opponent, before anything is played
+    (``turn_value.ModelError`` for a model that cannot be read)."""
     from kc_env.agents import turn_value as model
 
-    if folder is None:
-        layers = [(np.zeros((1, FEATURES), np.float32), np.zeros(1, np.float32))]
-        card, loose, gated = {"candidates": 2}, None, -1
-    else:
-        card, layers = model.load(folder)
-        loose = model.load_careless(folder, card) if card.get("careless_layers") else None
-        gated = int(loose is not None)
+    check_players(num_players)
+    seeds = np.asarray(seeds, np.int64)
+    if seeds.ndim != 1 or not len(seeds):
+        raise ValueError(f"seeds must list at least one deal, not an array of shape {seeds.shape}")
+    if against not in OTHERS:
+        raise ValueError(f"against must be one of {', '.join(OTHERS)}, not {against!r}")
+    num_players = int(num_players)
+    card, layers, loose, gated = networks(folder)
     first_w, first_b = layer_arrays(layers)
     loose_w, loose_b = layer_arrays(loose or layers)
-    seeds = np.asarray(seeds, np.int64)
     all_seeds = np.repeat(seeds, num_players)
     seats = np.tile(np.arange(num_players, dtype=np.int64), len(seeds))
     rrow, rvec = rules_arrays(rules, max_moves)
@@ -150,14 +158,51 @@ def duel(folder, rules, num_players: int, seeds, against: str = "heuristic", max
     return float(per_deal.mean()), float(1.96 * per_deal.std() / np.sqrt(len(per_deal))), per_deal
 
 
+def networks(folder):
+    """The checked card, first network, second network (or None) and the gate's setting
+    (``gate``'s ``gated``) of the turn-value model in ``folder``; None: the heuristic itself."""
+    from kc_env.agents import turn_value as model
+
+    if folder is None:
+        return {"candidates": 2}, [(np.zeros((1, FEATURES), np.float32), np.zeros(1, np.float32))], None, -1
+    card, layers = model.load(folder)
+    loose = model.load_careless(folder, card) if card.get("careless_layers") else None
+    return card, layers, loose, int(loose is not None)
+
+
+def check_players(num_players) -> None:
+    """``ValueError`` unless ``num_players`` is a seat count the kernel holds (an integer from
+    ``MIN_PLAYERS`` to ``MAX_PLAYERS``)."""
+    if isinstance(num_players, bool) or not isinstance(num_players, int | np.integer) or \
+            not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
+        raise ValueError(f"num_players must be {MIN_PLAYERS} to {MAX_PLAYERS}, not {num_players!r}")
+
+
+def parse_table(name: str):
+    """``preset-<players>p`` (``--tables``) as its ``Rules`` and player count; ``ValueError``
+    (a ``RulesError`` for an unknown preset) saying what is wrong with it."""
+    from kc_env.rules import Rules
+
+    match = TABLE.fullmatch(name)
+    if not match:
+        raise ValueError(f"{name!r}: write PRESET-<players>p, as standard-2p")
+    players = int(match[2])
+    if not MIN_PLAYERS <= players <= MAX_PLAYERS:
+        raise ValueError(f"{name!r}: {MIN_PLAYERS} to {MAX_PLAYERS} players, not {players}")
+    try:
+        return Rules.preset(match[1]), players
+    except ValueError as err:
+        raise ValueError(f"{name!r}: {err}") from None
+
+
 def main(argv=None) -> int:
     """``python -m kc_env.training.turn_value.shipped MODEL --tables pagat-2p,standard-4p --deals
     2000 --seed S``: at each table the model against the heuristic and against random (``--against``),
     and the heuristic against random on the same deals when random is one of them (``duel``), as a
-    markdown table."""
+    markdown table. Every table, the deals and the model are checked before the first is played."""
     import argparse
 
-    from kc_env.rules import Rules
+    from kc_env.agents.turn_value import ModelError
 
     parser = argparse.ArgumentParser(prog="python -m kc_env.training.turn_value.shipped", description=main.__doc__)
     parser.add_argument("model")
@@ -170,13 +215,21 @@ def main(argv=None) -> int:
     against = args.against.split(",")
     if unknown := [a for a in against if a not in OTHERS]:
         parser.error(f"--against {unknown[0]!r}: not one of {', '.join(OTHERS)}")
+    if args.deals < 1:
+        parser.error(f"--deals {args.deals}: at least 1")
+    try:
+        tables = [(name, *parse_table(name)) for name in args.tables.split(",")]
+    except ValueError as err:
+        parser.error(f"--tables {err}")
+    try:
+        networks(args.model)
+    except ModelError as err:
+        parser.error(str(err))
     duels = [(args.model, a) for a in against] + ([(None, "random")] if "random" in against else [])
     seeds = np.arange(args.deals, dtype=np.int64) + args.seed * 10**6
     heads = [f"model vs {a}" for a in against] + (["heuristic vs random"] if "random" in against else [])
     print(f"| table | {' | '.join(heads)} |\n|---|{'---|' * len(heads)}", flush=True)
-    for name in args.tables.split(","):
-        preset, players = name.rsplit("-", 1)
-        rules, n = Rules.preset(preset), int(players.rstrip("p"))
+    for name, rules, n in tables:
         cells = []
         for folder, opponent in duels:
             share, half, _ = duel(folder, rules, n, seeds, against=opponent)
