@@ -158,7 +158,7 @@ def report(c: Comparison, show_examples: bool = True) -> str:
     if show_examples:
         for r in rows:
             for ex in c.kinds[r["kind"]].examples:
-                lines += ["", f"{r['kind']}: {c.player} plays {ex['player']}, {c.reference} {ex['reference']}",
+                lines += ["", f"{r['kind']}: {c.player} would {ex['player']} where {c.reference} would {ex['reference']}",
                           ex["position"].rstrip()]
     if not rows:
         lines.append("(no disagreement)")

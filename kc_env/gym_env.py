@@ -120,8 +120,8 @@ class KingsCornerEnv(gymnasium.Env):
         self.opponents: list[Agent] = [agents.load(spec) for spec in opponents]
         for agent in self.opponents:
             agent.play_for(agents.objective_of(self.aec.rules, keeps_points=self.aec.episode == "match"))
-            note = other_table(agent, self.aec.rules, n)
-            if note:
+        for note in dict.fromkeys(other_table(agent, self.aec.rules, n) for agent in self.opponents):
+            if note:  # once for a model at several seats
                 warnings.warn(note, UserWarning, stacklevel=2)
         if illegal_action not in ILLEGAL_ACTIONS:
             raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTIONS}, not {illegal_action!r}")

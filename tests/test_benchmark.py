@@ -44,6 +44,12 @@ def test_kc_benchmark_list_prints_every_task_with_its_table_seats_opponents_and_
         assert str(t.shuffles * t.num_players * len(t.members)) in line
 
 
+def test_kc_benchmark_list_says_its_quick_column_counts_deals(capsys):
+    assert main(["benchmark", "--list"]) == 0
+    header = capsys.readouterr().out.splitlines()[0].split()
+    assert header[-2:] == ["quick", "deals"] and header.count("deals") == 2
+
+
 def test_the_evaluation_shuffles_match_their_published_checksum_and_how_they_were_made():
     seeds, checksum = shuffles.load("kc-bench-v1")
     assert len(seeds) == shuffles.SIZE == len(set(seeds))
@@ -140,6 +146,16 @@ def test_a_held_out_table_and_the_evaluation_split_are_not_for_training():
         benchmark.make_task_env(benchmark.find(HEAD)[0], split="evaluation")
     with pytest.raises(ValueError, match="fixes num_players"):
         benchmark.make_task_env(benchmark.find(HEAD)[0], num_players=3)
+
+
+def test_a_task_id_names_its_task_for_make_task_env():
+    env = benchmark.make_task_env(HEAD)
+    env.reset(seed=0)
+    assert env.unwrapped.aec.num_players == benchmark.find(HEAD)[0].num_players
+    with pytest.raises(ValueError, match="held-out table"):
+        benchmark.make_task_env("kc/bicycle-2p-vs-heuristic-v1")
+    with pytest.raises(ValueError, match="no task 'kc/nope-v1'"):
+        benchmark.make_task_env("kc/nope-v1")
 
 
 @pytest.mark.slow

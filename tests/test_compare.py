@@ -61,3 +61,10 @@ def test_kc_compare_prints_the_table_and_writes_json(tmp_path, capsys):
     assert data["deals"] == 10 and data["kinds"] and data["decisions"] > data["agreed"]
     assert main(["compare", "greedy", "nosuch"]) == 2
     assert "unknown agent spec 'nosuch'" in capsys.readouterr().err
+
+
+def test_an_example_says_what_each_agent_would_do_in_plain_words(capsys):
+    assert main(["compare", "greedy", "heuristic", "--deals", "4"]) == 0
+    examples = [line for line in capsys.readouterr().out.splitlines() if " heuristic " in line and "->" in line]
+    assert examples and all(": greedy would " in line and " where heuristic would " in line for line in examples)
+    assert not any(" plays play " in line or " heuristic play " in line for line in examples)

@@ -126,6 +126,36 @@ def test_kc_eval_refuses_an_unknown_agent(capsys):
     assert "unknown agent spec 'grandmaster'" in capsys.readouterr().err
 
 
+def test_kc_eval_of_a_train_run_folder_points_to_its_model_subfolder(tmp_path, capsys):
+    import shutil
+    from pathlib import Path
+
+    run = tmp_path / "run"
+    shutil.copytree(Path(__file__).resolve().parents[1] / "models" / "turn-ppo-2p", run / "model")
+    assert main(["eval", str(run), "heuristic", "--deals", "2"]) == 2
+    err = capsys.readouterr().err
+    assert f"{run}: no model.json (a kc train run folder: its model is {run / 'model'})" in err
+    assert main(["eval", str(tmp_path), "heuristic", "--deals", "2"]) == 2
+    assert "kc train run folder" not in capsys.readouterr().err
+
+
+def test_kc_eval_of_a_class_a_file_lacks_says_the_file_has_no_such_class(tmp_path, capsys):
+    path = tmp_path / "my_agent.py"
+    path.write_text("from kc_env.agents import Agent\n\n\nclass Mine(Agent):\n    def act(self, obs):\n"
+                    "        return 0\n\n\nNotAClass = 3\n")
+    assert main(["eval", f"{path}:Nope", "heuristic", "--deals", "2"]) == 2
+    assert f"{path} has no Nope (its Agent classes: Mine)" in capsys.readouterr().err
+    assert main(["eval", f"{path}:NotAClass", "heuristic", "--deals", "2"]) == 2
+    assert "NotAClass is not a class that subclasses kc_env.agents.Agent" in capsys.readouterr().err
+
+
+def test_kc_eval_refuses_episodes_json_without_json_before_playing(capsys):
+    assert main(["eval", "greedy", "random", "--deals", "2", "--episodes-json"]) == 2
+    captured = capsys.readouterr()
+    assert "--episodes-json adds to the --json file: give --json FILE too" in captured.err
+    assert captured.out == ""
+
+
 def test_kc_eval_markdown_table(capsys):
     assert main(["eval", "greedy", "random", "--deals", "4", "--workers", "1", "--markdown"]) == 0
     assert "| agent | deals | wins | win rate |" in capsys.readouterr().out

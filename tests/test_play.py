@@ -66,6 +66,17 @@ def test_piped_input_plays_a_whole_match_to_its_target():
     assert "totals:" in out and "points this deal:" in out
 
 
+@pytest.mark.parametrize(("argv", "line"), [
+    (["--one-deal", "--rules", "standard,scoring=single"], "=== the match is over after 1 deal: "),
+    (["--max-deals", "1"], "stopped after 1 deal (--max-deals)"),
+])
+def test_a_match_of_one_deal_says_deal_not_deals(argv, line):
+    run = subprocess.run(KC + ["play", "heuristic", "--seed", "3", "--no-color", *argv], input="1\n" * 400,
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert line in run.stdout
+
+
 def test_input_that_ends_early_stops_the_game_cleanly():
     run = subprocess.run(KC + ["play", "--seed", "1", "--no-color"], input="end\n", capture_output=True,
                          text=True, timeout=120)

@@ -68,6 +68,17 @@ def test_replay_names_the_seats_the_record_names(tmp_path, capsys):
     assert "(you) (you)" not in viewed and "p0 (you)" in viewed
 
 
+def test_replay_from_another_seat_calls_only_the_viewer_you(tmp_path, capsys):
+    state = engine.new_deal("standard", 2, seed=3)
+    moves, cut = play_deal(state, lambda state, moves: moves[0])
+    path = tmp_path / "g.json"
+    record.save(record.GameRecord.from_state(state, moves, cut, players=["you", "heuristic"]), path)
+    assert main(["replay", str(path), "--no-color", "--viewer", "1"]) == 0
+    seats = [line for line in capsys.readouterr().out.splitlines() if " card" in line and line.startswith("p")]
+    assert seats and all("(you)" not in line for line in seats if line.startswith("p0"))
+    assert all("(you)" in line for line in seats if line.startswith("p1"))
+
+
 def test_replay_without_names_keeps_player_numbers(tmp_path, capsys):
     state = engine.new_deal("standard", 2, seed=4)
     moves, cut = play_deal(state, lambda state, moves: moves[0])

@@ -220,6 +220,24 @@ def test_the_envs_warn_when_a_model_opponent_sits_at_a_table_it_was_not_trained_
     assert env.step(env.action_masks().argmax(axis=1))[0].shape == (2, observation.OBS_SIZE)
 
 
+def test_a_model_at_every_other_seat_is_warned_about_once(tmp_path, monkeypatch, capsys):
+    import warnings
+
+    from kc_env.cli import main
+    from kc_env.gym_env import KingsCornerEnv
+    from kc_env.rules import Rules
+
+    folder = str(save(tmp_path / "m", tiny_network(), {"num_players": 2, "rules": Rules().to_dict()}))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        KingsCornerEnv(num_players=6, opponents=folder)
+    assert [str(w.message) for w in caught].count(f"{folder} was trained for another table (players: 2 → 6); "
+                                                 "it plays here all the same") == 1
+    monkeypatch.setattr("builtins.input", lambda prompt="": (_ for _ in ()).throw(EOFError))
+    assert main(["play", folder, folder, "--seed", "1", "--no-color"]) == 1
+    assert capsys.readouterr().err.count("was trained for another table") == 1
+
+
 def _add_member(folder, name: str, header_shape: tuple, payload: bytes = b"", raw: bool = False) -> None:
     """Append a member to ``weights.npz``: an .npy header declaring ``header_shape`` float32 and
     ``payload`` (or, ``raw``, ``payload`` alone with no .npy format)."""

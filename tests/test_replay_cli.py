@@ -52,6 +52,14 @@ def test_replay_a_whole_match(tmp_path, capsys):
     assert "=== the match is over:" in out
 
 
+def test_a_match_record_of_one_unfinished_deal_says_deal_not_deals(tmp_path, capsys):
+    match = play_match("standard", 2, 5, _chooser(3), max_deals=1)
+    path = tmp_path / "match.json"
+    record.save(record.MatchRecord.from_match(match), path)
+    assert main(["replay", str(path)]) == 0
+    assert "=== the record ends after 1 deal; " in capsys.readouterr().out
+
+
 def test_replay_step_stops_on_q(tmp_path, capsys, monkeypatch):
     state = engine.new_deal("standard", 2, seed=4)
     moves, cut = play_deal(state, _chooser(4))

@@ -175,3 +175,13 @@ def test_the_config_groups_the_agents_a_seat_may_hold(client):
     assert [s for s, g in groups.items() if g == "rule-based"] == ["heuristic", "greedy", "random", "search"]
     assert groups["ppo-standard-2p"] == "model" and set(groups.values()) == {"rule-based", "model"}
     assert all(a["about"] for a in config["agents"])
+
+
+def test_a_match_over_after_one_deal_says_deal_not_deals():
+    from kc_env.match import Match, play_deal
+
+    match = Match({"preset": "standard", "scoring": "single"}, 2, seed=3)
+    state = match.new_deal()
+    play_deal(state, lambda state, moves: moves[0])
+    match.record_deal(state)
+    assert "The match is over after 1 deal: " in views.match_books(match, ["p0 (you)", "p1 heuristic"])["text"]

@@ -50,7 +50,7 @@ class Trainer:
     finished: Callable[[Path], bool]
     """Whether a run folder holds a finished run (``kc train --seeds ... --resume`` skips it)."""
     outputs: Callable[[Path], str]
-    """What ``kc train`` prints when a run ends."""
+    """What ``kc train`` prints when a run ends (what the trainer's own log has not said)."""
 
     def train_function(self) -> Callable[..., Any]:
         """The function that trains (imported now; ``TrainerUnavailable`` without its extra)."""
@@ -96,7 +96,8 @@ def _rllib_outputs(folder: Path) -> str:
 
 
 def _turn_value_outputs(folder: Path) -> str:
-    return f"run folder: {folder}   model: {folder / 'model'}   learning curve: {folder / 'learning_curve.png'}"
+    """The run folder alone: the turn trainers' own last line names the model and the curve."""
+    return f"run folder: {folder}"
 
 
 TRAIN_EXTRA = "the train extra (pip install -e '.[train]' -c constraints.txt)"

@@ -1,5 +1,6 @@
-"""A task as a training env: ``make_task_env(task, "train")`` is the Gymnasium ``KingsCorner-v0``
-at the task's table, against the task's opponents, that never deals an evaluation shuffle.
+"""A task as a training env: ``make_task_env(task, "train")`` (a ``Task`` or its id) is the
+Gymnasium ``KingsCorner-v0`` at the task's table, against the task's opponents, that never deals
+an evaluation shuffle.
 
 What a submission may train on (docs/benchmark.md, What may not be trained on): any deal but the
 suite's evaluation shuffles, and, in the rule-generalisation track, only the tables whose
@@ -18,7 +19,7 @@ import gymnasium
 from ..agents import load
 from ..gym_env import KingsCornerEnv
 from . import shuffles
-from .tasks import DEFAULT_SUITE, Task
+from .tasks import DEFAULT_SUITE, Task, find
 
 MAX_REDEALS = 100
 
@@ -47,13 +48,15 @@ class TrainingDeals(gymnasium.Wrapper):
         raise RuntimeError(f"{MAX_REDEALS} deals in a row were evaluation shuffles")  # pragma: no cover
 
 
-def make_task_env(task: Task, split: str = "train", suite_name: str = DEFAULT_SUITE,
+def make_task_env(task: Task | str, split: str = "train", suite_name: str = DEFAULT_SUITE,
                   **kwargs: Any) -> gymnasium.Env:
-    """The Gymnasium env to train for ``task`` on: its rules, seats and opponents, the learner
-    in a seat drawn at each reset, no evaluation shuffle ever dealt. ``kwargs`` go to
-    ``KingsCornerEnv`` (``reward``, ``illegal_action``, ``render_mode``...); the task's own
-    settings cannot be overridden. Raises ``ValueError`` for another split, or for a held-out
-    table of the rule-generalisation track, which a submission may not train on."""
+    """The Gymnasium env to train for ``task`` (a ``Task``, or a task id of ``suite_name``) on:
+    its rules, seats and opponents, the learner in a seat drawn at each reset, no evaluation
+    shuffle ever dealt. ``kwargs`` go to ``KingsCornerEnv`` (``reward``, ``illegal_action``, ``render_mode``...); the task's own
+    settings cannot be overridden. Raises ``ValueError`` for an unknown id, for another split,
+    or for a held-out table of the rule-generalisation track, which a submission may not train on."""
+    if isinstance(task, str):
+        task = find([task], suite_name)[0]
     if split != "train":
         raise ValueError(f"split must be 'train', not {split!r}: the evaluation shuffles are played by "
                          "kc_env.benchmark.evaluate (or kc benchmark), never stepped by a learner")

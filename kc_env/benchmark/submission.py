@@ -58,13 +58,23 @@ def load_class(spec: str, seed: int | None = None) -> Agent:
     found = _CLASS_SPEC.match(spec)
     if not found:
         raise ValueError(f"{spec!r} is not module:Class or path.py:Class")
-    cls = getattr(_module_of(found["module"]), found["cls"], None)
+    module = _module_of(found["module"])
+    if not hasattr(module, found["cls"]):
+        raise ValueError(f"{spec}: {found['module']} has no {found['cls']}{_agent_classes(module)}")
+    cls = getattr(module, found["cls"])
     if not (inspect.isclass(cls) and issubclass(cls, Agent)):
         raise ValueError(f"{spec}: {found['cls']} is not a class that subclasses kc_env.agents.Agent")
     takes_seed = "seed" in inspect.signature(cls).parameters
     agent = cls(seed=seed) if takes_seed else cls()
     agent.reset(seed=seed)
     return agent
+
+
+def _agent_classes(module) -> str:
+    """`` (its Agent classes: A, B)`` for the ``Agent`` subclasses ``module`` defines, else ``""``."""
+    names = [name for name, obj in vars(module).items() if inspect.isclass(obj) and issubclass(obj, Agent)
+             and obj is not Agent and obj.__module__ == module.__name__]
+    return f" (its Agent classes: {', '.join(names)})" if names else ""
 
 
 def entry(spec: str | Agent) -> str | Agent:

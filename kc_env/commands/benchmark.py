@@ -243,7 +243,7 @@ def _write(args: argparse.Namespace, card) -> None:
 
 def task_list(tasks) -> str:
     """One line per task: id, tracks, split, table, opponents, evaluation deals."""
-    rows = [("task", "tracks", "split", "rules", "seats", "opponents", "shuffles", "deals", "quick")]
+    rows = [("task", "tracks", "split", "rules", "seats", "opponents", "shuffles", "deals", "quick deals")]
     for t in tasks:
         seatings = t.num_players * len(t.members)
         rows.append((t.id, ",".join(t.tracks), t.split or "-", t.rules, str(t.num_players),
@@ -251,7 +251,8 @@ def task_list(tasks) -> str:
                      str(t.shuffles), str(t.shuffles * seatings), str(t.quick_shuffles * seatings)))
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
-    return "\n".join(lines) + "\n(the agent takes every seat in turn; deals = shuffles x seatings)"
+    return "\n".join(lines) + ("\n(the agent takes every seat in turn; deals = shuffles x seatings; quick deals: "
+                               "with --quick)")
 
 
 def markdown(data: dict) -> str:

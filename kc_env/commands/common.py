@@ -27,12 +27,12 @@ def add_rules_argument(parser: argparse.ArgumentParser, default: str | None = "s
 
 
 def note_other_tables(command: str, agents, rules, num_players: int) -> None:
-    """Say on stderr, for each exported model among ``agents``, how this table differs from the
-    one it was trained for (the observation is the same for every table, so it plays anyway)."""
+    """Say on stderr, once for each exported model among ``agents`` (however many seats it
+    takes), how this table differs from the one it was trained for (the observation is the same
+    for every table, so it plays anyway)."""
     from ..agents.policy_model import other_table
 
-    for agent in agents:
-        note = other_table(agent, rules, num_players)
+    for note in dict.fromkeys(other_table(agent, rules, num_players) for agent in agents):
         if note:
             print(f"kc {command}: note: {note}", file=sys.stderr)
 

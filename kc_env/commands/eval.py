@@ -65,6 +65,8 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("--deals must be at least 1")
     if args.workers is not None and args.workers < 1:
         raise UserError("--workers must be at least 1")
+    if args.episodes_json and not args.json:
+        raise UserError("--episodes-json adds to the --json file: give --json FILE too")
     check_writable(args.json, "--json")
     check_writable(args.plot, "--plot")
     missing = missing_extra("eval", ("matplotlib",)) if args.plot else None

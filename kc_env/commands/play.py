@@ -133,12 +133,12 @@ def _match_over(say, match, names, one_deal: bool) -> None:
     if one_deal and not match.is_over:
         say("\none deal played (--one-deal)")
         return
+    deals = f"{match.deal_number} deal{'s' * (match.deal_number != 1)}"
     if not match.is_over:
-        say(f"\nstopped after {match.deal_number} deals (--max-deals); leading: "
-            + ", ".join(names[s] for s in match.leaders))
+        say(f"\nstopped after {deals} (--max-deals); leading: " + ", ".join(names[s] for s in match.leaders))
         return
     winners = ", ".join(names[s] for s in match.winners)
-    say(f"\n=== the match is over after {match.deal_number} deals: {winners} "
+    say(f"\n=== the match is over after {deals}: {winners} "
         f"{'wins' if len(match.winners) == 1 else 'share the win'} ===")
 
 

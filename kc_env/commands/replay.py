@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"--viewer must be a seat 0 to {rec.num_players - 1}")
     match = played if isinstance(rec, record.MatchRecord) else None
     cut_off = [record.deal_moves(rec, k).truncated for k in range(1, record.deal_count(rec) + 1)]
-    names = seat_names(rec.players, rec.num_players)
+    names = seat_names(rec.players, rec.num_players, args.viewer)
     show = _Shower(args, sys.stdout.isatty() and not args.no_color, cut_off, names)
     print(f"kc replay {args.file}: a {'match' if match else 'deal'} of {rec.num_players} players, seed {rec.seed}, "
           f"{_rules_label(rec.rules)}", flush=True)
@@ -53,18 +53,22 @@ def run(args: argparse.Namespace) -> int:
         print(f"\n=== the match is over: {', '.join(names[s] for s in match.winners)} "
               f"{'wins' if len(match.winners) == 1 else 'share the win'}; totals {list(match.totals)} ===")
     elif match is not None:
-        print(f"\n=== the record ends after {match.deal_number} deals; totals {list(match.totals)} ===")
+        print(f"\n=== the record ends after {match.deal_number} deal{'s' * (match.deal_number != 1)}; "
+              f"totals {list(match.totals)} ===")
     return 0
 
 
-def seat_names(players, n: int) -> list[str]:
+def seat_names(players, n: int, viewer: int | None = None) -> list[str]:
     """What the replay calls each seat: ``p0 (you)``, ``p1 heuristic`` when the record names who
-    sat there (its ``players``), else ``player_0``, ``player_1``..."""
+    sat there (its ``players``), else ``player_0``, ``player_1``... Seen from another seat
+    (``viewer``), the person's seat is ``p0 person``: only the viewer's seat is "you"."""
     if players is None:
         return [f"player_{s}" for s in range(n)]
     from ..record import PERSON
 
-    return [f"p{s} (you)" if name == PERSON else f"p{s} {name}" for s, name in enumerate(players)]
+    you = [s for s, name in enumerate(players) if name == PERSON and viewer in (None, s)]
+    return [f"p{s} (you)" if s in you else f"p{s} person" if name == PERSON else f"p{s} {name}"
+            for s, name in enumerate(players)]
 
 
 class _Shower:

@@ -119,7 +119,7 @@ def match_books(match: Match, names: Sequence[str], upto: int | None = None) -> 
     text = ""
     if over:
         winners = ", ".join(names[s] for s in match.winners)
-        text = (f"The match is over after {len(history)} deals: {winners} "
+        text = (f"The match is over after {len(history)} deal{'s' * (len(history) != 1)}: {winners} "
                 f"{'wins' if len(match.winners) == 1 else 'share the win'}.")
     return {
         "totals": list(totals), "pot": pot, "over": over, "winners": list(match.winners) if over else [],
