@@ -136,3 +136,25 @@ def test_a_failure_in_the_staging_folder_leaves_the_target_as_it_was(tmp_path):
             raise OSError(errno.ENOSPC, "No space left on device")
     assert contents(target) == {"model.json": b"{\"old\": true}"}
     assert list(tmp_path.iterdir()) == [target]
+
+
+def test_a_model_is_not_written_inside_another_model(tmp_path):
+    """The hostile-input probe: ``ensemble m/base/inner m/base m/base`` put a folder inside a model,
+    whose --overwrite was then refused for holding more than a model."""
+    from kc_env.training import export_folder
+
+    (tmp_path / "base").mkdir()
+    (tmp_path / "base" / "model.json").write_text("{}")
+    for target in (tmp_path / "base" / "inner", tmp_path / "base" / "a" / "b"):
+        with pytest.raises(ValueError, match=f"^{target} is inside the model folder {tmp_path / 'base'}: choose a folder outside it"):
+            export_folder.check_target(target, overwrite=True)
+
+
+def test_a_model_is_not_written_over_the_current_folder(tmp_path, monkeypatch):
+    """``ensemble . M M`` failed with "PosixPath('.') has an empty name"."""
+    from kc_env.training import export_folder
+
+    monkeypatch.chdir(tmp_path)
+    for target in (Path("."), Path("..") / tmp_path.name):
+        with pytest.raises(ValueError, match="is the current folder: name a folder for the model"):
+            export_folder.check_target(target, overwrite=False)

@@ -10,7 +10,8 @@ the staging folder behind; the next export to the same place deletes it.
 
 ``check_target(target, overwrite)`` refuses, before any work, a target that holds files and no
 ``--overwrite``, and with ``--overwrite`` one that holds anything but a model's own files (so a
-slip such as ``kc export RUN models --overwrite`` cannot delete a folder of models).
+slip such as ``kc export RUN models --overwrite`` cannot delete a folder of models); and the
+current folder, or a folder inside a model's (which would then hold more than a model).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
-from kc_env.agents.model_folder import MODEL_FILES
+from kc_env.agents.model_folder import CARD_FILE, MODEL_FILES
 from kc_env.files import replace_folder
 
 __all__ = ["MODEL_FILES", "check_target", "staged"]
@@ -30,6 +31,12 @@ __all__ = ["MODEL_FILES", "check_target", "staged"]
 
 def check_target(target: Path, overwrite: bool) -> None:
     """``ValueError`` (one line) unless ``target`` may receive a model (see the module docstring)."""
+    where = target.resolve()
+    if where == Path.cwd().resolve():
+        raise ValueError(f"{target} is the current folder: name a folder for the model")
+    holder = next((p for p in where.parents if (p / CARD_FILE).is_file()), None)
+    if holder is not None:
+        raise ValueError(f"{target} is inside the model folder {holder}: choose a folder outside it")
     if target.is_symlink() or target.exists() and not target.is_dir():
         raise ValueError(f"{target} is not a folder (a link or a file); choose another folder")
     names = {p.name for p in target.iterdir() if not _is_stage(p.name)} if target.is_dir() else set()
