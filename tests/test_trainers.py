@@ -106,3 +106,17 @@ def test_kc_train_names_a_turn_trainer_runs_model_and_curve_once(tmp_path, capsy
                  "--set", "eval.deals=2"]) == 0
     out = capsys.readouterr().out
     assert out.count("learning curve:") == 1 and f"run folder: {tmp_path / 'run'}" in out
+
+
+def test_trainer_flag_notes_the_settings_of_the_configs_own_trainer_it_leaves_unread(tmp_path, capsys):
+    """The newcomer report: ``--trainer sb3`` on the turn-PPO demo config quietly dropped its
+    turn_ppo settings (the smoke variant's) and began SB3's 5,000,000 steps."""
+    from kc_env.cli import main
+
+    assert main(["train", "default", "--variant", "smoke", "--trainer", "sb3", "--run", str(tmp_path / "none"),
+                 "--resume", "--no-progress"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == (f"kc train: note: {config_mod.find('default')} trains with turn_ppo; --trainer sb3 does not "
+                      "read its turn_ppo settings")
+    assert main(["train", "default", "--trainer", "turn_ppo", "--run", str(tmp_path / "none"), "--resume"]) == 2
+    assert "kc train: note:" not in capsys.readouterr().err

@@ -56,6 +56,7 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("--overwrite and --resume contradict each other")
     if args.trainer:
         overrides["trainer"] = args.trainer
+        _note_unread_blocks(args.config, args.variant, args.trainer)
     seeds = parse_seeds(args.seeds) if args.seeds is not None else None
     folder = root
     try:
@@ -87,6 +88,26 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(str(exc)) from None
     except OSError as exc:  # a read-only folder, a full disk
         raise UserError(f"{exc.filename or folder}: {exc.strerror or exc}") from None
+
+
+def _note_unread_blocks(config: Path, variant: str | None, trainer: str) -> None:
+    """Say on stderr which of the config's own settings ``--trainer`` leaves unread: the blocks of
+    the trainer the config names, set away from their defaults, that ``trainer`` does not read
+    (``--trainer sb3`` on a turn-PPO config trains with SB3's defaults)."""
+    import dataclasses
+
+    from .. import config as config_mod
+    from .. import trainers
+
+    try:
+        cfg = config_mod.load(config, variant)
+    except config_mod.ConfigError:
+        return  # the load with --trainer names what is wrong
+    unread = sorted(block for block in trainers.get(cfg.trainer).reads - trainers.get(trainer).reads
+                    if dataclasses.is_dataclass(value := getattr(cfg, block, None)) and value != type(value)())
+    if cfg.trainer != trainer and unread:
+        print(f"kc train: note: {config} trains with {cfg.trainer}; --trainer {trainer} does not read its "
+              f"{', '.join(unread)} settings", file=sys.stderr)
 
 
 def _overrides(items: list[str]) -> dict:
