@@ -232,3 +232,29 @@ def test_the_playthrough_is_unchanged():
         flags.FLAGS.mark_as_parsed()  # generate_playthrough reads an absl flag
     expected, actual = generate_playthrough.replay(str(PLAYTHROUGH))
     assert expected.splitlines() == actual.splitlines()
+
+
+@pytest.mark.parametrize("rules", VARIANTS)
+def test_every_history_is_within_the_games_bounds_even_when_cut_off_early(rules):
+    """The integrations probe: at max_moves=15 a history of 39 actions held 24 chance nodes, where
+    the game said at most 15 (and 30 in all): the deal's cards are chance nodes too."""
+    for players in [2] if "hand_size:12" in rules else (2, 4):
+        game = load(rules, players, max_moves=15)
+        rng = np.random.default_rng(players)
+        for _ in range(10):
+            state = game.new_initial_state()
+            while not state.is_terminal():
+                state.apply_action(int(rng.choice(state.legal_actions())))
+            chance = sum(1 for a in state.full_history() if a.player == pyspiel.PlayerId.CHANCE)
+            assert chance <= game.max_chance_nodes_in_history()
+            assert len(state.history()) <= game.max_history_length()
+
+
+def test_there_is_no_information_state_tensor_as_the_game_type_says():
+    """The integrations probe: the type said no information-state tensor, yet one of 1,599 values
+    (the observation's, not perfect recall) was served to algorithms that read it unchecked."""
+    game = load()
+    assert not game.get_type().provides_information_state_tensor
+    assert game.information_state_tensor_size() == 0
+    state = game.new_initial_state()
+    assert list(state.information_state_tensor(0)) == []

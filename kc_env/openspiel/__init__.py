@@ -18,7 +18,7 @@ state = game.new_initial_state()
 | observation | tensor: ``kc_env.observation.encode(deal, seat)`` (1599 values); string: that view as text |
 | information state | the view's text and every move made (``seat:name``); no tensor |
 | returns | at the end of the deal. ``win_loss``: zero-sum (+1 to the winner, -1/(n-1) to each other seat; 0 to all in a blocked deal without a winner). ``score``: general-sum, minus each seat's penalty points over ``rewards.score_scale``. A deal cut off at ``max_moves`` counts as blocked (``match.truncate``) |
-| ``max_game_length`` | ``max_moves`` (decision nodes; ``GAME_INFO.default_max_moves``) |
+| ``max_game_length`` | ``max_moves`` (decision nodes; ``GAME_INFO.default_max_moves``); ``max_chance_nodes_in_history`` the deck's cards and the first seat, then two a decision |
 
 The state wraps an engine ``GameState`` (``state.table.deal``) and every move is ``engine.apply``.
 ``resample(state, player)`` is the re-deal that ``ISMCTSBot.set_resampler`` takes;

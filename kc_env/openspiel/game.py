@@ -67,6 +67,12 @@ class KingsCornerGame(pyspiel.Game):
             utility_sum=bounds.utility_sum, max_game_length=self.max_moves)
         super().__init__(game_type(self.reward), info, params)
 
+    def max_chance_nodes_in_history(self) -> int:
+        """The deal's cards and its first seat, then at most two chance nodes a decision (the card
+        a draw takes, the stock's top after ``clear_complete_piles`` shuffles a cleared pile in):
+        OpenSpiel would take ``max_game_length`` alone, which a deal cut off early exceeds."""
+        return GAME_INFO.num_cards + 1 + 2 * self.max_moves
+
     def new_initial_state(self) -> KingsCornerState:
         """Before the deal: the first chance node decides the deck's top card."""
         return KingsCornerState(self)

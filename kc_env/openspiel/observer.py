@@ -16,7 +16,8 @@ class SeatObserver:
     """OpenSpiel's ``PyObserver`` of one seat (``tensor``, ``dict``, ``set_from``, ``string_from``).
 
     The default (the seat's private and the public information) is the observation vector and
-    ``view_text``; ``perfect_recall`` adds the moves to the string. OpenSpiel's factored parts:
+    ``view_text``; ``perfect_recall`` adds the moves to the string and has no tensor (the game
+    provides no information-state tensor: the vector does not recall the moves). OpenSpiel's factored parts:
     the public part is the vector with the hand's slice at 0 and the text without the hand line;
     the private part is the hand alone (54 values, one-hot by card id) and its line.
     """
@@ -29,11 +30,15 @@ class SeatObserver:
         self.private = iig_obs_type.private_info == pyspiel.PrivateInfoType.SINGLE_PLAYER
         self.public, self.perfect_recall = iig_obs_type.public_info, iig_obs_type.perfect_recall
         size = observation.OBS_SIZE if self.public else _HAND.stop - _HAND.start if self.private else 0
+        if self.perfect_recall:  # the information state is a string only: the vector does not recall the moves
+            size = 0
         self.tensor = np.zeros(size, np.float32)
         self.dict = {"observation": self.tensor}
 
     def set_from(self, state, player: int) -> None:
         """The tensor from ``player``'s observation vector (all 0 while the deal is being made)."""
+        if not self.tensor.size:
+            return
         deal = state.table.deal
         vec = np.zeros(observation.OBS_SIZE, np.float32) if deal is None else observation.encode(deal, player)
         if not self.public:
