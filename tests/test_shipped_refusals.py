@@ -110,8 +110,18 @@ def test_the_duel_refuses_no_deals(no_kernel, seeds):
         shipped.duel(None, Rules.preset("standard"), 2, seeds)
 
 
-def test_good_tables_still_play(capsys):
+def test_good_tables_still_play(capsys, monkeypatch):
+    """Checked tables reach the compiled duel as its arguments (the duel itself is compiled by the
+    slow tests of tests/test_turn_ranking_all.py: a minute and a half on a cold cache)."""
+    seats = []
+
+    def played(seeds, _seats, num_players, *args):
+        seats.append(num_players)
+        args[-1][:] = 1.0 / num_players  # shares: every deal blocked
+
+    monkeypatch.setattr(shipped, "play_duel", played)
     assert shipped.main([str(BASE), "--tables", "standard-2p,pagat-3p", "--deals", "2", "--seed", "1",
                          "--against", "heuristic"]) == 0
     rows = capsys.readouterr().out.strip().splitlines()
-    assert [r.split(" | ")[0] for r in rows[2:]] == ["| standard-2p", "| pagat-3p"]
+    assert [r.split(" | ")[0] for r in rows[2:]] == ["| standard-2p", "| pagat-3p"] and seats == [2, 3]
+    assert rows[3] == "| pagat-3p | 0.333 ± 0.000 |"
