@@ -51,7 +51,8 @@ while True:
   ``reset(options={"position": TEXT})`` starts from a position.
 - A one-deal episode that would end before the learner's first action (possible only with tiny
   hands) is dealt again from the next seed, so every episode gives the learner a turn.
-- ``step`` after the episode has ended raises ``RuntimeError``: call ``reset()``.
+- ``step`` after the episode has ended raises ``RuntimeError``: call ``reset()``. So does a copy
+  (``copy.deepcopy``, ``pickle``), which starts with no episode in play.
 - ``render_mode``: ``"ansi"`` (the learner's view as text), ``"human"`` (printed after every
   step) or ``"rgb_array"`` (the same as an ``H x W x 3`` uint8 picture with the card faces, for
   ``gymnasium.wrappers.RecordVideo``, which also needs the ``video`` extra: moviepy).
@@ -181,9 +182,15 @@ class KingsCornerEnv(gymnasium.Env):
             self.render()
         return self._outputs()
 
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """A copy (``copy.deepcopy``, ``pickle``) starts with no episode in play: its
+        ``kings_corner_v0`` env is made again from its arguments (PettingZoo's ``EzPickle``)."""
+        self.__dict__.update(state)
+        self._done = True
+
     def step(self, action: int) -> tuple[np.ndarray | dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
         if self._done:
-            raise RuntimeError("the episode is over: call reset() before step()")
+            raise RuntimeError("no episode in play (it is over, or this env is a copy): call reset() before step()")
         aec, learner = self.aec, self._learner
         self._reward = 0.0
         if self._drawing and type(action) is int and 0 <= action < actions.NUM_ACTIONS:
@@ -217,6 +224,7 @@ class KingsCornerEnv(gymnasium.Env):
         if self.illegal_action == "raise":
             raise IllegalMove(f"the learner ({self.learner}) chose {reason}")
         self._done = True
+        self.aec.abandon_infos()  # the infos of every ended episode: nobody won
         observation, info = self._outputs()
         info.update(illegal_action=True, illegal_reason=reason)
         return observation, float(ILLEGAL_REWARD), True, False, info

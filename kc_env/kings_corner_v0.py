@@ -483,6 +483,13 @@ class engine_env(AECEnv, EzPickle):
         for agent, value in zip(self.agents, values, strict=True):
             self.rewards[agent] += value
 
+    def abandon_infos(self) -> None:
+        """Every agent's infos as for an episode that ends here with nobody winning the deal (or
+        the match) and no penalties paid: the Gymnasium env's episode ended by an illegal action."""
+        self._set_deal_info(self.game, False, None)
+        if self.match is not None:
+            self._set_match_info()
+
     def _set_deal_info(self, state: GameState, truncated: bool, penalties: list[int] | None) -> None:
         """``infos[agent]["deal"]``, one type and shape for every deal (``NO_WINNER``; no
         penalties, as for a one-deal episode cut off, are 0 for every seat)."""

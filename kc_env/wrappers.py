@@ -207,8 +207,9 @@ class SelfPlayWrapper(BaseWrapper, gymnasium.Env):
         agent = self.env.agent_selection
         self.env.step(action)
         env = self.env
+        terminated = bool(env.terminations[agent])  # an illegal action sets both (PettingZoo's way): it ended, not cut off
         return (self.observe(env.agent_selection), float(env._cumulative_rewards[agent]),
-                bool(env.terminations[agent]), bool(env.truncations[agent]), env.infos[agent])
+                terminated, bool(env.truncations[agent]) and not terminated, env.infos[agent])
 
     def observe(self, agent: str) -> np.ndarray:
         return self.env.observe(agent)["observation"]

@@ -225,3 +225,37 @@ def test_dict_observation_is_an_option_with_a_clear_error():
     with pytest.raises(ValueError, match="observation must be one of"):
         KingsCornerEnv(observation="mask")
     assert KingsCornerEnv().observation_space.shape == (obs_mod.OBS_SIZE,)  # the vector stays the default
+
+
+@pytest.mark.parametrize("episode", ["deal", "match"])
+def test_an_episode_ended_by_an_illegal_action_has_the_infos_of_every_ended_episode(episode):
+    """The environments probe: after an illegal action ``info["deal"]`` (and ``info["match"]``) were
+    missing, where the docs promise them, of one shape, whenever the episode is over."""
+    env = gymnasium.make("KingsCorner-v0", episode=episode)
+    _, info = env.reset(seed=0)
+    illegal = int(np.flatnonzero(info["action_mask"] == 0)[0])
+    _, reward, terminated, truncated, info = env.step(illegal)
+    assert (reward, terminated, truncated, info["illegal_action"]) == (-1.0, True, False, True)
+    assert info["deal"] == {"winner": -1, "blocked": False, "truncated": False, "penalties": [0, 0]}
+    if episode == "match":
+        assert info["match"]["winners"] == [-1, -1] and len(info["match"]["totals"]) == 2
+    else:
+        assert "match" not in info
+
+
+@pytest.mark.parametrize("how", ["deepcopy", "pickle"])
+def test_a_copy_of_an_env_in_play_is_a_fresh_env_that_asks_for_reset(how):
+    """The environments probe: a deep-copied or unpickled env in mid-episode raised AttributeError
+    ('raw_env' object has no attribute 'agent_selection'): its PettingZoo env is rebuilt from its
+    arguments (EzPickle), with no episode in play."""
+    import copy
+    import pickle
+
+    env = gymnasium.make("KingsCorner-v0")
+    _, info = env.reset(seed=1)
+    legal = int(np.flatnonzero(info["action_mask"])[0])
+    twin = copy.deepcopy(env) if how == "deepcopy" else pickle.loads(pickle.dumps(env))
+    with pytest.raises(RuntimeError, match=r"^no episode in play \(it is over, or this env is a copy\): call reset"):
+        twin.step(legal)
+    obs, _ = twin.reset(seed=1)
+    assert np.array_equal(obs, env.reset(seed=1)[0])

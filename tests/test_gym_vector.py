@@ -127,3 +127,15 @@ def test_the_dict_observation_is_refused_in_one_line_by_the_vector_env():
     with pytest.raises(ValueError) as caught:
         gymnasium.make_vec("KingsCorner-v0", num_envs=4, observation="dict")
     assert "observation must be 'vector', not 'dict'" in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_reset_takes_one_seed_per_game_as_gymnasiums_vector_envs_do():
+    """The environments probe: ``reset(seed=[1, 2, 3])`` raised "Seed must be a python integer"."""
+    envs = gymnasium.make_vec("KingsCorner-v0", num_envs=3)
+    listed, _ = envs.reset(seed=[1, 2, 3])
+    listed = listed.copy()
+    each = [gymnasium.make_vec("KingsCorner-v0", num_envs=3).reset(seed=[s, s, s])[0][0] for s in (1, 2, 3)]
+    assert all(np.array_equal(listed[i], each[i]) for i in range(3))
+    envs.reset(seed=[1, None, 3])
+    with pytest.raises(ValueError, match=r"expected one seed per game \(3\), got 2"):
+        envs.reset(seed=[1, 2])

@@ -185,3 +185,19 @@ def test_self_play_wrapper_is_a_gymnasium_env_giving_the_movers_own_reward():
         assert reward == (1.0 if winner == raw.agent_seat[mover] else 0.0)
         outcomes.add(winner >= 0)
     assert True in outcomes  # a won deal was among them
+
+
+@pytest.mark.parametrize("num_players", [2, 4])
+def test_self_play_passes_gymnasiums_own_checker(num_players):
+    """The environments probe: an illegal action ended the episode as terminated *and* truncated
+    (PettingZoo's convention for every agent), which Gymnasium's check_env refuses ("truncates
+    after 1 step"): a Gymnasium episode that terminated was not cut off."""
+    from gymnasium.utils.env_checker import check_env
+
+    from kc_env.wrappers import SelfPlayWrapper
+
+    env = SelfPlayWrapper(kings_corner_v0.env(num_players=num_players))
+    check_env(env, skip_render_check=True)
+    env.reset(seed=0)
+    illegal = int(np.flatnonzero(~env.action_masks())[0])
+    assert env.step(illegal)[1:4] == (-1.0, True, False)

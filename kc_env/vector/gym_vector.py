@@ -38,6 +38,7 @@ Needs only the base install (numba, Gymnasium): no RL library.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -74,12 +75,13 @@ class KingsCornerVectorEnv(VectorEnv):
         self.action_space = batch_space(self.single_action_space, num_envs)
         self._all_true = np.ones(num_envs, dtype=bool)
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    def reset(self, *, seed: int | Sequence[int | None] | None = None, options: dict[str, Any] | None = None
               ) -> tuple[np.ndarray, dict[str, Any]]:
-        """Deal a new episode in every game (``seed``: game ``i`` gets ``seed + i``)."""
+        """Deal a new episode in every game (``seed``: game ``i`` gets ``seed + i``; or, as
+        Gymnasium's vector envs take it, one seed per game, ``None`` where a game's generator goes on)."""
         if options:
             raise ValueError(f"the vector env takes no reset options, got {options!r}")
-        super().reset(seed=seed)
+        super().reset(seed=int(seed) if isinstance(seed, (int, np.integer)) else None)
         obs = self.env.reset(seed)
         return obs, self._mask_info()
 
