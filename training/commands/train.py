@@ -137,7 +137,7 @@ def _train_one(args: argparse.Namespace, overrides: dict, folder: Path, resume: 
     with run_lock.hold(folder):
         if args.overwrite:
             _delete_run(folder)
-        if resume:
+        if resume and (folder / "config.yaml").is_file():  # (else the trainer says there is nothing to resume)
             print(f"resuming {folder} with its own config.yaml", file=sys.stderr)
         return train(cfg, folder, resume=resume, progress=not args.no_progress, argv=["kc", *sys.argv[1:]]), trainer
 
