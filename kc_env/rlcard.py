@@ -15,13 +15,44 @@ from kc_env import rlcard
 env = rlcard.env(rules="standard", num_players=2)
 print(tournament_pettingzoo(env, {a: RandomAgentPettingZoo(num_actions=497) for a in env.possible_agents}, 2))
 ```
+
+The game is also an RLCard env of its own, ``kings-corner``, registered with ``rlcard.make`` when
+this module is imported: RLCard's ``env.run``, ``rlcard.utils.tournament`` and its agents
+(``RandomAgent``, ``DQNAgent``, ``NFSPAgent``) play it as they play RLCard's games. Its
+``game_*`` config keys are ``kings_corner_v0.raw_env``'s options (``game_num_players``,
+``game_rules``, ``game_reward``, ``game_max_moves``...); ``seed`` seeds the deals. A state is
+``{"obs": the 1599 values, "legal_actions": {id: None}, "raw_obs", "raw_legal_actions": names}``;
+the payoffs are the deal's rewards (``win_loss``: +1 to the winner, -1/(n-1) to the others, 0 to
+all in a deal nobody won). A turn is several steps of one player, ``end turn`` last. There is no
+``step_back`` (``allow_step_back`` is refused).
+
+```python
+import rlcard
+from rlcard.agents import RandomAgent
+from rlcard.utils import tournament
+import kc_env.rlcard
+
+env = rlcard.make("kings-corner", config={"seed": 0, "game_num_players": 3})
+env.set_agents([RandomAgent(num_actions=env.num_actions) for _ in range(env.num_players)])
+print(tournament(env, 5))
+```
 """
 
 from __future__ import annotations
 
-from pettingzoo.utils.wrappers import BaseWrapper
+from collections import OrderedDict
+from typing import Any
 
-from . import kings_corner_v0
+import numpy as np
+from pettingzoo.utils.wrappers import BaseWrapper
+from rlcard.envs import Env as RLCardEnv
+from rlcard.envs.registration import register, registry
+
+from . import actions, kings_corner_v0
+from .observation import OBS_SIZE
+
+ENV_ID = "kings-corner"
+"""The id ``rlcard.make`` knows the game by, once this module is imported."""
 
 
 class EndedIsDone(BaseWrapper):
@@ -37,3 +68,81 @@ class EndedIsDone(BaseWrapper):
 def env(**options) -> EndedIsDone:
     """``kings_corner_v0.env(**options)`` for RLCard's loops (see the module)."""
     return EndedIsDone(kings_corner_v0.env(**options))
+
+
+class Game:
+    """RLCard's game protocol over ``kings_corner_v0.raw_env``: one deal a game, seats as player
+    ids, the deal's seed drawn from ``np_random`` (which ``RLCardEnv.seed`` sets)."""
+
+    allow_step_back = False
+    np_random: np.random.RandomState
+
+    def __init__(self, options: dict[str, Any]) -> None:
+        try:
+            self.table = kings_corner_v0.raw_env(**options)
+        except TypeError as exc:  # an option raw_env does not take
+            raise ValueError(f"{ENV_ID}: {exc}; its game_ keys are kings_corner_v0.raw_env's options") from None
+
+    def init_game(self) -> tuple[dict[str, np.ndarray], int]:
+        self.table.reset(seed=int(self.np_random.randint(2**31)))
+        player = self.get_player_id()
+        return self.get_state(player), player
+
+    def step(self, action: int | str) -> tuple[dict[str, np.ndarray], int]:
+        """Play ``action`` (an id, or its name: RLCard passes a raw action as it is) for the player to act."""
+        self.table.step(actions.parse(action) if isinstance(action, str) else int(action))
+        player = self.get_player_id()
+        return self.get_state(player), player
+
+    def get_state(self, player: int) -> dict[str, np.ndarray]:
+        return self.table.observe(self.table.possible_agents[player])
+
+    def get_player_id(self) -> int:
+        return self.table.agent_seat[self.table.agent_selection]
+
+    def get_num_players(self) -> int:
+        return self.table.num_players
+
+    @staticmethod
+    def get_num_actions() -> int:
+        return actions.NUM_ACTIONS
+
+    def is_over(self) -> bool:
+        agent = self.table.agent_selection
+        return bool(self.table.terminations[agent] or self.table.truncations[agent])
+
+    def payoffs(self) -> np.ndarray:
+        """Each seat's reward for the deal (rewards come at its end only)."""
+        return np.array([self.table._cumulative_rewards[a] for a in self.table.possible_agents], dtype=np.float64)
+
+
+class KingsCornerRLCardEnv(RLCardEnv):
+    """``rlcard.make("kings-corner", config)`` (see the module)."""
+
+    def __init__(self, config: dict[str, Any]) -> None:
+        if config.get("allow_step_back"):
+            raise ValueError(f"{ENV_ID} has no step_back: leave allow_step_back False")
+        self.name = ENV_ID
+        self.game = Game({key[len("game_"):]: value for key, value in config.items() if key.startswith("game_")})
+        super().__init__(config)
+        self.state_shape = [[OBS_SIZE] for _ in range(self.num_players)]
+        self.action_shape = [None for _ in range(self.num_players)]
+
+    def _extract_state(self, state: dict[str, np.ndarray]) -> dict[str, Any]:
+        legal = np.flatnonzero(state["action_mask"]).tolist()
+        return {"obs": state["observation"], "legal_actions": OrderedDict.fromkeys(legal),
+                "raw_obs": state["observation"], "raw_legal_actions": [actions.name(a) for a in legal],
+                "action_record": self.action_recorder}
+
+    def get_payoffs(self) -> np.ndarray:
+        return self.game.payoffs()
+
+    def _decode_action(self, action_id: int) -> int:
+        return int(action_id)
+
+    def _get_legal_actions(self) -> list[int]:
+        return list(self._extract_state(self.game.get_state(self.get_player_id()))["legal_actions"])
+
+
+if ENV_ID not in registry.env_specs:
+    register(ENV_ID, f"{__name__}:KingsCornerRLCardEnv")

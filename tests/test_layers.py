@@ -50,7 +50,7 @@ LAYERS = {
     "kc_env.gym_env": "envs / vector env / opponents",
     "kc_env.kings_corner_v0": "envs / vector env / opponents",
     "kc_env.wrappers": "envs / vector env / opponents",
-    "kc_env.rlcard": "envs / vector env / opponents",  # kings_corner_v0 for RLCard's PettingZoo loops
+    "kc_env.rlcard": "envs / vector env / opponents",  # kings_corner_v0 as an RLCard env, and for its PettingZoo loops
     "kc_env.tournament": "envs / vector env / opponents",
     "kc_env.compare": "envs / vector env / opponents",
     "kc_env.benchmark": "envs / vector env / opponents",  # kc-bench: tasks, scoring (tournament) and training envs (gym_env)

@@ -1,5 +1,6 @@
-"""RLCard's PettingZoo path drives Kings in the Corner (``kc_env.rlcard``): its DQN, through
-``wrap_state``, learns from whole deals, and its loops finish deals cut off at ``max_moves``."""
+"""RLCard drives Kings in the Corner (``kc_env.rlcard``): as an env of its own (``rlcard.make``), and
+by its PettingZoo path, where its DQN, through ``wrap_state``, learns from whole deals and its loops
+finish deals cut off at ``max_moves``."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from rlcard.agents.pettingzoo_agents import DQNAgentPettingZoo, RandomAgentPetti
 from rlcard.utils.pettingzoo_utils import reorganize_pettingzoo, run_game_pettingzoo  # noqa: E402
 from test_docs import run  # noqa: E402
 
-from kc_env import kings_corner_v0, rlcard  # noqa: E402
+from kc_env import actions, kings_corner_v0, rlcard  # noqa: E402
 from kc_env.game_info import GAME_INFO  # noqa: E402
 
 
@@ -57,3 +58,85 @@ def test_rlcards_loop_finishes_a_deal_cut_off():
 def test_the_modules_example_runs():
     for code in re.findall(r"```python\n(.*?)```", rlcard.__doc__, re.S):
         run(code)
+
+
+class FirstLegal:
+    """An RLCard agent (ids, not raw actions) that plays the first legal action: deterministic."""
+
+    use_raw = False
+
+    def step(self, state):
+        return next(iter(state["legal_actions"]))
+
+    def eval_step(self, state):
+        return self.step(state), {}
+
+
+def native(**config):
+    import rlcard as rlcard_lib
+
+    return rlcard_lib.make(rlcard.ENV_ID, config=config)
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_rlcard_make_gives_the_game_as_an_rlcard_env_of_its_own(players):
+    env = native(seed=0, game_num_players=players)
+    assert (env.num_players, env.num_actions) == (players, 497)
+    assert env.state_shape == [[GAME_INFO.observation_size]] * players and env.action_shape == [None] * players
+    env.set_agents([FirstLegal() for _ in range(players)])
+    trajectories, payoffs = env.run(is_training=False)
+    assert env.is_over() and len(trajectories) == players
+    assert sorted(payoffs.tolist()) in ([-1 / (players - 1)] * (players - 1) + [1.0], [0.0] * players)
+    state = trajectories[0][0]
+    assert state["obs"].shape == (GAME_INFO.observation_size,)
+    assert set(state["legal_actions"].values()) == {None}
+    assert state["raw_legal_actions"] == [actions.name(a) for a in state["legal_actions"]]
+
+
+def test_the_same_seed_deals_the_same_games_and_another_seed_others():
+    def first_states(seed):
+        env = native(seed=seed)
+        env.set_agents([FirstLegal(), FirstLegal()])
+        return [env.run()[0][0][0]["obs"] for _ in range(3)]
+
+    same, again, other = first_states(5), first_states(5), first_states(6)
+    assert all(np_equal(a, b) for a, b in zip(same, again, strict=True))
+    assert not all(np_equal(a, b) for a, b in zip(same, other, strict=True))
+
+
+def np_equal(a, b) -> bool:
+    return bool((a == b).all())
+
+
+def test_a_raw_action_is_played_by_its_name():
+    env = native(seed=1)
+    state, player = env.reset()
+    name = state["raw_legal_actions"][0]
+    after, _ = env.step(name, raw_action=True)
+    assert env.action_recorder == [(player, name)] and not np_equal(after["obs"], state["obs"])
+
+
+def test_rlcards_dqn_trains_on_the_native_env():
+    from rlcard.agents import DQNAgent, RandomAgent
+    from rlcard.utils import reorganize
+
+    torch.manual_seed(0)
+    env = native(seed=0)
+    learner = DQNAgent(num_actions=env.num_actions, state_shape=env.state_shape[0], mlp_layers=[32],
+                       replay_memory_init_size=20, batch_size=8, train_every=4, device=torch.device("cpu"))
+    env.set_agents([learner, RandomAgent(num_actions=env.num_actions)])
+    for _ in range(2):
+        trajectories, payoffs = env.run(is_training=True)
+        for transition in reorganize(trajectories, payoffs)[0]:
+            learner.feed(transition)
+    assert learner.total_t > learner.replay_memory_init_size
+
+
+@pytest.mark.parametrize("config, message", [
+    ({"allow_step_back": True}, "kings-corner has no step_back"),
+    ({"game_players": 3}, "kings-corner: .*players.*game_ keys are kings_corner_v0.raw_env's options"),
+    ({"game_num_players": 7}, "7"),
+])
+def test_what_the_native_env_cannot_do_is_refused_in_one_line(config, message):
+    with pytest.raises(ValueError, match=message):
+        native(**config)
