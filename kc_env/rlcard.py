@@ -85,12 +85,14 @@ class Game:
 
     def init_game(self) -> tuple[dict[str, np.ndarray], int]:
         self.table.reset(seed=int(self.np_random.randint(2**31)))
+        self.totals = np.zeros(self.table.num_players)
         player = self.get_player_id()
         return self.get_state(player), player
 
     def step(self, action: int | str) -> tuple[dict[str, np.ndarray], int]:
         """Play ``action`` (an id, or its name: RLCard passes a raw action as it is) for the player to act."""
         self.table.step(actions.parse(action) if isinstance(action, str) else int(action))
+        self.totals += [self.table.rewards[agent] for agent in self.table.possible_agents]
         player = self.get_player_id()
         return self.get_state(player), player
 
@@ -112,8 +114,9 @@ class Game:
         return bool(self.table.terminations[agent] or self.table.truncations[agent])
 
     def payoffs(self) -> np.ndarray:
-        """Each seat's reward for the deal (rewards come at its end only)."""
-        return np.array([self.table._cumulative_rewards[a] for a in self.table.possible_agents], dtype=np.float64)
+        """Each seat's rewards summed over the game (a deal's come at its end; a match's
+        ``score`` rewards at each deal's end)."""
+        return self.totals.copy()
 
 
 class KingsCornerRLCardEnv(RLCardEnv):

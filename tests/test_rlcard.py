@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import pytest
 
 pytest.importorskip("rlcard")
@@ -140,3 +141,16 @@ def test_rlcards_dqn_trains_on_the_native_env():
 def test_what_the_native_env_cannot_do_is_refused_in_one_line(config, message):
     with pytest.raises(ValueError, match=message):
         native(**config)
+
+
+def test_a_matchs_payoffs_sum_every_deals_rewards():
+    """Under ``reward: score`` a match pays at the end of every deal, not only the last."""
+    env = native(seed=2, game_episode="match", game_reward="score", game_rules={"preset": "standard", "target": 8})
+    env.set_agents([FirstLegal(), FirstLegal()])
+    rewards = []
+    state, player = env.reset()
+    while not env.is_over():
+        state, player = env.step(env.agents[player].step(state))
+        rewards.append([env.game.table.rewards[a] for a in env.game.table.possible_agents])
+    deals_paid = sum(1 for r in rewards if any(r))
+    assert deals_paid > 1 and np_equal(env.get_payoffs(), np.sum(rewards, axis=0))
