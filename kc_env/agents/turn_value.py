@@ -528,7 +528,7 @@ def read_card(folder: str | Path) -> dict[str, Any]:
     if card.get("careless_layers") is not None:
         _check_layer_sizes(card_path, "careless_layers", card["careless_layers"])
     patience = card.get("patience", 0)
-    if not _each_seat(patience, lambda p: _is_int(p) and 0 <= p <= 100):
+    if not _each_seat(patience, lambda p: type(p) is int and 0 <= p <= 100):  # not 2.0, not True
         raise ModelError(f"{card_path}: 'patience' must be an integer from 0 to 100, or one for each seat count "
                          f"(\"2\" to \"{MAX_PLAYERS}\"), not {str(patience)[:80]!r}")
     play = card.get("careless_play", "best")
@@ -549,11 +549,6 @@ def read_card(folder: str | Path) -> dict[str, Any]:
     folders.check_table(card, card_path)
     folders.check_total(card_path, _shapes(card), MAX_WEIGHTS_BYTES)
     return card
-
-
-def _is_int(value: Any) -> bool:
-    """Whether a card's ``value`` is an integer: not a float (``2.0``), not a bool."""
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _each_seat(setting: Any, valid) -> bool:

@@ -136,13 +136,12 @@ def duel(folder, rules, num_players: int, seeds, against: str = "heuristic", max
     (``turn_value.ModelError`` for a model that cannot be read)."""
     from kc_env.agents import turn_value as model
 
-    check_players(num_players)
+    rules.check_players(num_players)  # RULES.md 2.2, before the kernel is given a table it cannot hold
     seeds = np.asarray(seeds, np.int64)
     if seeds.ndim != 1 or not len(seeds):
         raise ValueError(f"seeds must list at least one deal, not an array of shape {seeds.shape}")
     if against not in OTHERS:
         raise ValueError(f"against must be one of {', '.join(OTHERS)}, not {against!r}")
-    num_players = int(num_players)
     card, layers, loose, gated = networks(folder)
     first_w, first_b = layer_arrays(layers)
     loose_w, loose_b = layer_arrays(loose or layers)
@@ -168,14 +167,6 @@ def networks(folder):
     card, layers = model.load(folder)
     loose = model.load_careless(folder, card) if card.get("careless_layers") else None
     return card, layers, loose, int(loose is not None)
-
-
-def check_players(num_players) -> None:
-    """``ValueError`` unless ``num_players`` is a seat count the kernel holds (an integer from
-    ``MIN_PLAYERS`` to ``MAX_PLAYERS``)."""
-    if isinstance(num_players, bool) or not isinstance(num_players, int | np.integer) or \
-            not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
-        raise ValueError(f"num_players must be {MIN_PLAYERS} to {MAX_PLAYERS}, not {num_players!r}")
 
 
 def parse_table(name: str):
