@@ -17,6 +17,7 @@ from __future__ import annotations
 import ctypes
 import errno
 import json
+import math
 import os
 import shutil
 from pathlib import Path
@@ -28,6 +29,17 @@ def strict_json(text: str):
     """The JSON ``text``, read strictly: ``NaN`` and ``Infinity``, which JSON has no numbers for
     (Python's ``json`` reads them), are refused with ``ValueError``, as bad JSON is."""
     return json.loads(text, parse_constant=_not_a_json_number)
+
+
+def finite_number(value) -> bool:
+    """Whether ``value``, read from JSON, is a number (not true or false) that is finite as a float
+    (not a 400-digit integer, not ``1e400``)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an integer too large for a float
+        return False
 
 
 def _not_a_json_number(name: str):

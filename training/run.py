@@ -10,7 +10,6 @@ No trainer library is imported here: the SB3, RLlib and turn-value trainers all 
 from __future__ import annotations
 
 import json
-import math
 import platform
 import subprocess
 from dataclasses import dataclass
@@ -18,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import kc_env
-from kc_env.files import strict_json, write_atomic
+from kc_env.files import finite_number, strict_json, write_atomic
 
 CHECKPOINTS = "checkpoints"
 RUN_MARKER = ".kc-train-run"
@@ -126,7 +125,7 @@ def progress_problem(state: Any, iterations: int, opponents: list[str], x_key: s
                 and all(_is_share(point.get(spec)) for spec in opponents)):
             return (f"curve point {i} must hold its iteration, {x_key} and a share with its interval against "
                     f"each of {', '.join(opponents)}")
-    if not _is_number(state.get("seconds", 0)) or type(state.get("update_threads", 1)) is not int:
+    if not finite_number(state.get("seconds", 0)) or type(state.get("update_threads", 1)) is not int:
         return "'seconds' must be a number and 'update_threads' a whole number"
     return ""
 
@@ -136,13 +135,9 @@ def write_progress(folder: Path, state: dict[str, Any]) -> None:
     write_atomic(folder / PROGRESS, json.dumps(state, indent=1, allow_nan=False) + "\n")
 
 
-def _is_number(x: Any) -> bool:
-    return type(x) in (int, float) and math.isfinite(x)
-
-
 def _is_share(x: Any) -> bool:
     """A win share with its 95% interval: three numbers in [0, 1]."""
-    return isinstance(x, list) and len(x) == 3 and all(_is_number(v) and 0 <= v <= 1 for v in x)
+    return isinstance(x, list) and len(x) == 3 and all(finite_number(v) and 0 <= v <= 1 for v in x)
 
 
 def code_version() -> dict[str, Any]:

@@ -21,14 +21,13 @@ finite number) is refused with one line naming the file and the key (``RunError`
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ..files import strict_json, write_atomic
+from ..files import finite_number, strict_json, write_atomic
 from . import intervals
 from .evaluate import SCHEMA as SCORECARD_SCHEMA
 from .evaluate import Scorecard
@@ -174,22 +173,12 @@ def read_json(path: Path) -> Any:
         raise RunError(f"{path}: cannot read (nested too deeply)") from None
 
 
-def _finite(value: Any) -> bool:
-    """A JSON number (not true or false) that is finite as a float."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return False
-    try:
-        return math.isfinite(value)
-    except OverflowError:  # an integer too large for a float
-        return False
-
-
 _Kind = tuple[Callable[[Any], bool], str]
 """What a value must be: its test, and its name for the message when it is not."""
 
 _STRING: _Kind = (lambda v: isinstance(v, str), "a string")
 _BOOL: _Kind = (lambda v: isinstance(v, bool), "true or false")
-_NUMBER: _Kind = (_finite, "a finite number")
+_NUMBER: _Kind = (finite_number, "a finite number")
 _WHOLE: _Kind = (lambda v: isinstance(v, int) and not isinstance(v, bool), "a whole number")
 _STRINGS: _Kind = (lambda v: isinstance(v, list) and all(isinstance(s, str) for s in v), "a list of strings")
 _SPLIT: _Kind = (lambda v: v is None or isinstance(v, str), "a string or null")
