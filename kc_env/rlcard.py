@@ -132,7 +132,7 @@ class KingsCornerRLCardEnv(RLCardEnv):
         self.action_shape = [None for _ in range(self.num_players)]
 
     def _extract_state(self, state: dict[str, np.ndarray]) -> dict[str, Any]:
-        legal = np.flatnonzero(state["action_mask"]).tolist()
+        legal = _legal(state)
         return {"obs": state["observation"], "legal_actions": OrderedDict.fromkeys(legal),
                 "raw_obs": state["observation"], "raw_legal_actions": [actions.name(a) for a in legal],
                 "action_record": self.action_recorder}
@@ -144,7 +144,12 @@ class KingsCornerRLCardEnv(RLCardEnv):
         return int(action_id)
 
     def _get_legal_actions(self) -> list[int]:
-        return list(self._extract_state(self.game.get_state(self.get_player_id()))["legal_actions"])
+        return _legal(self.game.get_state(self.get_player_id()))
+
+
+def _legal(state: dict[str, np.ndarray]) -> list[int]:
+    """The legal action ids of a seat's observation (its action mask)."""
+    return np.flatnonzero(state["action_mask"]).tolist()
 
 
 if ENV_ID not in registry.env_specs:

@@ -112,6 +112,7 @@ def np_equal(a, b) -> bool:
 def test_a_raw_action_is_played_by_its_name():
     env = native(seed=1)
     state, player = env.reset()
+    assert env._get_legal_actions() == list(state["legal_actions"])
     name = state["raw_legal_actions"][0]
     after, _ = env.step(name, raw_action=True)
     assert env.action_recorder == [(player, name)] and not np_equal(after["obs"], state["obs"])
