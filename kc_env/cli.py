@@ -74,6 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     from .agents.policy_model import ModelError
     from .engine import IllegalMove, PositionError
+    from .play import AgentError
     from .record import RecordError
     from .rules import Rules, RulesError
 
@@ -84,6 +85,9 @@ def main(argv: list[str] | None = None) -> int:
         return importlib.import_module(commands()[args.command]).run(args)
     except (RulesError, IllegalMove, PositionError, RecordError, ModelError, UserError) as exc:
         print(f"kc {args.command}: {_one_line(exc)}", file=sys.stderr)
+        return 2
+    except AgentError as exc:  # an agent's own failure: its first line names the agent and what it did
+        print(f"kc {args.command}: {_one_line(str(exc).splitlines()[0].rstrip(':'))}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # kc replay game.json | head: the reader left; nothing more to say
         _silence_stdout()

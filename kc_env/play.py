@@ -45,7 +45,18 @@ class Seat(Protocol):
     def act(self, obs: dict[str, np.ndarray]) -> int: ...
 
 
-class IllegalAgentAction(RuntimeError):
+class AgentError(RuntimeError):
+    """An agent failed at its seat: its ``act`` raised (the error is the cause), or it chose an
+    action that is not legal (``IllegalAgentAction``). The message's first line names the agent,
+    the seat and what it did."""
+
+
+class StopPlay(Exception):
+    """An agent's own way to end the play (a person quitting: ``agents.human.QuitGame``): ``ask``
+    lets it through as it is, for the caller that seated the agent."""
+
+
+class IllegalAgentAction(AgentError):
     """An agent chose an action whose mask entry is 0 (or no action at all)."""
 
 
@@ -55,9 +66,22 @@ def observe(state: GameState, seat: int | None = None, totals: Sequence[float] |
     return {"observation": observation.encode(state, seat, totals), "action_mask": actions.legal_mask(state)}
 
 
+def ask(agent: Seat, obs: dict[str, np.ndarray], seat: int) -> Any:
+    """``agent.act(obs)``; ``AgentError`` naming the agent and ``seat`` when its code raises
+    (``StopPlay`` passes as it is)."""
+    try:
+        return agent.act(obs)
+    except StopPlay:
+        raise
+    except Exception as exc:  # the agent's own code: named here, whatever it raised
+        raise AgentError(f"{agent!r} at seat {seat} raised {type(exc).__name__} in act: {exc}") from exc
+
+
 def check_action(action: Any, mask: np.ndarray, state: GameState, who: Any = "the agent") -> int:
     """``action`` as an int when it is a whole number that ``mask`` allows, else
     ``IllegalAgentAction`` naming ``who``, the seat to act, the action and the position."""
+    if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
+        action = action[()]  # a 0-d array, as SB3's predict returns one action
     whole = isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_))
     if whole and 0 <= action < actions.NUM_ACTIONS:
         if mask[action] == 1:
@@ -80,10 +104,9 @@ def play_deal(state: GameState, seats: Sequence[Seat], max_moves: int = DEFAULT_
             return True
         seat = state.current_player
         mask = actions.legal_mask(state)
-        obs = {"observation": observation.encode(state, seat, totals), "action_mask": mask}
+        obs = {"observation": observation.encode(state, seat, totals), "action_mask": mask.copy()}  # the agent's own
         agent = seats[seat]
-        action = agent.act(obs)
-        action = check_action(action, mask, state, agent)
+        action = check_action(ask(agent, obs, seat), mask, state, agent)
         if on_move is not None:
             on_move(state, seat, obs, action)
         engine.apply(state, actions.decode(action))
@@ -119,4 +142,4 @@ def _keeping(made: list[engine.Move], on_move: OnMove | None) -> OnMove:
     return hook
 
 
-__all__ = ["IllegalAgentAction", "OnMove", "Seat", "check_action", "observe", "play_deal", "play_match"]
+__all__ = ["AgentError", "IllegalAgentAction", "OnMove", "Seat", "StopPlay", "ask", "check_action", "observe", "play_deal", "play_match"]

@@ -61,7 +61,7 @@ import numpy as np
 from . import engine
 from .agents import Agent, load, objective_of
 from .match import DEFAULT_MAX_MOVES, Match, deal_seed, deal_winners, win_share
-from .play import IllegalAgentAction, observe, play_deal, play_match
+from .play import IllegalAgentAction, ask, observe, play_deal, play_match
 from .rules import Rules
 
 CHUNK = 16
@@ -328,10 +328,11 @@ def _rating_model():
 # -- running ---------------------------------------------------------------------------------------
 
 def _warm_up(entries: Sequence[str | Agent], rules: Rules, num_players: int) -> None:
-    """Compile compiled agents once here, so that forked workers inherit them."""
-    obs = observe(engine.new_deal(rules, num_players, seed=0))
+    """Compile compiled agents once here, so that forked workers inherit them; each gets its own
+    copy of the first position (an agent may write on what it is given)."""
+    state = engine.new_deal(rules, num_players, seed=0)
     for entry in entries:
-        _make_agent(entry, 0).act(obs)
+        ask(_make_agent(entry, 0), observe(state), state.current_player)
 
 
 def _chunks(episodes: range, size: int) -> Iterator[list[int]]:

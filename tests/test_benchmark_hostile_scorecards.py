@@ -39,6 +39,14 @@ def _delete(*keys):
     return edit
 
 
+def _compose(*edits):
+    """One edit that makes ``edits`` in turn."""
+    def edit(data):
+        for one in edits:
+            one(data)
+    return edit
+
+
 def _second_id_as_first(card):
     card["tasks"][1]["id"] = card["tasks"][0]["id"]
 
@@ -70,6 +78,18 @@ CARD_EDITS = {  # an edit of a good scorecard, and what the refusal must say
                                       "tasks[1].per_opponent is 5, not a dict of figures"),
     "a pool member's interval missing": (_delete("tasks", 1, "per_opponent", "random", "low"),
                                          "no tasks[1].per_opponent.random.low"),
+    "win share above 1": (_set("tasks", 0, "win_share", 1.7),
+                          "tasks[0]: win_share 1.7 with interval"),
+    "interval the wrong way round": (_compose(_set("tasks", 0, "low", 0.9), _set("tasks", 0, "high", 0.1)),
+                                     "is not 0 <= low <= win_share <= high <= 1"),
+    "a pool member outside its interval": (_set("tasks", 1, "per_opponent", "random", "win_share", 0.2),
+                                           "tasks[1].per_opponent.random: win_share 0.2"),
+    "relative share not the win share over the fair share": (
+        _set("tasks", 0, "relative_share", 5.0), "tasks[0].relative_share 5.0 is not its win_share over the fair share 0.5"),
+    "a task of no suite": (_set("tasks", 0, "id", "kc/foo-9p-vs-bar-v9"), "no task 'kc/foo-9p-vs-bar-v9' in the suite"),
+    "made-up tracks": (_set("tasks", 0, "tracks", ["multi-player"]),
+                       "tasks[0]: tracks ['multi-player'] and split 'train' are not kc/standard-2p-vs-heuristic-v1's"),
+    "a suite kc_env has not": (_set("suite", "kc-bench-v2"), "unknown suite 'kc-bench-v2'"),
     "no aggregates": (_delete("aggregates"), "no aggregates"),
     "an aggregate's IQM a string": (_set("aggregates", "all", "iqm", "x"),
                                     "aggregates.all.iqm is 'x', not a dict of figures"),

@@ -94,7 +94,8 @@ def test_seeds_train_one_run_each_and_resume_only_the_unfinished(tmp_path, monke
     assert seen == [(1, "seed-1", True), (3, "seed-3", False)]
 
 
-@pytest.mark.parametrize("seeds", ["4-1", "a-b", "-1", "0-5000", "1,1", ""])
+@pytest.mark.parametrize("seeds", ["4-1", "a-b", "-1", "0-5000", "1,1", "", "1_000", "\u0663-\u0665",
+                                   "18446744073709551616", "4294967296"])
 def test_a_bad_seed_range_is_one_line(seeds, capsys):
     assert main(["train", str(CONFIG), "--seeds", seeds]) == 2
     err = capsys.readouterr().err.strip()

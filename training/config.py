@@ -42,6 +42,8 @@ MAX_WIDTH = 4096
 """The widest layer ``network.shared`` and ``network.hidden`` may list."""
 MAX_LAYERS = 16
 """The most layers ``network.shared`` and ``network.hidden`` may each list."""
+MAX_SEED = 2**32 - 1
+"""The largest ``seed``: numpy's legacy generator, which SB3's ``set_random_seed`` seeds, takes no more."""
 
 
 @dataclass
@@ -267,7 +269,7 @@ def validate(config: TrainConfig, where: str = "config") -> TrainConfig:
         (config.ppo.n_steps * config.n_envs <= MAX_ROLLOUT,
          f"ppo.n_steps * n_envs (the rollout) must be at most {MAX_ROLLOUT:,} steps, not "
          f"{config.ppo.n_steps * config.n_envs:,}"),
-        (config.seed >= 0, "seed must be 0 or more"),
+        (0 <= config.seed <= MAX_SEED, f"seed must be 0 to {MAX_SEED:,} (what numpy and SB3 seed with)"),
         (config.max_moves > 0, "max_moves must be positive"),
         (config.update_threads is None or type(config.update_threads) is int and config.update_threads > 0,
          "update_threads must be positive, or null (chosen from the free cores)"),

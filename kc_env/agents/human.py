@@ -20,6 +20,7 @@ import numpy as np
 from .. import actions
 from ..cards import JOKERS
 from ..observation import SLICES
+from ..play import StopPlay
 from .base import Agent, legal_actions
 
 HELP = ("Type a number from the list, or a move: '9H N' (play the 9 of hearts onto N), "
@@ -31,7 +32,7 @@ MAX_INPUT = 40
 without being echoed back."""
 
 
-class QuitGame(Exception):
+class QuitGame(StopPlay):
     """The person asked to stop (``q``) or the input ended."""
 
 

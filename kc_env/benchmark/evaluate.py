@@ -294,7 +294,7 @@ def evaluate(agent: str | Agent, tasks: str | Sequence[str] | None = None, suite
     suite, tasks and ``quick`` plays only the units it lacks, and gives the same scorecard
     (``PartialError`` for another run's file or a damaged one). The caller deletes the
     file once the scorecard is saved (``kc benchmark --json FILE`` keeps ``FILE.partial``)."""
-    chosen = find(tasks, suite_name) if tasks else suite(suite_name)
+    chosen = find(tasks, suite_name) if tasks is not None else suite(suite_name)
     kept = _partial(agent, chosen, suite_name, quick, partial, report) if partial is not None else None
     scores = []
     for i, task in enumerate(chosen, 1):

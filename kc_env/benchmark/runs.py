@@ -21,6 +21,7 @@ finite number) is refused with one line naming the file and the key (``RunError`
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -31,7 +32,7 @@ from ..files import finite_number, strict_json, write_atomic
 from . import intervals
 from .evaluate import SCHEMA as SCORECARD_SCHEMA
 from .evaluate import Scorecard
-from .tasks import task_groups
+from .tasks import Task, suite, task_groups
 
 FILE = "benchmark.json"
 SCHEMA = "kc-bench-run/1"
@@ -194,21 +195,23 @@ _INTERVAL = ("win_share", "low", "high")
 
 def check_scorecard(path: Path, card: dict[str, Any]) -> dict[str, Any]:
     """``card``, the JSON of the scorecard ``path``, checked to hold what ``--runs``,
-    ``--baseline`` and ``--table`` read of it: its suite, deal count and agent; one task or more,
-    each with an id of its own and its line (``_check_task``); and each aggregate's IQM and mean
-    with their intervals. ``RunError`` naming the file and the key otherwise."""
+    ``--baseline`` and ``--table`` read of it: a known suite, its deal count and agent; one task
+    or more of that suite, each with an id of its own and its line (``_check_task``); and each
+    aggregate's IQM and mean with their intervals. ``RunError`` naming the file and the key otherwise."""
     for key, kind in (("suite", _STRING), ("quick", _BOOL), ("agent", _STRING)):
         _need(path, card, key, kind)
+    known = _suite_tasks(path, card["suite"])
     tasks = _need(path, card, "tasks", _TASK_LIST)
     if not tasks:
         raise RunError(f"{path}: tasks is an empty list (no task scored)")
     seen: dict[str, int] = {}
     for i, task in enumerate(tasks):
-        _check_task(path, f"tasks[{i}]", task)
+        _check(path, f"tasks[{i}]", task, _TASK)
         task_id = _need(path, task, "id", _STRING, f"tasks[{i}]")
         if task_id in seen:
             raise RunError(f"{path}: tasks[{i}].id {_shown(task_id)} is also tasks[{seen[task_id]}]'s")
         seen[task_id] = i
+        _check_task(path, f"tasks[{i}]", task, known, task_id)
     for name, agg in _need(path, card, "aggregates", _FIGURES).items():
         _check(path, f"aggregates.{name}", agg, _FIGURES)
         for kind in intervals.AGGREGATES:
@@ -221,26 +224,58 @@ def check_run(path: Path, data: dict[str, Any]) -> dict[str, Any]:
     """``data``, the JSON of the run file ``path``, checked to hold what ``aggregate`` reads of it:
     its suite and deal count, and each row's step and tasks (each as ``_check_task``, by its id).
     ``RunError`` naming the file and the key otherwise."""
-    _need(path, data, "suite", _STRING)
+    known = _suite_tasks(path, _need(path, data, "suite", _STRING))
     _need(path, data, "quick", _BOOL)
     for i, row in enumerate(_need(path, data, "rows", _ROWS)):
         _check(path, f"rows[{i}]", row, _ROW)
         _need(path, row, "step", _WHOLE, f"rows[{i}]")
         for task_id, task in _need(path, row, "tasks", _TASK_DICT, f"rows[{i}]").items():
-            _check_task(path, f"rows[{i}].tasks.{task_id}", task)
+            _check_task(path, f"rows[{i}].tasks.{task_id}", task, known, task_id)
     return data
 
 
-def _check_task(path: Path, where: str, task: Any) -> None:
-    """A task's line (of a scorecard, or of a run's row): its tracks, split, relative share, win
-    share and interval, and its pool members' win shares and intervals when it has them."""
+def _suite_tasks(path: Path, name: str) -> dict[str, Task]:
+    """The tasks of the suite a file names, by id; ``RunError`` for a suite this kc_env has not."""
+    try:
+        return {task.id: task for task in suite(name)}
+    except ValueError as exc:
+        raise RunError(f"{path}: {exc}") from None
+
+
+def _check_task(path: Path, where: str, task: Any, known: dict[str, Task], task_id: str) -> None:
+    """A task's line (of a scorecard, or of a run's row): a task of the suite, with that task's
+    tracks and split; its win share inside its interval, inside [0, 1]; its relative share the win
+    share over the task's fair share; and its pool members' win shares and intervals when it has them."""
     _check(path, where, task, _TASK)
-    _need(path, task, "tracks", _STRINGS, where)
-    _need(path, task, "split", _SPLIT, where)
+    if task_id not in known:
+        raise RunError(f"{path}: {where}: no task {_shown(task_id)} in the suite")
+    defined = known[task_id]
+    tracks, split = _need(path, task, "tracks", _STRINGS, where), _need(path, task, "split", _SPLIT, where)
+    if tuple(tracks) != defined.tracks or split != defined.split:
+        raise RunError(f"{path}: {where}: tracks {tracks} and split {split!r} are not {task_id}'s "
+                       f"({list(defined.tracks)}, {defined.split!r})")
     _figures(path, where, task, ("relative_share", *_INTERVAL))
+    _in_interval(path, where, task)
+    if not math.isclose(task["relative_share"], task["win_share"] / defined.fair_share, rel_tol=1e-9, abs_tol=1e-12):
+        raise RunError(f"{path}: {where}.relative_share {task['relative_share']} is not its win_share over the "
+                       f"fair share {defined.fair_share:g} ({task['win_share'] / defined.fair_share})")
     if "per_opponent" in task:
         for member, figures in _need(path, task, "per_opponent", _FIGURES, where).items():
             _figures(path, f"{where}.per_opponent.{member}", figures, _INTERVAL)
+            _in_interval(path, f"{where}.per_opponent.{member}", figures)
+
+
+_ROUNDING = 1e-12
+"""How far float rounding may put a figure outside its own interval."""
+
+
+def _in_interval(path: Path, where: str, figures: dict[str, Any]) -> None:
+    """0 <= low <= win_share <= high <= 1 (to float rounding: a zero-width interval's ends are the
+    mean summed otherwise), else ``RunError`` naming the figures."""
+    low, share, high = figures["low"], figures["win_share"], figures["high"]
+    if not (0 <= low <= share + _ROUNDING and share <= high + _ROUNDING and high <= 1):
+        raise RunError(f"{path}: {where}: win_share {share} with interval [{low}, {high}] is not "
+                       "0 <= low <= win_share <= high <= 1")
 
 
 def _figures(path: Path, where: str, data: Any, keys: Sequence[str]) -> None:

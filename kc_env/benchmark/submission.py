@@ -1,12 +1,14 @@
 """An agent to score: a spec that ``kc_env.agents.load`` knows, an ``Agent`` object, or a user's
 own class, named ``module:Class`` (an importable module) or ``path/to/file.py:Class`` (a file
 anywhere). The class subclasses ``kc_env.agents.Agent``; it is made with ``Class(seed=seed)`` when
-its ``__init__`` takes ``seed``, else ``Class()``. Loading a file runs its code: name only files
+its ``__init__`` takes ``seed``, else ``Class()``; it must take ``reset(seed=...)`` and be
+copyable (``copy.deepcopy``: each seat and worker plays a copy). Loading a file runs its code: name only files
 you trust (the web table never loads one).
 """
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import importlib
 import importlib.util
@@ -64,9 +66,20 @@ def load_class(spec: str, seed: int | None = None) -> Agent:
     cls = getattr(module, found["cls"])
     if not (inspect.isclass(cls) and issubclass(cls, Agent)):
         raise ValueError(f"{spec}: {found['cls']} is not a class that subclasses kc_env.agents.Agent")
-    takes_seed = "seed" in inspect.signature(cls).parameters
-    agent = cls(seed=seed) if takes_seed else cls()
-    agent.reset(seed=seed)
+    try:
+        takes_seed = "seed" in inspect.signature(cls).parameters
+        agent = cls(seed=seed) if takes_seed else cls()
+    except Exception as exc:  # the user's own code, or an abstract class
+        raise ValueError(f"{spec}: making the agent raised {type(exc).__name__}: {exc}") from None
+    try:
+        agent.reset(seed=seed)
+    except Exception as exc:
+        raise ValueError(f"{spec}: reset(seed={seed}) raised {type(exc).__name__}: {exc}") from None
+    try:
+        copy.deepcopy(agent)
+    except Exception as exc:
+        raise ValueError(f"{spec}: the agent cannot be copied (each seat plays a copy): "
+                         f"{type(exc).__name__}: {exc}") from None
     return agent
 
 

@@ -174,6 +174,8 @@ def find(task_ids: str | list[str] | tuple[str, ...], suite_name: str = DEFAULT_
     """The tasks named by ``task_ids`` (a list, or ids joined by commas), in suite order; one line
     naming an unknown id and the known ones."""
     wanted = [t.strip() for t in task_ids.split(",")] if isinstance(task_ids, str) else list(task_ids)
+    if not wanted:
+        raise ValueError("no task ids given (leave them out for every task of the suite)")
     tasks = suite(suite_name)
     known = {t.id for t in tasks}
     for task_id in wanted:

@@ -53,9 +53,11 @@ def run(args: argparse.Namespace) -> int:
     from .. import benchmark
     from ..benchmark import shuffles
     from ..benchmark.progress import partial_path
+    from ..play import AgentError
 
+    _check_options(args)
     try:
-        tasks = benchmark.find(args.tasks, args.suite) if args.tasks else benchmark.suite(args.suite)
+        tasks = benchmark.find(args.tasks, args.suite) if args.tasks is not None else benchmark.suite(args.suite)
     except ValueError as exc:
         raise UserError(str(exc)) from None
     if args.list:
@@ -91,12 +93,32 @@ def run(args: argparse.Namespace) -> int:
         return 130
     except ValueError as exc:
         raise UserError(str(exc)) from None
+    except AgentError as exc:
+        kept = f"; the finished units are kept in {partial}" if partial is not None and partial.exists() else ""
+        raise UserError(f"{str(exc).splitlines()[0].rstrip(':')}{kept}") from None
     card.command = command(sys.argv[2:] if sys.argv[1:2] == ["benchmark"] else sys.argv[1:])
     print(markdown(card.to_dict()))
     _write(args, card)
     if partial is not None:
         partial.unlink(missing_ok=True)
     return 0
+
+
+def _check_options(args: argparse.Namespace) -> None:
+    """Refuse options that the chosen mode would leave unread: ``--list``, ``--runs`` and
+    ``--table`` each take only their own."""
+    modes = [name for name, given in (("--list", args.list), ("--runs", args.runs), ("--table", args.table)) if given]
+    if len(modes) > 1:
+        raise UserError(f"give one of {', '.join(modes)}")
+    unread = {"--list": ("agent", "quick", "workers", "json", "md", "plot", "baseline"),
+              "--runs": ("tasks", "quick", "workers"),
+              "--table": ("agent", "tasks", "quick", "workers", "json", "md", "plot", "baseline"),
+              "": ("baseline",)}[modes[0] if modes else ""]
+    for name in unread:
+        if getattr(args, name) not in (None, False):
+            option = "an agent" if name == "agent" else f"--{name}"
+            raise UserError(f"{option} does not go with {modes[0] if modes else 'scoring an agent'}"
+                            + (" (--baseline goes with --runs)" if name == "baseline" and not modes else ""))
 
 
 def command(argv: list[str]) -> str:
@@ -120,6 +142,11 @@ def run_aggregate(args: argparse.Namespace) -> int:
 
     if args.agent:
         raise UserError("give an agent or --runs, not both")
+    seen: dict[Path, str] = {}
+    for run in args.runs:
+        if (where := Path(run).resolve()) in seen:
+            raise UserError(f"--runs names {seen[where]} twice (as {run}): each run counts once")
+        seen[where] = run
     for path, option in ((args.json, "--json"), (args.md, "--md"), (args.plot, "--plot")):
         check_writable(path, option)
     baseline = _read_scorecard(args.baseline, "--baseline") if args.baseline else None
@@ -170,6 +197,8 @@ def scorecards_table(cards: list[dict]) -> str:
     head = "| task | " + " | ".join(f"`{c['agent']}`" for c in cards) + " |"
     lines = [head, "|---|" + "---:|" * len(cards)]
     lines += [f"| {name} | " + " | ".join(cells) + " |" for name, cells in rows.items()]
+    if cards[0]["quick"]:
+        lines.append("\nQUICK scorecards (--quick): development figures, not for reporting")
     return "\n".join(lines)
 
 

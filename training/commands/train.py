@@ -7,6 +7,7 @@ CONFIG is a YAML file, or the name of a shipped config (``kc train default`` is
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 
@@ -144,17 +145,21 @@ def _train_one(args: argparse.Namespace, overrides: dict, folder: Path, resume: 
 
 def parse_seeds(text: str) -> list[int]:
     """``--seeds``: a range ``0-4``, a list ``0,3,7``, or one seed; a bad one is one line."""
+    from .. import config as config_mod
+
     seeds: list[int] = []
     try:
         for part in text.split(","):
             first, dash, last = part.strip().partition("-")
+            if not all(re.fullmatch(r"[0-9]+", n) for n in ((first, last) if dash else (first,))):
+                raise ValueError  # int() would also read "1_000" and other scripts' digits
             low, high = int(first), int(last) if dash else int(first)
-            if not 0 <= low <= high or high - low >= 1000:
+            if not 0 <= low <= high <= config_mod.MAX_SEED or high - low >= 1000:
                 raise ValueError
             seeds += range(low, high + 1)
     except ValueError:
-        raise UserError(f"--seeds takes a range such as 0-4 (low to high, at most 1000 seeds), a list such as "
-                        f"0,3,7, or one seed; got {text!r}") from None
+        raise UserError(f"--seeds takes a range such as 0-4 (low to high, at most 1000 seeds, each at most "
+                        f"{config_mod.MAX_SEED:,}), a list such as 0,3,7, or one seed; got {text!r}") from None
     if len(set(seeds)) != len(seeds):
         raise UserError(f"--seeds names a seed twice: {text!r}")
     return seeds

@@ -1,0 +1,51 @@
+"""``kc benchmark``'s options: one left unread by the mode it is given with is refused in one line,
+as are an empty task list and a run named twice; a table of quick scorecards says it is quick."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kc_env.benchmark import evaluate
+from kc_env.cli import main
+
+BENCHMARK = Path(__file__).resolve().parents[1] / "docs" / "benchmark"
+CARD = BENCHMARK / "greedy.json"
+RUN = BENCHMARK / "reference" / "ppo-5" / "seed-0"
+
+
+@pytest.mark.parametrize("argv, said", [
+    (["heuristic", "--tasks", ""], "no task '' in kc-bench-v1"),
+    (["--list", "heuristic"], "an agent does not go with --list"),
+    (["heuristic", "--baseline", str(CARD)], "--baseline does not go with scoring an agent (--baseline goes with --runs)"),
+    (["--table", str(CARD), "--md", "out.md"], "--md does not go with --table"),
+    (["--table", str(CARD), "--json", "out.json"], "--json does not go with --table"),
+    (["--runs", str(RUN), str(RUN) + "/", "--md", "out.md"], "--runs names"),
+    (["--runs", str(RUN), str(BENCHMARK / "reference" / "ppo-5" / "seed-1"), "--tasks", "kc/wikihow-2p-vs-heuristic-v1"],
+     "--tasks does not go with --runs"),
+    (["--runs", str(RUN), "--table", str(CARD)], "give one of --runs, --table"),
+])
+def test_an_option_the_mode_leaves_unread_is_refused(tmp_path, monkeypatch, capsys, argv, said):
+    monkeypatch.chdir(tmp_path)
+    assert main(["benchmark", *argv]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and len(captured.err.splitlines()) == 1 and said in captured.err, captured.err
+    assert not list(tmp_path.iterdir())
+
+
+def test_evaluate_refuses_an_empty_list_of_tasks():
+    with pytest.raises(ValueError, match="no task ids given"):
+        evaluate("random", tasks=[])
+
+
+def test_a_table_of_quick_scorecards_says_so(tmp_path, capsys):
+    card = json.loads(CARD.read_text())
+    card["quick"] = True
+    path = tmp_path / "quick.json"
+    path.write_text(json.dumps(card))
+    assert main(["benchmark", "--table", str(path)]) == 0
+    assert "QUICK scorecards (--quick): development figures, not for reporting" in capsys.readouterr().out
+    assert main(["benchmark", "--table", str(CARD)]) == 0
+    assert "QUICK" not in capsys.readouterr().out
