@@ -132,6 +132,11 @@ def name(i: int) -> str:
     return NAMES[_check_index(i)]
 
 
+MAX_MOVE_TEXT = 64
+"""The longest text ``parse`` reads as a move (``play JK2->NE`` is 12 characters): a longer one is
+refused without being echoed whole."""
+
+
 def parse(text: str, state: GameState | None = None) -> int:
     """The action index of a move written as text (every form ``engine.parse_move`` reads, and
     the names of ``name``, e.g. ``play JK2->N``).
@@ -139,6 +144,8 @@ def parse(text: str, state: GameState | None = None) -> int:
     A joker written ``JK`` means the first joker (52); given ``state``, it means the joker that
     the player to act holds, when that player holds only the other one.
     """
+    if len(text) > MAX_MOVE_TEXT:
+        raise ValueError(f"not a move: {text[:MAX_MOVE_TEXT]!r}... ({len(text):,} characters; a move is a few)")
     key = " ".join(text.split())
     index = _INDEX_OF_NAME[key] if key in _INDEX_OF_NAME else encode(engine.parse_move(text))
     move = MOVES[index]

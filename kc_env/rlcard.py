@@ -21,7 +21,8 @@ this module is imported: RLCard's ``env.run``, ``rlcard.utils.tournament`` and i
 (``RandomAgent``, ``DQNAgent``, ``NFSPAgent``) play it as they play RLCard's games. Its
 ``game_*`` config keys are ``kings_corner_v0.raw_env``'s options (``game_num_players``,
 ``game_rules``, ``game_reward``, ``game_max_moves``...); ``seed`` seeds the deals. A state is
-``{"obs": the 1599 values, "legal_actions": {id: None}, "raw_obs", "raw_legal_actions": names}``;
+``{"obs": the 1599 values, "legal_actions": {id: None}, "raw_obs", "raw_legal_actions": names,
+"action_record"}``; a step that is not legal (or after the game's end) is refused before RLCard records it;
 the payoffs are the deal's rewards (``win_loss``: +1 to the winner, -1/(n-1) to the others, 0 to
 all in a deal nobody won). A turn is several steps of one player, ``end turn`` last. There is no
 ``step_back`` (``allow_step_back`` is refused).
@@ -49,6 +50,7 @@ from rlcard.envs import Env as RLCardEnv
 from rlcard.envs.registration import register, registry
 
 from . import actions, kings_corner_v0
+from .engine import IllegalMove
 from .observation import OBS_SIZE
 
 ENV_ID = "kings-corner"
@@ -91,7 +93,7 @@ class Game:
 
     def step(self, action: int | str) -> tuple[dict[str, np.ndarray], int]:
         """Play ``action`` (an id, or its name: RLCard passes a raw action as it is) for the player to act."""
-        self.table.step(actions.parse(action) if isinstance(action, str) else int(action))
+        self.table.step(action_id(action))
         self.totals += [self.table.rewards[agent] for agent in self.table.possible_agents]
         player = self.get_player_id()
         return self.get_state(player), player
@@ -140,11 +142,36 @@ class KingsCornerRLCardEnv(RLCardEnv):
     def get_payoffs(self) -> np.ndarray:
         return self.game.payoffs()
 
+    def step(self, action: Any, raw_action: bool = False) -> tuple[dict[str, Any], int]:
+        """RLCard's step, with the action checked before anything is recorded: an action that
+        is not legal (or a game already over) is refused and leaves the env as it was."""
+        if self.game.is_over():
+            raise ValueError(f"{ENV_ID}: the game is over: reset() it first")
+        move = action_id(action)
+        if move not in self._get_legal_actions():
+            raise IllegalMove(f"{ENV_ID}: action {move} ({actions.name(move)}) is not legal for player "
+                              f"{self.get_player_id()}")
+        return super().step(action if raw_action else move, raw_action=True)  # recorded as given
+
     def _decode_action(self, action_id: int) -> int:
         return int(action_id)
 
     def _get_legal_actions(self) -> list[int]:
         return _legal(self.game.get_state(self.get_player_id()))
+
+
+def action_id(action: Any) -> int:
+    """An action as an id: a whole number 0..496 (numpy's and 0-d arrays too) or its name
+    (``play 9H->N``); ``ValueError`` for anything else, never a float cut to an id."""
+    if isinstance(action, str):
+        return actions.parse(action)
+    if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
+        action = action[()]
+    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)) \
+            or not 0 <= action < actions.NUM_ACTIONS:
+        raise ValueError(f"{ENV_ID}: an action is a whole number 0..{actions.NUM_ACTIONS - 1} or its name "
+                         f"(raw_action=True), not {str(action)[:40]!r}")
+    return int(action)
 
 
 def _legal(state: dict[str, np.ndarray]) -> list[int]:

@@ -192,7 +192,7 @@ def test_action_names_are_kc_envs():
     ({"rules": "pagat,must_play=all"}, "write 'pagat;must_play:all'"),
     ({"rules": "pagatt"}, "pagatt"),
     ({"reward": "points"}, "reward must be one of"),
-    ({"max_moves": 0}, "max_moves must be at least 1"),
+    ({"max_moves": 0}, "max_moves must be a whole number from 1 to 1,000,000"),
 ])
 def test_bad_parameters_are_refused_in_one_line(params, message):
     with pytest.raises(ValueError) as caught:
@@ -258,3 +258,92 @@ def test_there_is_no_information_state_tensor_as_the_game_type_says():
     assert game.information_state_tensor_size() == 0
     state = game.new_initial_state()
     assert list(state.information_state_tensor(0)) == []
+
+
+def _played(game, steps: int, seed: int = 0):
+    """A state ``steps`` actions into a deal of ``game``, chance and seats drawn by ``seed``."""
+    rng = random.Random(seed)
+    state = game.new_initial_state()
+    while not state.is_terminal() and len(state.history()) < steps:
+        if state.is_chance_node():
+            state.apply_action(rng.choice(state.chance_outcomes())[0])
+        else:
+            state.apply_action(rng.choice(state.legal_actions()))
+    return state
+
+
+@pytest.mark.parametrize("steps", [3, 60, 120])
+def test_a_serialized_pickled_or_copied_state_plays_on(steps):
+    import copy
+    import pickle
+
+    game = load(max_moves=40)
+    state = _played(game, steps)
+    _, by_game_and_state = pyspiel.deserialize_game_and_state(pyspiel.serialize_game_and_state(game, state))
+    for again in (game.deserialize_state(state.serialize()), by_game_and_state,
+                  pickle.loads(pickle.dumps(state)), copy.deepcopy(state)):
+        assert str(again) == str(state) and again.history() == state.history()
+        assert again.information_state_string(0) == state.information_state_string(0)
+        if not again.is_terminal():
+            assert again.legal_actions() == state.legal_actions()
+            again.apply_action(again.legal_actions()[0])
+
+
+def test_deserialize_state_replays_the_history_and_unpickles_nothing(tmp_path):
+    import base64
+    import pickle
+
+    class Payload:
+        def __reduce__(self):
+            return (Path(tmp_path / "ran").touch, ())
+
+    game = load()
+    state = _played(game, 30)
+    history = state.serialize().split("\n")[0]
+    hostile = f"{history}\nmove_number=0\n__dict__={base64.b64encode(pickle.dumps({'x': Payload()})).decode()}"
+    assert str(game.deserialize_state(hostile)) == str(state)
+    assert not (tmp_path / "ran").exists()
+    for bad, said in (("nothing", "starts with 'history='"), ("history=-1:0,-1:0", "chance outcome 0 is not one"),
+                      ("history=0:5", "is not 'player:action' of the player to act"),
+                      ("history=-1:x", "is not 'player:action'")):
+        with pytest.raises(ValueError, match=said):
+            game.deserialize_state(bad)
+
+
+def test_a_refused_chance_outcome_or_move_changes_nothing():
+    game = load()
+    state = game.new_initial_state()
+    state.apply_action(5)
+    for outcome in (5, 99, 52):  # a card dealt already; no such card; a joker without jokers
+        with pytest.raises(ValueError, match=f"chance outcome {outcome} is not one of this node's 51"):
+            state.apply_action(outcome)
+    assert state.history() == [5] and state.serialize() == game.deserialize_state(state.serialize()).serialize()
+    state = _played(game, 80)
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    assert not state.is_terminal()
+    before = (str(state), state.information_state_string(state.current_player()), state.serialize())
+    illegal = next(a for a in range(actions.NUM_ACTIONS) if a not in state.legal_actions())
+    with pytest.raises((engine.IllegalMove, pyspiel.SpielError)):
+        state.apply_action(illegal)
+    assert (str(state), state.information_state_string(state.current_player()), state.serialize()) == before
+    assert state.chance_outcomes() == []  # a decision node has none
+
+
+@pytest.mark.parametrize("params, said", [
+    ({"max_moves": 10**9}, "max_moves must be a whole number from 1 to 1,000,000, not 1000000000"),
+    ({"max_moves": True}, "max_moves must be a whole number"),
+    ({"players": "3"}, "players must be a whole number"),
+    ({"rules": None}, "rules must be a string"),
+    ({"foo": 1}, "has no parameter 'foo'"),
+])
+def test_the_games_parameters_are_checked_when_made_directly(params, said):
+    from kc_env.openspiel import KingsCornerGame
+
+    with pytest.raises(ValueError, match=said):
+        KingsCornerGame(params)
+
+
+def test_the_longest_game_still_has_its_length_bounds():
+    game = load(max_moves=1_000_000)
+    assert game.max_history_length() > game.max_game_length() == 1_000_000

@@ -155,3 +155,29 @@ def test_a_matchs_payoffs_sum_every_deals_rewards():
         rewards.append([env.game.table.rewards[a] for a in env.game.table.possible_agents])
     deals_paid = sum(1 for r in rewards if any(r))
     assert deals_paid > 1 and np_equal(env.get_payoffs(), np.sum(rewards, axis=0))
+
+
+def test_a_refused_step_records_nothing_and_leaves_the_env_as_it_was():
+    env = native(seed=1)
+    state, player = env.reset()
+    illegal = next(a for a in range(actions.NUM_ACTIONS) if a not in state["legal_actions"])
+    for bad, refusal in ((illegal, "is not legal for player"), (1.7, "not '1.7'"), (True, "not 'True'"),
+                         (np.float64(3), "not '3.0'"), (actions.NUM_ACTIONS, "not '497'")):
+        with pytest.raises(ValueError, match=refusal):  # IllegalMove is a ValueError
+            env.step(bad)
+    with pytest.raises(ValueError, match=r"not a move: 'aaa.*\(1,000,000 characters"):
+        env.step("a" * 10**6, raw_action=True)
+    assert env.timestep == 0 and env.action_recorder == []
+    first = list(state["legal_actions"])[0]
+    env.step(np.array(first))  # SB3-style 0-d array
+    assert env.action_recorder == [(player, first)]
+
+
+def test_a_step_after_the_game_is_over_asks_for_a_reset():
+    env = native(seed=2, game_max_moves=3)
+    from rlcard.agents import RandomAgent
+
+    env.set_agents([RandomAgent(num_actions=env.num_actions) for _ in range(env.num_players)])
+    env.run()
+    with pytest.raises(ValueError, match="the game is over: reset"):
+        env.step(0)

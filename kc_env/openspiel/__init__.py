@@ -11,7 +11,7 @@ state = game.new_initial_state()
 
 | | |
 |---|---|
-| parameters | ``players`` 2..6 (default 2); ``rules``: a preset with overrides as ``kc --rules`` reads them, written ``pagat;must_play:all`` (a game string splits its parameters at ``,`` and ``=``); ``reward``: ``win_loss`` (default) or ``score`` (``kc_env.rewards``); ``max_moves`` (default 1000) |
+| parameters | ``players`` 2..6 (default 2); ``rules``: a preset with overrides as ``kc --rules`` reads them, written ``pagat;must_play:all`` (a game string splits its parameters at ``,`` and ``=``); ``reward``: ``win_loss`` (default) or ``score`` (``kc_env.rewards``); ``max_moves`` 1 to ``MAX_MOVES`` (default 1000) |
 | one episode | one deal, dealer seat 0 |
 | actions | the 497 of ``kc_env.actions``, the same ids and names (``play 9H->N``, ``move W->N``, ``end turn``); a turn is several actions of one seat, ``end turn`` last |
 | chance | the deal: the deck's top cards one at a time (hands from the dealer's left, then the cross), as many as the deal can take (``deal.deal_size``), then the first seat under ``first_player: random``; after that, whenever the stock's top card is undecided, a chance node puts one of the stock's undecided cards on top (before each draw from the rest of the stock, and after ``clear_complete_piles`` shuffles a cleared pile into it). Every outcome is uniform over the cards the place can hold (ids of ``kc_env.cards``) |

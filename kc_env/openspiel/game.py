@@ -18,6 +18,9 @@ SHORT_NAME = "python_kings_corner"
 DEFAULTS = {"players": 2, "rules": "standard", "reward": GAME_INFO.default_reward,
             "max_moves": GAME_INFO.default_max_moves}
 """The game's parameters and their defaults: ``python_kings_corner(players=3,rules=pagat)``."""
+MAX_MOVES = 1_000_000
+"""The largest ``max_moves``: OpenSpiel holds a game's length bounds (about three times it) in a
+C++ ``int``."""
 
 _UTILITY = {"win_loss": pyspiel.GameType.Utility.ZERO_SUM, "score": pyspiel.GameType.Utility.GENERAL_SUM}
 """``win_loss`` sums to 0 in every deal (blocked ones included: all 0); ``score`` does not."""
@@ -52,14 +55,18 @@ class KingsCornerGame(pyspiel.Game):
     """A table of ``players`` seats dealing one deal of ``rules``."""
 
     def __init__(self, params: dict | None = None):
+        if unknown := sorted(set(params or {}) - set(DEFAULTS)):
+            raise ValueError(f"{SHORT_NAME} has no parameter {unknown[0]!r}; its parameters: {', '.join(DEFAULTS)}")
         params = {**DEFAULTS, **(params or {})}
+        if not isinstance(params["rules"], str):
+            raise ValueError(f"rules must be a string such as 'pagat;must_play:all', not {params['rules']!r}")
         self.rules = read_rules(params["rules"])
         self.players = params["players"]
+        if isinstance(self.players, bool) or not isinstance(self.players, int):
+            raise ValueError(f"players must be a whole number, not {self.players!r}")
         self.rules.check_players(self.players)
         self.reward = rewards.check(params["reward"])
-        self.max_moves = params["max_moves"]
-        if self.max_moves < 1:
-            raise ValueError(f"max_moves must be at least 1, not {self.max_moves}")
+        self.max_moves = _whole("max_moves", params["max_moves"], 1, MAX_MOVES)
         bounds = rewards.bounds(self.reward, self.rules)
         info = pyspiel.GameInfo(
             num_distinct_actions=GAME_INFO.num_distinct_actions, max_chance_outcomes=GAME_INFO.num_cards,
@@ -76,6 +83,22 @@ class KingsCornerGame(pyspiel.Game):
     def new_initial_state(self) -> KingsCornerState:
         """Before the deal: the first chance node decides the deck's top card."""
         return KingsCornerState(self)
+
+    def deserialize_state(self, text: str) -> KingsCornerState:
+        """The state ``state.serialize()`` wrote, rebuilt by replaying its history from a new
+        deal, every action checked as ``apply_action`` checks it; the rest of the text (OpenSpiel's
+        pickle of the Python attributes) is never unpickled. ``ValueError`` names what is wrong."""
+        first = text.split("\n", 1)[0] if isinstance(text, str) else ""
+        if not first.startswith("history="):
+            raise ValueError("a serialized state starts with 'history=' (the text of state.serialize())")
+        state = self.new_initial_state()
+        for i, pair in enumerate(filter(None, first[len("history="):].split(","))):
+            player, _, action = pair.partition(":")
+            if not (_is_int(player) and _is_int(action)) or int(player) != state.current_player():
+                raise ValueError(f"history entry {i} {pair[:40]!r} is not 'player:action' of the player to act "
+                                 f"({state.current_player()})")
+            state.apply_action(int(action))
+        return state
 
     def make_py_observer(self, iig_obs_type=None, params=None) -> SeatObserver:
         """One seat's view: kc_env's observation vector, and its text (with the moves made, for
@@ -98,6 +121,14 @@ class Table:
     def __deepcopy__(self, memo: dict) -> Table:
         return Table(self.game, list(self.top), self.first_seat, self.deal and self.deal.copy(),
                      set(self.undecided), list(self.moves))
+
+    def __getstate__(self) -> dict:
+        """Pickled (``pickle``, ``state.serialize()``) with the game as its string: OpenSpiel's
+        game object does not pickle, and came back without its parameters."""
+        return {**self.__dict__, "game": str(self.game)}
+
+    def __setstate__(self, data: dict) -> None:
+        self.__dict__.update(data, game=pyspiel.load_game(data["game"]))
 
     @property
     def rules(self) -> Rules:
@@ -138,6 +169,8 @@ class KingsCornerState(pyspiel.State):
         """Uniform over the cards the deck's next place can hold (or the seats, for who plays
         first under ``first_player: random``)."""
         t = self.table
+        if not self.is_chance_node():
+            return []
         if t.deal is None and self._choosing_first_seat():
             choices = list(range(t.game.players))
         elif t.deal is None:
@@ -147,6 +180,10 @@ class KingsCornerState(pyspiel.State):
         return [(c, 1.0 / len(choices)) for c in choices]
 
     def _apply_chance(self, outcome: int) -> None:
+        allowed = [c for c, _ in self.chance_outcomes()]
+        if outcome not in allowed:
+            raise ValueError(f"chance outcome {outcome} is not one of this node's {len(allowed)} "
+                             f"({', '.join(map(str, allowed[:12]))}{', ...' if len(allowed) > 12 else ''})")
         t = self.table
         if t.deal is not None:
             deal.put_on_top(t.deal, outcome)
@@ -168,9 +205,9 @@ class KingsCornerState(pyspiel.State):
             self._apply_chance(action)
             return
         t = self.table
-        cleared = t.deal.cleared
-        t.moves.append((t.deal.current_player, action))
-        engine.apply(t.deal, actions.decode(action))
+        cleared, seat = t.deal.cleared, t.deal.current_player
+        engine.apply(t.deal, actions.decode(action))  # IllegalMove leaves the deal as it was
+        t.moves.append((seat, action))
         if t.deal.cleared > cleared:  # the cleared pile was shuffled into the stock
             t.undecided = set(t.deal.stock)
         if t.deal.move_count >= t.game.max_moves:
@@ -193,6 +230,17 @@ class KingsCornerState(pyspiel.State):
         if self.table.deal is None:
             return "deck top: " + " ".join(map(_card, self.table.top))
         return engine.to_text(self.table.deal)
+
+
+def _whole(name: str, value, low: int, high: int) -> int:
+    """``value`` of the parameter ``name``, a whole number from ``low`` to ``high``; else ValueError."""
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise ValueError(f"{name} must be a whole number from {low} to {high:,}, not {value!r}")
+    return value
+
+
+def _is_int(text: str) -> bool:
+    return text.lstrip("-").isascii() and text.lstrip("-").isdigit()
 
 
 def _card(card: int) -> str:
