@@ -201,8 +201,8 @@ def _choice(name: str, value: Any, allowed: tuple) -> Any:
 
 
 def _positive(name: str, value: Any) -> int:
-    if type(value) is not int or value < 1:
-        raise ValueError(f"{name} must be a whole number of at least 1, not {value!r}")
+    if type(value) is not int or not 1 <= value <= match_mod.MOST_MOVES:
+        raise ValueError(f"{name} must be a whole number from 1 to {match_mod.MOST_MOVES:,}, not {value!r}")
     return value
 
 

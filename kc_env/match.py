@@ -81,6 +81,9 @@ Chooser = Callable[[GameState, list[Move]], Move]
 
 DEFAULT_MAX_MOVES = 1000
 """Moves after which ``play_match`` truncates a deal (random play needs about 100)."""
+MOST_MOVES = 2**31 - 1
+"""The largest ``max_moves`` an env takes (the compiled tables hold it in an int64 row, and every
+count of moves stays far inside it)."""
 
 
 class MatchError(ValueError):

@@ -181,3 +181,8 @@ def test_a_step_after_the_game_is_over_asks_for_a_reset():
     env.run()
     with pytest.raises(ValueError, match="the game is over: reset"):
         env.step(0)
+
+
+def test_a_move_limit_past_what_the_tables_hold_is_one_line():
+    with pytest.raises(ValueError, match="max_moves must be a whole number from 1 to 2,147,483,647, not 9223372036854775808"):
+        native(game_max_moves=2**63)

@@ -25,6 +25,7 @@ CONFIG = Path(__file__).resolve().parent.parent / "research" / "configs" / "mask
     ("seed", -1, "seed must be 0 to 4,294,967,295"),
     ("seed", 2**64, "seed must be 0 to 4,294,967,295"),
     ("max_moves", 0, "max_moves must be positive"),
+    ("max_moves", 2**63, "max_moves must be positive, at most 2,147,483,647"),
     ("update_threads", 0, "update_threads must be positive"),
     ("ppo.learning_rate", -1, "ppo.learning_rate must be positive"),
     ("ppo.gamma", 2, "ppo.gamma and ppo.gae_lambda must be in [0, 1]"),

@@ -20,6 +20,7 @@ import yaml
 from kc_env.agents.base import COMPILED
 from kc_env.files import write_atomic
 from kc_env.game_info import GAME_INFO
+from kc_env.match import MOST_MOVES
 from kc_env.rewards import REWARDS
 from kc_env.rules import Rules, RulesError
 
@@ -270,7 +271,7 @@ def validate(config: TrainConfig, where: str = "config") -> TrainConfig:
          f"ppo.n_steps * n_envs (the rollout) must be at most {MAX_ROLLOUT:,} steps, not "
          f"{config.ppo.n_steps * config.n_envs:,}"),
         (0 <= config.seed <= MAX_SEED, f"seed must be 0 to {MAX_SEED:,} (what numpy and SB3 seed with)"),
-        (config.max_moves > 0, "max_moves must be positive"),
+        (0 < config.max_moves <= MOST_MOVES, f"max_moves must be positive, at most {MOST_MOVES:,}"),
         (config.update_threads is None or type(config.update_threads) is int and config.update_threads > 0,
          "update_threads must be positive, or null (chosen from the free cores)"),
         (_is_number(config.blocked_reward, optional=True), "blocked_reward must be a number or null"),

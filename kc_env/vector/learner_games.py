@@ -78,7 +78,7 @@ from .. import observation as obs_mod
 from ..agents.base import COMPILED, Agent
 from ..agents.policy_model import other_table
 from ..engine import IllegalMove
-from ..match import NO_WINNER
+from ..match import MOST_MOVES, NO_WINNER
 from ..rules import Rules
 from . import kernel as K
 from . import rule_opponents
@@ -113,8 +113,8 @@ class LearnerGames:
                 raise ValueError(f"{name} must be a seat 0..{n - 1} or 'random', not {value!r}")
         if reward not in REWARDS:
             raise ValueError(f"reward must be one of {REWARDS}, not {reward!r}")
-        if type(max_moves) is not int or max_moves < 1:
-            raise ValueError(f"max_moves must be a whole number of at least 1, not {max_moves!r}")
+        if type(max_moves) is not int or not 1 <= max_moves <= MOST_MOVES:
+            raise ValueError(f"max_moves must be a whole number from 1 to {MOST_MOVES:,}, not {max_moves!r}")
         if illegal_action not in ILLEGAL_ACTIONS:
             raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTIONS}, not {illegal_action!r}")
         self.reward_kind, self.max_moves, self.illegal_action, self.record = reward, max_moves, illegal_action, record
