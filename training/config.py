@@ -376,6 +376,25 @@ def _agent_problem(spec: Any) -> str | None:
     return None
 
 
+MAX_VALUES = 100_000
+"""The most values (keys, items and scalars, an alias counted at each use) a config file may hold:
+YAML's aliases can make a small file stand for billions of values."""
+
+
+def _values(data: Any) -> int:
+    """How many values ``data`` holds, each alias's at every use, counted up to just past ``MAX_VALUES``."""
+    count, stack = 0, [data]
+    while stack and count <= MAX_VALUES:
+        node = stack.pop()
+        count += 1
+        if isinstance(node, dict):
+            stack.extend(node.keys())
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return count
+
+
 def load(path: str | Path, variant: str | None = None, overrides: dict[str, Any] | None = None) -> TrainConfig:
     """The config of ``path`` (its ``default`` block, then ``variant``'s, then ``overrides``
     given as dotted keys such as ``{"ppo.learning_rate": 1e-4}``)."""
@@ -389,6 +408,9 @@ def load(path: str | Path, variant: str | None = None, overrides: dict[str, Any]
         raise ConfigError(f"{path}: not valid YAML: {' '.join(str(exc).split())[:200]}") from None
     if not isinstance(data, dict) or "default" not in data:
         raise ConfigError(f"{path}: a config is a mapping with a 'default:' block")
+    if _values(data) > MAX_VALUES:
+        raise ConfigError(f"{path}: holds more than {MAX_VALUES:,} values (YAML aliases repeating one another?); "
+                          "a config is a few dozen")
     merged = _deep_merge({}, _block(data, "default", path))
     if variant is not None:
         if variant not in data or variant == "default":

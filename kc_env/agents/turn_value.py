@@ -619,6 +619,12 @@ def _shapes(card: Mapping[str, Any]) -> dict[str, tuple[int, ...]]:
     return _layer_shapes(card["layers"], "") | _layer_shapes(card.get("careless_layers") or [], CARELESS)
 
 
+def weights_bytes(sizes: list[int], networks: int = 1) -> int:
+    """What ``networks`` networks of layer ``sizes`` (ending in 1) hold as float32, in bytes: what
+    ``MAX_WEIGHTS_BYTES`` bounds."""
+    return networks * 4 * sum(int(np.prod(shape)) for shape in _layer_shapes(sizes, "").values())
+
+
 def _check_layer_sizes(card_path: Path, key: str, sizes: Any) -> None:
     """``ModelError`` unless ``sizes`` lists 1 to ``MAX_LAYERS`` widths up to ``MAX_WIDTH``, ending in 1."""
     if not (isinstance(sizes, list) and bool(sizes) and sizes[-1] == 1 and

@@ -78,8 +78,11 @@ def run(args: argparse.Namespace) -> int:
             print(f"seed {seed}: {folder}", file=sys.stderr)
             result, trainer = _train_one(args, given, folder, resume=args.resume and (folder / "config.yaml").exists())
             print(trainer.outputs(Path(result.folder)))
-        print(f"seeds {', '.join(map(str, seeds))} in {root}; compare them: kc benchmark --runs "
-              f"{' '.join(str(root / f'seed-{s}') for s in seeds)} --plot {root / 'benchmark.png'}")
+        scored = bool(config_mod.load(args.config, args.variant, runs[0][2]).benchmark.tasks)
+        compare = (f"compare them: kc benchmark --runs {' '.join(str(root / f'seed-{s}') for s in seeds)} "
+                   f"--plot {root / 'benchmark.png'}" if scored else
+                   "to compare them with kc benchmark --runs, set benchmark.tasks in the config (the runs score those tasks)")
+        print(f"seeds {', '.join(map(str, seeds))} in {root}; {compare}")
         return 0
     except KeyboardInterrupt:
         print(_interrupted(folder, args, root if seeds is not None else None), file=sys.stderr)
@@ -129,8 +132,12 @@ def _train_one(args: argparse.Namespace, overrides: dict, folder: Path, resume: 
 
     resume = args.resume if resume is None else resume
     cfg = config_mod.load(args.config, args.variant, overrides)  # read and checked before anything is written
+    if resume and not (folder / "config.yaml").is_file():
+        raise UserError(f"{folder}: nothing to resume (no config.yaml: no run was started there)")
     if resume:
         _check_same_config(cfg, folder, args)
+    elif not args.overwrite:
+        _check_new_run_folder(folder)
     trainer = trainers.get(cfg.trainer)
     train = trainer.train_function()
     if args.overwrite:
@@ -221,6 +228,19 @@ def _flat(tree: dict, prefix: str = "") -> dict:
         else:
             out[f"{prefix}{key}"] = value
     return out
+
+
+def _check_new_run_folder(folder: Path) -> None:
+    """A new run goes into a new folder, an empty one, or one ``kc train`` made (whose run the
+    trainer refuses to start over without ``--overwrite``): never beside someone's own files,
+    which the marker would then offer to ``--overwrite``."""
+    from ..run import is_run
+    from ..run_lock import LOCK_FILE
+
+    if folder.exists() and not folder.is_dir():
+        raise UserError(f"--run {folder} is a file, not a folder")
+    if folder.is_dir() and not is_run(folder) and any(e.name != LOCK_FILE for e in folder.iterdir()):
+        raise UserError(f"--run {folder} holds files kc train did not make; name a new or empty folder")
 
 
 def _check_deletable(folder: Path) -> None:

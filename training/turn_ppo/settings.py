@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from kc_env.agents import turn_value
 from kc_env.agents.playouts import OTHERS
 
 ADVANTAGES = ("outcome", "expected")
@@ -121,6 +122,12 @@ def checks(config: Any) -> list[tuple[bool, str]]:
         (type(t.candidates) is int and 2 <= t.candidates <= 64, "turn_ppo.candidates must be 2 to 64"),
         (all(type(w) is int and 0 < w <= 4096 for w in widths), "turn_ppo.hidden and critic_hidden must be "
                                                                  "positive widths up to 4096"),
+        (max(len(t.hidden), len(t.critic_hidden)) < turn_value.MAX_LAYERS,
+         f"turn_ppo.hidden and critic_hidden may list at most {turn_value.MAX_LAYERS - 1} widths each"),
+        (not all(type(w) is int and 0 < w <= 4096 for w in widths) or len(t.hidden) >= turn_value.MAX_LAYERS
+         or turn_value.weights_bytes([*t.hidden, 1], networks=2) <= turn_value.MAX_WEIGHTS_BYTES,
+         f"turn_ppo.hidden {t.hidden} makes a model of more than the {turn_value.MAX_WEIGHTS_BYTES:,} bytes a model "
+         "may hold (its two networks, float32)"),
         (t.returns in RETURNS, f"turn_ppo.returns must be one of {', '.join(RETURNS)}, not {t.returns!r}"),
         (type(t.privileged_critic) is bool, "turn_ppo.privileged_critic must be true or false"),
         (t.advantage in ADVANTAGES, f"turn_ppo.advantage must be one of {', '.join(ADVANTAGES)}, not {t.advantage!r}"),
