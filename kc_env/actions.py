@@ -22,6 +22,7 @@ once at import; ``encode``, ``decode`` and ``name`` only index.
 from __future__ import annotations
 
 import operator
+from typing import Any
 
 import numpy as np
 
@@ -93,6 +94,18 @@ _INDEX_OF_NAME = {n: i for i, n in enumerate(NAMES)}
 
 assert len(MOVES) == NUM_ACTIONS == 497
 assert len(_INDEX_OF_NAME) == NUM_ACTIONS, "action names must be unique"
+
+
+def whole_number(action: Any) -> int | None:
+    """``action`` as an int when it is a whole number: an int, a numpy integer or a 0-d integer
+    array (what SB3's ``predict`` returns), by ``operator.index``; never a bool (``True`` is not
+    action 1) nor a float. None otherwise; whether it is in 0..NUM_ACTIONS-1 is the caller's."""
+    if isinstance(action, (bool, np.bool_)):
+        return None
+    try:
+        return operator.index(action)
+    except TypeError:
+        return None
 
 
 def _check_index(i: int) -> int:

@@ -87,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"kc {args.command}: {_one_line(exc)}", file=sys.stderr)
         return 2
     except AgentError as exc:  # an agent's own failure: its first line names the agent and what it did
-        print(f"kc {args.command}: {_one_line(str(exc).splitlines()[0].rstrip(':'))}", file=sys.stderr)
+        print(f"kc {args.command}: {_one_line(exc.headline)}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # kc replay game.json | head: the reader left; nothing more to say
         _silence_stdout()

@@ -232,11 +232,8 @@ class KingsCornerEnv(gymnasium.Env):
     def _why_illegal(self, action: Any) -> str | None:
         if type(action) is int and 0 <= action < actions.NUM_ACTIONS and self.aec.is_legal(action):
             return None
-        try:
-            if isinstance(action, (bool, np.bool_)):  # True is not action 1
-                raise TypeError
-            index = operator.index(action)
-        except TypeError:
+        index = actions.whole_number(action)
+        if index is None:
             return f"{action!r}, which is not an action (a whole number 0..{actions.NUM_ACTIONS - 1})"[:200]
         if not 0 <= index < actions.NUM_ACTIONS:
             return f"action {index}, outside 0..{actions.NUM_ACTIONS - 1}"

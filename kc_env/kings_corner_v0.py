@@ -155,7 +155,6 @@ call, each drawing as the ``random`` agent does (``KingsCorner-v0``'s random opp
 
 from __future__ import annotations
 
-import operator
 from typing import TYPE_CHECKING, Any
 
 import gymnasium
@@ -407,13 +406,10 @@ class engine_env(AECEnv, EzPickle):
 
     def _action_index(self, action: Any) -> int:
         """``action`` as an index 0..NUM_ACTIONS-1, else ``IllegalMove`` saying why."""
-        try:
-            if isinstance(action, (bool, np.bool_)):  # True is not action 1
-                raise TypeError
-            index = operator.index(action)
-        except TypeError:
+        index = actions.whole_number(action)
+        if index is None:
             raise IllegalMove(f"{self.agent_selection}: an action is a whole number 0..{actions.NUM_ACTIONS - 1}, "
-                              f"not {action!r}"[:200]) from None
+                              f"not {action!r}"[:200])
         if not 0 <= index < actions.NUM_ACTIONS:
             raise IllegalMove(f"{self.agent_selection}: action {index} is outside 0..{actions.NUM_ACTIONS - 1}")
         return index

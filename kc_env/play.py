@@ -50,6 +50,11 @@ class AgentError(RuntimeError):
     action that is not legal (``IllegalAgentAction``). The message's first line names the agent,
     the seat and what it did."""
 
+    @property
+    def headline(self) -> str:
+        """The message's first line (an illegal action's goes on with the position)."""
+        return str(self).splitlines()[0].rstrip(":")
+
 
 class StopPlay(Exception):
     """An agent's own way to end the play (a person quitting: ``agents.human.QuitGame``): ``ask``
@@ -80,15 +85,13 @@ def ask(agent: Seat, obs: dict[str, np.ndarray], seat: int) -> Any:
 def check_action(action: Any, mask: np.ndarray, state: GameState, who: Any = "the agent") -> int:
     """``action`` as an int when it is a whole number that ``mask`` allows, else
     ``IllegalAgentAction`` naming ``who``, the seat to act, the action and the position."""
-    if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
-        action = action[()]  # a 0-d array, as SB3's predict returns one action
-    whole = isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_))
-    if whole and 0 <= action < actions.NUM_ACTIONS:
-        if mask[action] == 1:
-            return int(action)
-        what = f"{int(action)} ({actions.name(int(action))})"
+    index = actions.whole_number(action)
+    if index is not None and 0 <= index < actions.NUM_ACTIONS:
+        if mask[index] == 1:
+            return index
+        what = f"{index} ({actions.name(index)})"
     else:
-        what = f"{str(action)[:40]!r} ({'out of range' if whole else 'not an action index'})"
+        what = f"{str(action)[:40]!r} ({'out of range' if index is not None else 'not an action index'})"
     raise IllegalAgentAction(f"{who!r} at seat {state.current_player} chose action {what}, "
                              f"which is not legal:\n{engine.to_text(state)}")
 

@@ -165,13 +165,11 @@ def action_id(action: Any) -> int:
     (``play 9H->N``); ``ValueError`` for anything else, never a float cut to an id."""
     if isinstance(action, str):
         return actions.parse(action)
-    if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
-        action = action[()]
-    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)) \
-            or not 0 <= action < actions.NUM_ACTIONS:
+    index = actions.whole_number(action)
+    if index is None or not 0 <= index < actions.NUM_ACTIONS:
         raise ValueError(f"{ENV_ID}: an action is a whole number 0..{actions.NUM_ACTIONS - 1} or its name "
                          f"(raw_action=True), not {str(action)[:40]!r}")
-    return int(action)
+    return index
 
 
 def _legal(state: dict[str, np.ndarray]) -> list[int]:

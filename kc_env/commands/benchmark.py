@@ -95,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(str(exc)) from None
     except AgentError as exc:
         kept = f"; the finished units are kept in {partial}" if partial is not None and partial.exists() else ""
-        raise UserError(f"{str(exc).splitlines()[0].rstrip(':')}{kept}") from None
+        raise UserError(f"{exc.headline}{kept}") from None
     card.command = command(sys.argv[2:] if sys.argv[1:2] == ["benchmark"] else sys.argv[1:])
     print(markdown(card.to_dict()))
     _write(args, card)
