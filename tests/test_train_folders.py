@@ -60,3 +60,14 @@ def test_the_shipped_configs_anchors_are_not_too_many():
 def test_a_turn_ppo_network_no_model_could_hold_is_refused(hidden, said):
     with pytest.raises(config_mod.ConfigError, match=said):
         config_mod.load(CONFIGS / "default.yaml", "smoke", {"turn_ppo.hidden": hidden})
+
+
+def test_the_trainers_own_folder_making_refuses_someone_elses_files(tmp_path):
+    from kc_env.training.run import is_run, new_run_folder
+
+    (tmp_path / "notes.txt").write_text("mine")
+    with pytest.raises(FileExistsError, match="holds files kc train did not make"):
+        new_run_folder(tmp_path)
+    assert not is_run(tmp_path)
+    new_run_folder(tmp_path / "fresh")
+    assert is_run(tmp_path / "fresh")

@@ -57,12 +57,30 @@ def is_run(folder: str | Path) -> bool:
     return (Path(folder) / RUN_MARKER).is_file()
 
 
+def check_new_run_folder(folder: Path) -> None:
+    """A new run goes into a new folder, an empty one, or one ``kc train`` made (whose run the
+    trainer refuses to start over without ``--overwrite``): never beside someone's own files, which
+    the marker would then offer to ``--overwrite``. ``FileExistsError`` otherwise."""
+    from .run_lock import LOCK_FILE
+
+    if folder.exists() and not folder.is_dir():
+        raise FileExistsError(f"--run {folder} is a file, not a folder")
+    if folder.is_dir() and not is_run(folder) and any(e.name != LOCK_FILE for e in folder.iterdir()):
+        raise FileExistsError(f"--run {folder} holds files kc train did not make; name a new or empty folder")
+
+
+def new_run_folder(folder: Path) -> None:
+    """Make ``folder`` a new run's (``check_new_run_folder``), marked as ``kc train``'s."""
+    check_new_run_folder(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    mark_run(folder)
+
+
 def start_run(cfg: Any, folder: Path, argv: list[str]) -> Run:
     """Make the run folder and write what is being run: config, command and code version."""
     from .config import save
 
-    folder.mkdir(parents=True, exist_ok=True)
-    mark_run(folder)
+    new_run_folder(folder)
     save(cfg, folder / "config.yaml")
     write_atomic(folder / "command.txt", " ".join(argv) + "\n")
     write_atomic(folder / "version.json", json.dumps(code_version(), indent=2) + "\n")
@@ -90,8 +108,7 @@ def turn_progress(cfg: Any, folder: Path, resume: bool, iterations: int, x_key: 
         return read_progress(path, iterations, cfg.eval.opponents, x_key)
     if (folder / "config.yaml").exists():
         raise FileExistsError(f"{folder} holds a run already: --resume it, or --overwrite it")
-    folder.mkdir(parents=True, exist_ok=True)
-    mark_run(folder)
+    new_run_folder(folder)
     save(cfg, folder / "config.yaml")
     return {"done": 0, "curve": []}
 

@@ -129,6 +129,7 @@ def _train_one(args: argparse.Namespace, overrides: dict, folder: Path, resume: 
     """Train (or resume) one run of the config in ``folder``; returns the result and its trainer."""
     from .. import config as config_mod
     from .. import run_lock, trainers
+    from ..run import check_new_run_folder
 
     resume = args.resume if resume is None else resume
     cfg = config_mod.load(args.config, args.variant, overrides)  # read and checked before anything is written
@@ -137,7 +138,7 @@ def _train_one(args: argparse.Namespace, overrides: dict, folder: Path, resume: 
     if resume:
         _check_same_config(cfg, folder, args)
     elif not args.overwrite:
-        _check_new_run_folder(folder)
+        check_new_run_folder(folder)  # before the lock is made in it; the trainers check it again
     trainer = trainers.get(cfg.trainer)
     train = trainer.train_function()
     if args.overwrite:
@@ -228,19 +229,6 @@ def _flat(tree: dict, prefix: str = "") -> dict:
         else:
             out[f"{prefix}{key}"] = value
     return out
-
-
-def _check_new_run_folder(folder: Path) -> None:
-    """A new run goes into a new folder, an empty one, or one ``kc train`` made (whose run the
-    trainer refuses to start over without ``--overwrite``): never beside someone's own files,
-    which the marker would then offer to ``--overwrite``."""
-    from ..run import is_run
-    from ..run_lock import LOCK_FILE
-
-    if folder.exists() and not folder.is_dir():
-        raise UserError(f"--run {folder} is a file, not a folder")
-    if folder.is_dir() and not is_run(folder) and any(e.name != LOCK_FILE for e in folder.iterdir()):
-        raise UserError(f"--run {folder} holds files kc train did not make; name a new or empty folder")
 
 
 def _check_deletable(folder: Path) -> None:

@@ -113,6 +113,7 @@ def checks(config: Any) -> list[tuple[bool, str]]:
     except ValueError as exc:
         table_problem = str(exc)
     widths = [*t.hidden, *t.critic_hidden]
+    widths_ok = all(type(w) is int and 0 < w <= turn_value.MAX_WIDTH for w in widths)
     return [
         (type(t.iterations) is int and t.iterations > 0 and type(t.games) is int and t.games > 0,
          "turn_ppo.iterations and games must be positive integers"),
@@ -120,11 +121,10 @@ def checks(config: Any) -> list[tuple[bool, str]]:
         (t.self_play == 1 or (bool(t.against) and all(a in OTHERS for a in t.against)),
          f"turn_ppo.against must list some of {', '.join(OTHERS)}"),
         (type(t.candidates) is int and 2 <= t.candidates <= 64, "turn_ppo.candidates must be 2 to 64"),
-        (all(type(w) is int and 0 < w <= 4096 for w in widths), "turn_ppo.hidden and critic_hidden must be "
-                                                                 "positive widths up to 4096"),
+        (widths_ok, f"turn_ppo.hidden and critic_hidden must be positive widths up to {turn_value.MAX_WIDTH}"),
         (max(len(t.hidden), len(t.critic_hidden)) < turn_value.MAX_LAYERS,
          f"turn_ppo.hidden and critic_hidden may list at most {turn_value.MAX_LAYERS - 1} widths each"),
-        (not all(type(w) is int and 0 < w <= 4096 for w in widths) or len(t.hidden) >= turn_value.MAX_LAYERS
+        (not widths_ok or len(t.hidden) >= turn_value.MAX_LAYERS
          or turn_value.weights_bytes([*t.hidden, 1], networks=2) <= turn_value.MAX_WEIGHTS_BYTES,
          f"turn_ppo.hidden {t.hidden} makes a model of more than the {turn_value.MAX_WEIGHTS_BYTES:,} bytes a model "
          "may hold (its two networks, float32)"),
