@@ -347,3 +347,33 @@ def test_the_games_parameters_are_checked_when_made_directly(params, said):
 def test_the_longest_game_still_has_its_length_bounds():
     game = load(max_moves=1_000_000)
     assert game.max_history_length() > game.max_game_length() == 1_000_000
+
+
+def _public_observer(game):
+    from open_spiel.python.observation import make_observation
+
+    return make_observation(game, pyspiel.IIGObservationType(
+        perfect_recall=False, public_info=True, private_info=pyspiel.PrivateInfoType.NONE))
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_the_public_observation_is_the_same_for_every_player(players):
+    """The integrations probe: the public-only observer counted seats from the observing player,
+    so two players' public observations of one state differed (OpenSpiel's public information is
+    the same for every player). It counts them from seat 0 and shows every hand's size, no card."""
+    state = _played(load(players=players), 40)
+    obs = _public_observer(state.get_game())
+    seen = []
+    for seat in range(players):
+        obs.set_from(state, seat)
+        seen.append((obs.tensor.copy(), obs.string_from(state, seat)))
+    for tensor, text in seen[1:]:
+        np.testing.assert_array_equal(tensor, seen[0][0])
+        assert text == seen[0][1]
+    tensor, text = seen[0]
+    assert not tensor[observation.SLICES["hand"]].any()
+    deal = state.table.deal
+    assert f"hands: {' '.join(str(len(h)) for h in deal.hands)}" in text
+    assert f"to act: seat {deal.current_player}" in text
+    words = set(text.split())
+    assert not any(engine.card_name(c) in words for hand in deal.hands for c in hand)

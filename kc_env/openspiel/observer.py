@@ -18,8 +18,9 @@ class SeatObserver:
     The default (the seat's private and the public information) is the observation vector and
     ``view_text``; ``perfect_recall`` adds the moves to the string and has no tensor (the game
     provides no information-state tensor: the vector does not recall the moves). OpenSpiel's factored parts:
-    the public part is the vector with the hand's slice at 0 and the text without the hand line;
-    the private part is the hand alone (54 values, one-hot by card id) and its line.
+    the public part is the same for every player, so it counts seats from seat 0, not from the
+    player: seat 0's vector with the hand's slice at 0, and ``public_text``; the private part is the
+    player's hand alone (54 values, one-hot by card id) and its line.
     """
 
     def __init__(self, iig_obs_type: pyspiel.IIGObservationType, params: dict | None):
@@ -40,7 +41,8 @@ class SeatObserver:
         if not self.tensor.size:
             return
         deal = state.table.deal
-        vec = np.zeros(observation.OBS_SIZE, np.float32) if deal is None else observation.encode(deal, player)
+        seat = player if self.private else 0  # the public part alone is every player's: seats from 0
+        vec = np.zeros(observation.OBS_SIZE, np.float32) if deal is None else observation.encode(deal, seat)
         if not self.public:
             self.tensor[:] = vec[_HAND] if self.private else vec[:0]
             return
@@ -51,9 +53,13 @@ class SeatObserver:
     def string_from(self, state, player: int) -> str:
         """``player``'s view as text, and under ``perfect_recall`` the moves, each ``seat:name``."""
         deal = state.table.deal
-        lines = ["dealing"] if deal is None else view_text(deal, player).split("\n")
-        lines = [line for line in lines if (line.startswith("hand:") and self.private)
-                 or (not line.startswith("hand:") and self.public)]
+        if deal is None:
+            lines = ["dealing"] if self.public else []
+        elif not self.private:
+            lines = public_text(deal).split("\n") if self.public else []
+        else:
+            lines = [line for line in view_text(deal, player).split("\n")
+                     if line.startswith("hand:") or self.public]
         if self.perfect_recall and self.public:
             lines.append("moves: " + " ".join(f"{seat}:{actions.name(a)}" for seat, a in state.table.moves))
         return "\n".join(lines)
@@ -73,6 +79,17 @@ def view_text(deal: engine.GameState, seat: int) -> str:
     flags = [f for f in ("drawn", "played", "moved", "first_turn") if getattr(deal, f)]
     turn = "over" if deal.is_over else f"+{(deal.current_player - seat) % n}"
     lines.append(" ".join([f"to act: {turn}", *flags, f"idle: {deal.idle_turns}", f"dealer: +{(deal.dealer - seat) % n}"]))
+    return "\n".join(lines)
+
+
+def public_text(deal: engine.GameState) -> str:
+    """What every player sees of ``deal``: the piles, every hand's size and the stock's, and the
+    turn, seats counted from seat 0."""
+    lines = [f"{name}: {_cards(deal.piles[p])}" for p, name in enumerate(engine.PILE_NAMES)]
+    lines.append(f"hands: {' '.join(str(len(hand)) for hand in deal.hands)}  stock: {len(deal.stock)}")
+    flags = [f for f in ("drawn", "played", "moved", "first_turn") if getattr(deal, f)]
+    turn = "over" if deal.is_over else f"seat {deal.current_player}"
+    lines.append(" ".join([f"to act: {turn}", *flags, f"idle: {deal.idle_turns}", f"dealer: seat {deal.dealer}"]))
     return "\n".join(lines)
 
 
