@@ -108,6 +108,14 @@ def whole_number(action: Any) -> int | None:
         return None
 
 
+def whole_or_given(value: Any) -> Any:
+    """``value`` as an int when ``whole_number`` reads one (``np.int64(3)`` is 3), else ``value``
+    itself, for the caller's own check to refuse by name: an env's ``num_players`` or ``max_moves``
+    taken the way an action is."""
+    number = whole_number(value)
+    return value if number is None else number
+
+
 def _check_index(i: int) -> int:
     try:
         i = operator.index(i)

@@ -109,7 +109,7 @@ class KingsCornerEnv(gymnasium.Env):
                  observation: str = "vector") -> None:
         self.aec = self.aec_class(rules=rules, num_players=num_players, episode=episode, reward=reward,
                            max_moves=max_moves, max_deals=max_deals, dealer=dealer)
-        n = num_players
+        n = self.aec.num_players  # an int, however it was given
         if learner_seat != "random" and (type(learner_seat) is not int or not 0 <= learner_seat < n):
             raise ValueError(f"learner_seat must be a seat 0..{n - 1} or 'random', not {learner_seat!r}")
         self.learner_seat_option = learner_seat

@@ -200,9 +200,10 @@ def _choice(name: str, value: Any, allowed: tuple) -> Any:
 
 
 def _positive(name: str, value: Any) -> int:
-    if type(value) is not int or not 1 <= value <= match_mod.MOST_MOVES:
+    number = actions.whole_number(value)  # np.int64 too, never a bool nor a float
+    if number is None or not 1 <= number <= match_mod.MOST_MOVES:
         raise ValueError(f"{name} must be a whole number from 1 to {match_mod.MOST_MOVES:,}, not {value!r}")
-    return value
+    return number
 
 
 class engine_env(AECEnv, EzPickle):
@@ -227,6 +228,7 @@ class engine_env(AECEnv, EzPickle):
                           render_mode=render_mode, render_view=render_view)
         super().__init__()
         self.rules = Rules.coerce(rules)
+        num_players = actions.whole_or_given(num_players)
         self.rules.check_players(num_players)
         self.num_players = num_players
         self.episode = _choice("episode", episode, EPISODES)

@@ -146,6 +146,14 @@ def test_bad_arguments():
     assert isinstance(KingsCornerEnv(opponents=[agents.load("random", seed=3)]).opponents[0], agents.RandomAgent)
 
 
+def test_numpy_whole_numbers_are_taken_for_num_players_and_max_moves():
+    env = KingsCornerEnv(num_players=np.int64(3), max_moves=np.int64(50), opponents=["random", "random"])
+    assert (env.aec.num_players, env.aec.max_moves) == (3, 50) and type(env.aec.num_players) is int
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="^num_players must be 2 to 6, not 3.0$"):
+        KingsCornerEnv(num_players=3.0)
+
+
 def test_render_shows_the_learners_hand():
     env = KingsCornerEnv(num_players=3, render_mode="ansi", learner_seat=2)
     env.reset(seed=0)

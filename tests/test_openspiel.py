@@ -330,6 +330,16 @@ def test_a_refused_chance_outcome_or_move_changes_nothing():
     assert state.chance_outcomes() == []  # a decision node has none
 
 
+def test_numpy_whole_numbers_are_taken_for_players_and_max_moves_when_made_directly():
+    from kc_env.openspiel import KingsCornerGame
+
+    game = KingsCornerGame({"players": np.int64(3), "max_moves": np.int64(50)})
+    assert (game.num_players(), game.max_game_length()) == (3, 50)
+    assert type(game.players) is type(game.max_moves) is int
+    with pytest.raises(ValueError, match="^players must be a whole number, not 3.0$"):
+        KingsCornerGame({"players": 3.0})
+
+
 @pytest.mark.parametrize("params, said", [
     ({"max_moves": 10**9}, "max_moves must be a whole number from 1 to 1,000,000, not 1000000000"),
     ({"max_moves": True}, "max_moves must be a whole number"),

@@ -225,6 +225,27 @@ def test_options_are_checked():
     assert aec.rules == Rules.preset("pagat", jokers=2) and aec.game.dealer == 5
 
 
+@pytest.mark.parametrize("make", [kc.raw_env, kc.engine_env])
+def test_numpy_whole_numbers_are_taken_for_num_players_and_max_moves(make):
+    aec = make(num_players=np.int64(3), max_moves=np.int64(50), max_deals=np.array(2))
+    assert (aec.num_players, aec.max_moves, aec.max_deals) == (3, 50, 2)
+    assert type(aec.num_players) is type(aec.max_moves) is int
+    aec.reset(seed=0)
+    assert aec.num_agents == 3
+
+
+@pytest.mark.parametrize("kwargs, said", [
+    ({"num_players": True}, "^num_players must be 2 to 6, not True$"),
+    ({"num_players": np.bool_(True)}, "^num_players must be 2 to 6, not "),
+    ({"num_players": 3.0}, "^num_players must be 2 to 6, not 3.0$"),
+    ({"max_moves": True}, "^max_moves must be a whole number from 1 to 2,147,483,647, not True$"),
+    ({"max_moves": 50.0}, "^max_moves must be a whole number from 1 to 2,147,483,647, not 50.0$"),
+])
+def test_bools_and_floats_are_still_refused_for_num_players_and_max_moves(kwargs, said):
+    with pytest.raises(ValueError, match=said):
+        kc.raw_env(**kwargs)
+
+
 def test_render_ansi_shows_the_acting_seat_only():
     aec = kc.raw_env(num_players=3, render_mode="ansi")
     aec.reset(seed=7)

@@ -152,6 +152,16 @@ def test_bad_arguments_are_refused(kwargs, message):
         KingsCornerVecEnv(**kwargs)
 
 
+def test_numpy_whole_numbers_are_taken_for_num_players_and_max_moves():
+    env = KingsCornerVecEnv(4, num_players=np.int64(3), max_moves=np.int64(50), opponents=["random", "random"])
+    assert (env.num_players, env.max_moves) == (3, 50) and type(env.num_players) is type(env.max_moves) is int
+    env.reset()
+    for kwargs, said in (({"num_players": True}, "^num_players must be 2 to 6, not True$"),
+                         ({"max_moves": 50.0}, "^max_moves must be a whole number from 1 to 2,147,483,647, not 50.0$")):
+        with pytest.raises(ValueError, match=said):
+            KingsCornerVecEnv(4, **kwargs)
+
+
 class ConstantOpponent:
     """An outside opponent that always answers ``value`` (``reliability-2026-12.md`` item 1)."""
 

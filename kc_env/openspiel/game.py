@@ -61,12 +61,12 @@ class KingsCornerGame(pyspiel.Game):
         if not isinstance(params["rules"], str):
             raise ValueError(f"rules must be a string such as 'pagat;must_play:all', not {params['rules']!r}")
         self.rules = read_rules(params["rules"])
-        self.players = params["players"]
+        self.players = params["players"] = actions.whole_or_given(params["players"])  # np.int64 too
         if isinstance(self.players, bool) or not isinstance(self.players, int):
             raise ValueError(f"players must be a whole number, not {self.players!r}")
         self.rules.check_players(self.players)
         self.reward = rewards.check(params["reward"])
-        self.max_moves = _whole("max_moves", params["max_moves"], 1, MAX_MOVES)
+        self.max_moves = params["max_moves"] = _whole("max_moves", params["max_moves"], 1, MAX_MOVES)
         bounds = rewards.bounds(self.reward, self.rules)
         info = pyspiel.GameInfo(
             num_distinct_actions=GAME_INFO.num_distinct_actions, max_chance_outcomes=GAME_INFO.num_cards,
@@ -233,10 +233,12 @@ class KingsCornerState(pyspiel.State):
 
 
 def _whole(name: str, value, low: int, high: int) -> int:
-    """``value`` of the parameter ``name``, a whole number from ``low`` to ``high``; else ValueError."""
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+    """``value`` of the parameter ``name``, a whole number from ``low`` to ``high`` (a numpy integer
+    too: ``actions.whole_number``); else ValueError."""
+    number = actions.whole_number(value)
+    if number is None or not low <= number <= high:
         raise ValueError(f"{name} must be a whole number from {low} to {high:,}, not {value!r}")
-    return value
+    return number
 
 
 def _is_int(text: str) -> bool:

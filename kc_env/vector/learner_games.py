@@ -106,6 +106,7 @@ class LearnerGames:
         if type(num_envs) is not int or num_envs < 1:
             raise ValueError(f"num_envs must be a whole number of at least 1, not {num_envs!r}")
         self.rules = Rules.coerce(rules)
+        num_players = actions_mod.whole_or_given(num_players)
         self.rules.check_players(num_players)
         n = self.num_players = num_players
         for name, value in (("learner_seat", learner_seat), ("dealer", dealer)):
@@ -113,8 +114,9 @@ class LearnerGames:
                 raise ValueError(f"{name} must be a seat 0..{n - 1} or 'random', not {value!r}")
         if reward not in REWARDS:
             raise ValueError(f"reward must be one of {REWARDS}, not {reward!r}")
-        if type(max_moves) is not int or not 1 <= max_moves <= MOST_MOVES:
+        if (moves := actions_mod.whole_number(max_moves)) is None or not 1 <= moves <= MOST_MOVES:
             raise ValueError(f"max_moves must be a whole number from 1 to {MOST_MOVES:,}, not {max_moves!r}")
+        max_moves = moves
         if illegal_action not in ILLEGAL_ACTIONS:
             raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTIONS}, not {illegal_action!r}")
         self.reward_kind, self.max_moves, self.illegal_action, self.record = reward, max_moves, illegal_action, record
