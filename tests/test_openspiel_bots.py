@@ -131,6 +131,26 @@ def test_a_bot_agent_refuses_an_illegal_choice():
         agent.act(obs)
 
 
+def _seat_obs() -> dict:
+    deal = engine.new_deal("standard", 2, seed=0)
+    return {"observation": observation.encode(deal, deal.current_player), "action_mask": actions.legal_mask(deal)}
+
+
+@pytest.mark.parametrize("garbage, said", [
+    (lambda obs: obs["observation"], "^an agent acts on an observation dict .*, not ndarray$"),
+    (lambda obs: {"observation": obs["observation"]}, "^an agent acts on an observation dict .*, not a dict without"),
+    (lambda obs: {**obs, "action_mask": obs["action_mask"][:3]}, r"^an action mask is 497 numbers, not shape \(3,\)"),
+    (lambda obs: {**obs, "action_mask": obs["action_mask"][None]}, r"^an action mask is 497 numbers, not shape \(1, 497\)"),
+    (lambda obs: {**obs, "action_mask": obs["action_mask"].astype(str)}, "^an action mask is 497 numbers, not .* of <U"),
+    (lambda obs: {**obs, "observation": obs["observation"][:5]}, r"^an observation of layout 2 has shape \(1599,\), not \(5,\)$"),
+])
+def test_a_bot_agent_refuses_a_garbage_observation_in_one_line(garbage, said):
+    agent = ISMCTSAgent(seed=0, simulations=2)
+    with pytest.raises(ValueError, match=said) as caught:
+        agent.act(garbage(_seat_obs()))
+    assert "\n" not in str(caught.value)
+
+
 def test_a_tournament_seats_an_openspiel_bot():
     """Copied into two worker processes, as ``kc eval`` and ``kc benchmark`` seat agents."""
     result = run_tournament([ISMCTSAgent(seed=0, simulations=2), "random"], "standard", 2, deals=2, seed=0,

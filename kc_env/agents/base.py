@@ -15,6 +15,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from ..actions import NUM_ACTIONS
+
 RULE_BASED: tuple[str, ...] = ("heuristic", "greedy", "random")
 """The specs of the rule-based agents, strongest first: the one list of them.
 ``kc_env.agents.SPECS`` builds each; the vector env, the model cards and the training configs
@@ -66,12 +68,27 @@ class Agent(ABC):
 
 
 def legal_actions(obs: Mapping[str, np.ndarray]) -> np.ndarray:
-    """The legal action indices of an observation; raises ``ValueError`` when there are none
-    (the seat is not to act, or the deal is over)."""
-    legal = np.flatnonzero(np.asarray(obs["action_mask"]))
+    """The legal action indices of an observation; raises ``ValueError`` in one line when ``obs``
+    is no observation dict (``action_mask``) or there are no legal actions (the seat is not to
+    act, or the deal is over)."""
+    legal = np.flatnonzero(action_mask(obs))
     if legal.size == 0:
         raise ValueError("the action mask has no legal action: this seat is not to act")
     return legal
+
+
+def action_mask(obs: Mapping[str, np.ndarray]) -> np.ndarray:
+    """``obs["action_mask"]`` as an array, checked: ``obs`` a mapping of ``observation`` and
+    ``action_mask``, the mask ``NUM_ACTIONS`` numbers; else ``ValueError`` in one line naming what
+    it got."""
+    if not isinstance(obs, Mapping) or not {"observation", "action_mask"} <= obs.keys():
+        got = f"a dict without {sorted({'observation', 'action_mask'} - obs.keys())}" if isinstance(obs, Mapping) \
+            else type(obs).__name__
+        raise ValueError(f"an agent acts on an observation dict {{'observation', 'action_mask'}}, not {got}")
+    mask = np.asarray(obs["action_mask"])
+    if mask.shape != (NUM_ACTIONS,) or mask.dtype.kind not in "biuf":
+        raise ValueError(f"an action mask is {NUM_ACTIONS} numbers, not shape {mask.shape} of {mask.dtype}")
+    return mask
 
 
 def spec_parts(spec: str, prefix: str, noun: str, form: str) -> dict[str, str]:

@@ -15,6 +15,7 @@ from open_spiel.python.algorithms import ismcts, mcts
 
 from .. import actions, play
 from ..agents import Agent, load
+from ..agents.base import legal_actions
 from .game import KingsCornerState
 from .position import seat_position
 from .search import resampler
@@ -61,7 +62,9 @@ class BotAgent(Agent):
         self.rng = random.Random(seed)
 
     def act(self, obs: Mapping[str, np.ndarray]) -> int:
-        """The bot's move from the position that ``obs`` shows."""
+        """The bot's move from the position that ``obs`` shows (a garbage ``obs`` refused in one
+        line: ``legal_actions`` and ``observation.decode`` check it)."""
+        legal_actions(obs)
         position = seat_position(obs["observation"], self.rng)
         bot = self.maker(position.state.get_game(), 0, self.rng.getrandbits(31))
         action = position.real_action(int(bot.step(position.state)))
