@@ -24,7 +24,8 @@ this module is imported: RLCard's ``env.run``, ``rlcard.utils.tournament`` and i
 ``{"obs": the 1599 values, "legal_actions": {id: None}, "raw_obs", "raw_legal_actions": names,
 "action_record"}``; a step that is not legal (or after the game's end) is refused before RLCard records it;
 the payoffs are the deal's rewards (``win_loss``: +1 to the winner, -1/(n-1) to the others, 0 to
-all in a deal nobody won). A turn is several steps of one player, ``end turn`` last. There is no
+all in a deal nobody won). A turn is several steps of one player, ``end turn`` last.
+``get_perfect_information()`` gives the whole deal (every hand, the piles, the stock). There is no
 ``step_back`` (``allow_step_back`` is refused).
 
 ```python
@@ -49,7 +50,8 @@ from pettingzoo.utils.wrappers import BaseWrapper
 from rlcard.envs import Env as RLCardEnv
 from rlcard.envs.registration import register, registry
 
-from . import actions, kings_corner_v0
+from . import actions, engine, kings_corner_v0
+from .cards import card_name
 from .engine import IllegalMove
 from .observation import OBS_SIZE
 
@@ -78,6 +80,8 @@ class Game:
 
     allow_step_back = False
     np_random: np.random.RandomState
+    totals: np.ndarray | None = None
+    """Each seat's rewards so far; None until ``init_game`` (RLCard's ``reset``) deals the first game."""
 
     def __init__(self, options: dict[str, Any]) -> None:
         try:
@@ -93,16 +97,37 @@ class Game:
 
     def step(self, action: int | str) -> tuple[dict[str, np.ndarray], int]:
         """Play ``action`` (an id, or its name: RLCard passes a raw action as it is) for the player to act."""
-        self.table.step(action_id(action))
+        self.dealt().step(action_id(action))
         self.totals += [self.table.rewards[agent] for agent in self.table.possible_agents]
         player = self.get_player_id()
         return self.get_state(player), player
 
+    def dealt(self) -> kings_corner_v0.raw_env:
+        """The table, once a game is dealt; before, ``RuntimeError`` in one line asking for ``reset()``."""
+        if self.totals is None:
+            raise RuntimeError(f"{ENV_ID}: no game yet: call reset() first")
+        return self.table
+
     def get_state(self, player: int) -> dict[str, np.ndarray]:
-        return self.table.observe(self.table.possible_agents[player])
+        """The observation of seat ``player`` (a whole number 0..num_players-1, never -1 for the last)."""
+        seat = actions.whole_number(player)
+        if seat is None or not 0 <= seat < self.table.num_players:
+            raise ValueError(f"{ENV_ID}: player {player!r} is not a seat 0..{self.table.num_players - 1}")
+        return self.dealt().observe(self.table.possible_agents[seat])
 
     def get_player_id(self) -> int:
-        return self.table.agent_seat[self.table.agent_selection]
+        return self.table.agent_seat[self.dealt().agent_selection]
+
+    def get_perfect_information(self) -> dict[str, Any]:
+        """The whole deal, every hand and the stock included, as RLCard's games give it: cards by
+        name (``9H``), each pile bottom to top, the stock top first, the legal ids and their
+        names, and the position as ``engine.to_text`` writes it."""
+        deal, legal = self.dealt().game, _legal(self.get_state(self.get_player_id()))
+        return {"num_players": deal.num_players, "current_player": self.get_player_id(),
+                "hand_cards": [_names(hand) for hand in deal.hands],
+                "piles": {name: _names(pile) for name, pile in zip(engine.PILE_NAMES, deal.piles, strict=True)},
+                "stock": _names(reversed(deal.stock)), "legal_actions": legal,
+                "raw_legal_actions": [actions.name(a) for a in legal], "position": engine.to_text(deal)}
 
     def get_num_players(self) -> int:
         return self.table.num_players
@@ -112,12 +137,13 @@ class Game:
         return actions.NUM_ACTIONS
 
     def is_over(self) -> bool:
-        agent = self.table.agent_selection
+        agent = self.dealt().agent_selection
         return bool(self.table.terminations[agent] or self.table.truncations[agent])
 
     def payoffs(self) -> np.ndarray:
         """Each seat's rewards summed over the game (a deal's come at its end; a match's
         ``score`` rewards at each deal's end)."""
+        self.dealt()
         return self.totals.copy()
 
 
@@ -141,6 +167,10 @@ class KingsCornerRLCardEnv(RLCardEnv):
 
     def get_payoffs(self) -> np.ndarray:
         return self.game.payoffs()
+
+    def get_perfect_information(self) -> dict[str, Any]:
+        """The whole state, every hand included (``Game.get_perfect_information``)."""
+        return self.game.get_perfect_information()
 
     def step(self, action: Any, raw_action: bool = False) -> tuple[dict[str, Any], int]:
         """RLCard's step, with the action checked before anything is recorded: an action that
@@ -170,6 +200,10 @@ def action_id(action: Any) -> int:
         raise ValueError(f"{ENV_ID}: an action is a whole number 0..{actions.NUM_ACTIONS - 1} or its name "
                          f"(raw_action=True), not {str(action)[:40]!r}")
     return index
+
+
+def _names(cards) -> list[str]:
+    return [card_name(c) for c in cards]
 
 
 def _legal(state: dict[str, np.ndarray]) -> list[int]:

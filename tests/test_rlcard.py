@@ -186,3 +186,40 @@ def test_a_step_after_the_game_is_over_asks_for_a_reset():
 def test_a_move_limit_past_what_the_tables_hold_is_one_line():
     with pytest.raises(ValueError, match="max_moves must be a whole number from 1 to 2,147,483,647, not 9223372036854775808"):
         native(game_max_moves=2**63)
+
+
+def test_the_perfect_information_is_the_whole_deal_every_hand_the_piles_and_the_stock():
+    from kc_env import engine
+    from kc_env.cards import card_name
+
+    env = native(seed=0, game_num_players=3)
+    env.reset()
+    env.step(env._get_legal_actions()[0])
+    info, deal = env.get_perfect_information(), env.game.table.game
+    assert info["num_players"] == 3 and info["current_player"] == env.get_player_id() == deal.current_player
+    assert info["hand_cards"] == [[card_name(c) for c in hand] for hand in deal.hands]
+    assert info["piles"] == {name: [card_name(c) for c in pile] for name, pile in zip(engine.PILE_NAMES, deal.piles, strict=True)}
+    assert info["stock"] == [card_name(c) for c in reversed(deal.stock)]  # top first
+    assert sum(map(len, info["hand_cards"])) + sum(map(len, info["piles"].values())) + len(info["stock"]) == 52
+    assert info["legal_actions"] == env._get_legal_actions()
+    assert info["raw_legal_actions"] == [actions.name(a) for a in info["legal_actions"]]
+    assert info["position"] == engine.to_text(deal)
+
+
+@pytest.mark.parametrize("player", [-1, 2, True, 1.0, "0"])
+def test_a_state_for_a_player_outside_the_seats_is_refused_in_one_line(player):
+    env = native(seed=0)
+    env.reset()
+    with pytest.raises(ValueError, match=rf"^kings-corner: player {re.escape(repr(player))} is not a seat 0..1$"):
+        env.get_state(player)
+    assert np_equal(env.get_state(np.int64(1))["obs"], env.get_state(1)["obs"])
+
+
+@pytest.mark.parametrize("call", [
+    lambda env: env.get_state(0), lambda env: env.get_player_id(), lambda env: env.is_over(),
+    lambda env: env.get_payoffs(), lambda env: env.step(0), lambda env: env.get_perfect_information(),
+    lambda env: env._get_legal_actions(),
+])
+def test_a_call_before_reset_asks_for_reset_in_one_line(call):
+    with pytest.raises(RuntimeError, match=r"^kings-corner: no game yet: call reset\(\) first$"):
+        call(native(seed=0))
