@@ -121,3 +121,11 @@ def test_trainer_flag_notes_the_settings_of_the_configs_own_trainer_it_leaves_un
     assert main(["train", "default", "--trainer", "turn_ppo", "--run", str(tmp_path / "none"), "--resume"]) == 2
     err = capsys.readouterr().err
     assert "kc train: note:" not in err and "resuming" not in err  # a folder with no run is not resumed
+
+
+def test_an_sb3_runs_summary_names_the_model_kc_reads_not_sb3s_zip():
+    """``final.zip`` is for the user's own SB3 code; kc reads ``final.pt`` (``kc export``)."""
+    folder = Path("runs") / "demo"
+    out = trainers.REGISTRY["sb3"].outputs(folder)
+    assert "final.zip" not in out
+    assert f"model: {folder / 'final.pt'}" in out and f"export: kc export {folder} models/NAME" in out

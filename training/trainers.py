@@ -88,7 +88,10 @@ def _turn_value_finished(folder: Path) -> bool:
 
 
 def _sb3_outputs(folder: Path) -> str:
-    return (f"run folder: {folder}\nmodel: {folder / 'final.zip'}   learning curve: {folder / 'learning_curve.png'}")
+    """The model kc reads (``final.pt``, which ``kc export`` makes a model folder of), never SB3's
+    ``final.zip``, which is for the user's own SB3 code."""
+    return (f"run folder: {folder}\nmodel: {folder / 'final.pt'}   learning curve: {folder / 'learning_curve.png'}"
+            f"   export: kc export {folder} models/NAME")
 
 
 def _rllib_outputs(folder: Path) -> str:
