@@ -334,3 +334,36 @@ def test_a_run_with_the_privileged_critic_resumes_from_its_wider_critic(tmp_path
     assert [p["iteration"] for p in result.curve] == [0, 1, 2]
     card = json.loads((tmp_path / "run" / "model" / "model.json").read_text())
     assert card["trained"]["privileged_critic"] is True and card["features"] == FEATURES
+
+
+@pytest.mark.parametrize("how", ["shipped name", "run folder"])
+def test_the_start_resolves_a_shipped_models_name_and_a_run_folder_as_kc_reads_a_model(tmp_path, monkeypatch, how):
+    """``turn_ppo.start: turn-ppo-2p`` (from any folder) and ``start: RUN`` (a turn trainer's run,
+    whose model is ``RUN/model``) start from that model's networks."""
+    import shutil
+
+    from kc_env.training.turn_ppo.train import _networks
+
+    from kc_env.agents.model_folder import shipped_models
+
+    shipped = shipped_models()["turn-ppo-2p"]
+    start = "turn-ppo-2p"
+    if how == "run folder":
+        shutil.copytree(shipped, tmp_path / "run" / "model")
+        start = str(tmp_path / "run")
+    monkeypatch.chdir(tmp_path)  # no models/ here
+    cfg = config_mod.load(CONFIG, "smoke", {"turn_ppo.start": start, "turn_ppo.gate": "careless"})
+    (first, second), _ = _networks(cfg, tmp_path / "new", 0)
+    _, expected = tv.load(shipped)
+    assert all((w == w2).all() and (b == b2).all() for (w, b), (w2, b2) in zip(first, expected, strict=True))
+    assert second is not None
+
+
+def test_a_start_that_names_no_model_is_one_line_naming_it(tmp_path):
+    from kc_env.training.turn_ppo.train import _networks
+
+    cfg = config_mod.load(CONFIG, "smoke", {"turn_ppo.start": "no-such-model"})
+    with pytest.raises(config_mod.ConfigError, match="^turn_ppo.start: no-such-model is no model folder, turn "
+                                                     "trainer's run folder or shipped model \\(.*turn-ppo-2p"):
+        _networks(cfg, tmp_path / "new", 0)
+

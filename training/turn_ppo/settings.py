@@ -91,7 +91,8 @@ class TurnPPOSettings:
     played at the config's own table. The model's card lists them (``tables``), so it plays every
     table they span without a warning."""
     start: str | None = None
-    """A turn-value model folder whose network(s) start the policy (their layer sizes replace
+    """A turn-value model (its folder, a shipped model's name such as ``turn-ppo-2p``, or a turn
+    trainer's run folder, whose model is ``RUN/model``) whose network(s) start the policy (their layer sizes replace
     ``hidden``; a model with one network starts both of a gated policy); none: a policy that starts
     uniform over the candidates."""
 
@@ -135,7 +136,7 @@ def checks(config: Any) -> list[tuple[bool, str]]:
          "turn_ppo.epochs and batch_size must be positive integers"),
         (t.learning_rate > 0 and 0 < t.clip_range < 1 and t.ent_coef >= 0,
          "turn_ppo.learning_rate must be positive, clip_range in (0, 1) and ent_coef at least 0"),
-        (t.start is None or isinstance(t.start, str), "turn_ppo.start must be a turn-value model folder or null"),
+        (t.start is None or isinstance(t.start, str), "turn_ppo.start must be a turn-value model (a folder, a run or a shipped name) or null"),
         (t.gate in GATES, f"turn_ppo.gate must be one of {', '.join(GATES)}, not {t.gate!r}"),
         (t.careless_play in CARELESS_PLAYS and (t.careless_play == "best" or t.gate in ("careless", "uniform")),
          f"turn_ppo.careless_play must be one of {', '.join(CARELESS_PLAYS)} (sample: with gate careless or "

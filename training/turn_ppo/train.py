@@ -137,8 +137,9 @@ def _networks(cfg, folder: Path, done: int):
         loose = model.load_careless(where / "model", card) if gated else None
         return (first, loose), _load_critics(where / CRITIC_FILE, t.critic_hidden, learns_second, critic_width(t))
     if t.start:
-        card, first = model.load(t.start)
-        loose = model.load_careless(t.start, card) if card.get("careless_layers") else None
+        start = start_folder(t.start)
+        card, first = model.load(start)
+        loose = model.load_careless(start, card) if card.get("careless_layers") else None
         if loose is not None and not gated:
             raise config_mod.ConfigError(f"turn_ppo.start: {t.start} holds two networks (a gate): set turn_ppo.gate "
                                          "careless to train both")
@@ -148,6 +149,20 @@ def _networks(cfg, folder: Path, done: int):
     else:
         first = tv.numpy_layers(tv.torch_network(FEATURES, list(t.hidden), cfg.seed, None)[1])
     return (first, _second(t.gate, first)), (None, None)
+
+
+def start_folder(spec: str) -> Path:
+    """The model folder ``turn_ppo.start`` names, as kc reads a model argument
+    (``model_folder.model_folder``: a path, else a shipped model's name such as ``turn-ppo-2p``),
+    a turn trainer's run folder standing for its model (``RUN/model``, what ``kc export`` copies);
+    ``ConfigError`` in one line when it names none."""
+    folder = folders.model_folder(spec)
+    if folder is None:
+        raise config_mod.ConfigError(f"turn_ppo.start: {spec} is no model folder, turn trainer's run folder or shipped "
+                                     f"model ({', '.join(folders.shipped_models())})")
+    if folders.card_format(folder) is None and folders.format_of(folder / "model") is not None:
+        return folder / "model"
+    return folder
 
 
 def _second(gate: str, learned):
