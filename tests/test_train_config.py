@@ -15,6 +15,7 @@ CONFIG = Path(__file__).resolve().parent.parent / "research" / "configs" / "mask
 @pytest.mark.parametrize("key, value, message", [
     ("eval.opponents", ["nosuch"], "eval.opponents: unknown agent spec 'nosuch'"),
     ("eval.deals", 0, "eval.deals must be positive"),
+    ("eval.deals", 10**12, "eval.deals must be at most 100,000 per opponent, not 1,000,000,000,000"),
     ("pretrain.batch_size", 0, "pretrain.batch_size"),
     ("league.agents", {"nosuch": 1}, "league.agents: unknown agent spec 'nosuch'"),
     ("league.agents", {"heuristic": 0, "random": 0}, "at least one of them above 0"),

@@ -98,6 +98,8 @@ def test_updates_move_the_policy_towards_the_candidates_that_win(advantage):
                                "turn_ppo.candidates, with gate careless or uniform"),
     ("clip_range", 0.0, "clip_range in"),
     ("games", 0, "turn_ppo.iterations and games must be positive"),
+    ("games", 10**12, "turn_ppo.games must be at most 50,000 deals an iteration, not 1,000,000,000,000"),
+    ("batch_size", 10**12, "turn_ppo.batch_size must be at most 65,536, not 1,000,000,000,000"),
     ("tables", "pagat", "turn_ppo.tables: expected list"),
     ("tables", [{"rules": "pagat", "players": 3}], "turn_ppo.tables.0. must be a mapping of rules and num_players"),
     ("tables", [{"rules": "snap", "num_players": 3}], "turn_ppo.tables.0.: .*snap"),

@@ -43,6 +43,9 @@ MAX_WIDTH = 4096
 """The widest layer ``network.shared`` and ``network.hidden`` may list."""
 MAX_LAYERS = 16
 """The most layers ``network.shared`` and ``network.hidden`` may each list."""
+MAX_EVAL_DEALS = 100_000
+"""The most deals ``eval.deals`` may play against each opponent at each evaluation (50 times the
+most a shipped config plays, 2,000: about an hour of the heuristic's deals on one core)."""
 MAX_SEED = 2**32 - 1
 """The largest ``seed``: numpy's legacy generator, which SB3's ``set_random_seed`` seeds, takes no more."""
 
@@ -287,6 +290,8 @@ def validate(config: TrainConfig, where: str = "config") -> TrainConfig:
         (0 <= config.league.snapshot_weight <= 1, "league.snapshot_weight must be in [0, 1]"),
         (bool(config.eval.opponents) and config.eval.deals > 0,
          "eval.opponents needs at least one agent spec, and eval.deals must be positive"),
+        (config.eval.deals <= MAX_EVAL_DEALS,
+         f"eval.deals must be at most {MAX_EVAL_DEALS:,} per opponent, not {config.eval.deals:,}"),
         *((_agent_problem(spec) is None, f"eval.opponents: {_agent_problem(spec)}") for spec in config.eval.opponents
           if isinstance(spec, str)),
         (all(isinstance(spec, str) for spec in config.eval.opponents),

@@ -12,6 +12,11 @@ ADVANTAGES = ("outcome", "expected")
 RETURNS = ("share", "win")
 GATES = ("none", "careless", "heuristic", "uniform")
 CARELESS_PLAYS = ("best", "sample")
+MAX_GAMES = 50_000
+"""The most deals ``games`` may play an iteration: their choices are held in memory for the update
+(12.5 times the most a shipped config plays, 4,000)."""
+MAX_BATCH = 65_536
+"""The largest ``batch_size`` (16 times the shipped configs' 4,096)."""
 
 
 @dataclass
@@ -118,6 +123,8 @@ def checks(config: Any) -> list[tuple[bool, str]]:
     return [
         (type(t.iterations) is int and t.iterations > 0 and type(t.games) is int and t.games > 0,
          "turn_ppo.iterations and games must be positive integers"),
+        (type(t.games) is not int or t.games <= MAX_GAMES,
+         f"turn_ppo.games must be at most {MAX_GAMES:,} deals an iteration, not {t.games:,}"),
         (0 <= t.self_play <= 1, "turn_ppo.self_play must be in [0, 1]"),
         (t.self_play == 1 or (bool(t.against) and all(a in OTHERS for a in t.against)),
          f"turn_ppo.against must list some of {', '.join(OTHERS)}"),
@@ -134,6 +141,8 @@ def checks(config: Any) -> list[tuple[bool, str]]:
         (t.advantage in ADVANTAGES, f"turn_ppo.advantage must be one of {', '.join(ADVANTAGES)}, not {t.advantage!r}"),
         (type(t.epochs) is int and t.epochs > 0 and type(t.batch_size) is int and t.batch_size > 0,
          "turn_ppo.epochs and batch_size must be positive integers"),
+        (type(t.batch_size) is not int or t.batch_size <= MAX_BATCH,
+         f"turn_ppo.batch_size must be at most {MAX_BATCH:,}, not {t.batch_size:,}"),
         (t.learning_rate > 0 and 0 < t.clip_range < 1 and t.ent_coef >= 0,
          "turn_ppo.learning_rate must be positive, clip_range in (0, 1) and ent_coef at least 0"),
         (t.start is None or isinstance(t.start, str), "turn_ppo.start must be a turn-value model (a folder, a run or a shipped name) or null"),
