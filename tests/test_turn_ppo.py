@@ -369,3 +369,17 @@ def test_a_start_that_names_no_model_is_one_line_naming_it(tmp_path):
                                                      "trainer's run folder or shipped model \\(.*turn-ppo-2p"):
         _networks(cfg, tmp_path / "new", 0)
 
+
+def test_the_logged_kl_is_sb3s_estimator_which_is_never_negative():
+    """``approx_kl`` is mean((ratio - 1) - log ratio) (SB3's, Schulman's k3): the plain mean of
+    the log-ratio, logged before, went negative when the policy moved towards rarer picks."""
+    from kc_env.training.turn_ppo.update import approx_kl
+
+    torch = pytest.importorskip("torch")
+    log_ratio = torch.tensor([1.0, -0.1])  # the plain mean of -log ratio: -0.45
+    expected = ((np.exp(1.0) - 1 - 1.0) + (np.exp(-0.1) - 1 + 0.1)) / 2
+    assert approx_kl(log_ratio) == pytest.approx(expected) and approx_kl(log_ratio) > 0
+    assert approx_kl(torch.zeros(3)) == 0.0
+    s = TurnPPOSettings(epochs=4, batch_size=500, learning_rate=0.05, critic_hidden=[16])
+    _, _, stats = ppo_update(UNIFORM, None, synthetic_choices(), s, seed=0, log=lambda _: None)
+    assert stats["approx_kl"] >= 0

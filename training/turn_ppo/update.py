@@ -11,8 +11,9 @@ deal's outcome less the baseline (``advantage: outcome``) or the chosen candidat
 (``expected``), normalised; the policy takes PPO's clipped steps with an entropy bonus over the
 valid candidates. The figures returned say whether it learns: the critic's explained variance on
 the outcomes, the advantages' mean over their standard error (signal to noise), the policy's
-entropy, how far it moved (approximate KL, share of clipped ratios) and how often it sampled other
-than the heuristic's own best turn (candidate 0).
+entropy, how far it moved (approximate KL by stable-baselines3's estimator, never negative; the
+share of clipped ratios) and how often it sampled other than the heuristic's own best turn
+(candidate 0).
 """
 
 from __future__ import annotations
@@ -40,6 +41,16 @@ def baseline(critic, feats, valid, logp_all):
     with torch.no_grad():
         q = torch.sigmoid(_scores(critic, feats, valid)).nan_to_num(0.0)
         return q, (logp_all.exp() * q).sum(dim=1)
+
+
+def approx_kl(log_ratio) -> float:
+    """How far the policy moved on a batch, from its choices' log-ratios (new over old log
+    probability): mean((ratio - 1) - log ratio), stable-baselines3's estimator, which is never
+    negative (the plain mean of the log-ratio can be)."""
+    import torch
+
+    with torch.no_grad():
+        return float(((log_ratio.exp() - 1) - log_ratio).mean())
 
 
 def ppo_update(actor_layers, critic_layers, data: dict[str, np.ndarray], s, *, seed: int, log) -> tuple[Any, Any, dict]:
@@ -76,7 +87,8 @@ def ppo_update(actor_layers, critic_layers, data: dict[str, np.ndarray], s, *, s
             i = order[at:at + s.batch_size]
             logp = torch.log_softmax(_scores(actor, feats[i], valid[i]), dim=1)
             chosen = logp[torch.arange(len(i)), picks[i]]
-            ratio = (chosen - old_logp[i]).exp()
+            log_ratio = chosen - old_logp[i]
+            ratio = log_ratio.exp()
             policy_loss = -torch.min(ratio * adv[i], ratio.clamp(1 - s.clip_range, 1 + s.clip_range) * adv[i]).mean()
             entropy = -(logp.exp() * logp.nan_to_num(0.0, neginf=0.0)).sum(dim=1).mean()
             value_loss = bce(critic(seen[i, :, :][torch.arange(len(i)), picks[i]]).squeeze(-1), outcome[i])
@@ -84,7 +96,7 @@ def ppo_update(actor_layers, critic_layers, data: dict[str, np.ndarray], s, *, s
             (policy_loss - s.ent_coef * entropy + value_loss).backward()
             opt.step()
             with torch.no_grad():
-                kls.append(float((old_logp[i] - chosen).mean()))
+                kls.append(approx_kl(log_ratio))
                 clipped.append(float(((ratio - 1).abs() > s.clip_range).float().mean()))
                 entropies.append(float(entropy))
     stats |= {"entropy": float(np.mean(entropies)), "approx_kl": float(np.mean(kls)),
