@@ -393,3 +393,22 @@ def _npy_bytes(array: np.ndarray) -> bytes:
     buffer = io.BytesIO()
     np.save(buffer, array)
     return buffer.getvalue()
+
+
+def test_a_card_without_its_rules_is_noted_wherever_the_model_sits(tmp_path, model_folder):
+    """A ``model.json`` without ``rules`` loads (every model format's table keys may be absent:
+    ``model_folder.check_table``), but the note on the table it sits at says the card does not
+    say its rules, where it said nothing at all."""
+    from kc_env.agents.policy_model import load_agent, other_table
+    from kc_env.gym_env import KingsCornerEnv
+    from kc_env.rules import Rules
+
+    agent = load_agent(model_folder)
+    assert other_table(agent, Rules(), 2) == (f"{agent.spec}'s card does not say the rules it was trained for; "
+                                              "it plays here all the same")
+    assert other_table(agent, Rules(), 3) == (f"{agent.spec}'s card does not say the rules it was trained for "
+                                              "(players: 2 → 3); it plays here all the same")
+    with pytest.warns(UserWarning, match="card does not say the rules it was trained for"):
+        KingsCornerEnv(num_players=2, opponents=[str(model_folder)])
+    told = save(tmp_path / "told", tiny_network(), {"num_players": 2, "rules": Rules().to_dict()})
+    assert other_table(load_agent(told), Rules(), 2) is None

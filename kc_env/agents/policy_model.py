@@ -281,10 +281,14 @@ def other_table(agent: Any, rules, num_players: int) -> str | None:
     """When ``agent`` is an exported model (its ``card``: a policy, turn-value or search model)
     trained for another table than ``rules`` (a ``Rules``) and ``num_players``: ``"<spec> was
     trained for another table (<differences>); it plays here all the same"`` (the observation is
-    the same for every table); else ``None``."""
+    the same for every table); when its card does not say the rules (``rules`` and ``tables`` may
+    be absent, ``model_folder.check_table``), that it does not; else ``None``."""
     if not isinstance(getattr(agent, "card", None), Mapping):
         return None
     differences = table_differences(agent.card, rules, num_players)
+    if agent.card.get("rules") is None and not agent.card.get("tables"):
+        told = f" ({'; '.join(differences)})" if differences else ""
+        return f"{agent.spec}'s card does not say the rules it was trained for{told}; it plays here all the same"
     if not differences:
         return None
     return f"{agent.spec} was trained for another table ({'; '.join(differences)}); it plays here all the same"
