@@ -376,3 +376,16 @@ def test_the_python_examples_in_docs_agents_run(capsys):
     for code in blocks:
         exec(compile(code, "docs/agents.md", "exec"), {})
     assert capsys.readouterr().out.strip()
+
+
+@pytest.mark.parametrize("spec", ["random", "greedy", "heuristic"])
+@pytest.mark.parametrize("vector, said", [
+    (np.zeros(5, np.float32), r"not shape \(5,\) of float32"),
+    (np.zeros((1, GAME_INFO.observation_size), np.float32), r"not shape \(1, 1599\) of float32"),
+    (np.array(["0"] * GAME_INFO.observation_size), "not shape .1599,. of <U1"),
+])
+def test_an_observation_vector_of_another_shape_is_refused_in_one_line_not_read_past_its_end(spec, vector, said):
+    """The compiled agents read the vector without bounds checks: a short one crashed the process."""
+    state = engine.new_deal("standard", 2, seed=0)
+    with pytest.raises(ValueError, match=rf"^an observation vector is at least 1599 numbers, {said}$"):
+        agents.load(spec).act({"observation": vector, "action_mask": actions.legal_mask(state)})

@@ -142,7 +142,7 @@ def _seat_obs() -> dict:
     (lambda obs: {**obs, "action_mask": obs["action_mask"][:3]}, r"^an action mask is 497 numbers, not shape \(3,\)"),
     (lambda obs: {**obs, "action_mask": obs["action_mask"][None]}, r"^an action mask is 497 numbers, not shape \(1, 497\)"),
     (lambda obs: {**obs, "action_mask": obs["action_mask"].astype(str)}, "^an action mask is 497 numbers, not .* of <U"),
-    (lambda obs: {**obs, "observation": obs["observation"][:5]}, r"^an observation of layout 2 has shape \(1599,\), not \(5,\)$"),
+    (lambda obs: {**obs, "observation": obs["observation"][:5]}, r"^an observation vector is at least 1599 numbers, not shape \(5,\)"),
 ])
 def test_a_bot_agent_refuses_a_garbage_observation_in_one_line(garbage, said):
     agent = ISMCTSAgent(seed=0, simulations=2)

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from ..actions import NUM_ACTIONS
+from ..observation import OBS_SIZE
 
 RULE_BASED: tuple[str, ...] = ("heuristic", "greedy", "random")
 """The specs of the rule-based agents, strongest first: the one list of them.
@@ -79,7 +80,8 @@ def legal_actions(obs: Mapping[str, np.ndarray]) -> np.ndarray:
 
 def action_mask(obs: Mapping[str, np.ndarray]) -> np.ndarray:
     """``obs["action_mask"]`` as an array, checked: ``obs`` a mapping of ``observation`` and
-    ``action_mask``, the mask ``NUM_ACTIONS`` numbers; else ``ValueError`` in one line naming what
+    ``action_mask``, the mask ``NUM_ACTIONS`` numbers, the vector one row of at least ``OBS_SIZE``
+    numbers (an agent may read more: a prior appended); else ``ValueError`` in one line naming what
     it got."""
     if not isinstance(obs, Mapping) or not {"observation", "action_mask"} <= obs.keys():
         got = f"a dict without {sorted({'observation', 'action_mask'} - obs.keys())}" if isinstance(obs, Mapping) \
@@ -88,6 +90,10 @@ def action_mask(obs: Mapping[str, np.ndarray]) -> np.ndarray:
     mask = np.asarray(obs["action_mask"])
     if mask.shape != (NUM_ACTIONS,) or mask.dtype.kind not in "biuf":
         raise ValueError(f"an action mask is {NUM_ACTIONS} numbers, not shape {mask.shape} of {mask.dtype}")
+    vector = np.asarray(obs["observation"])  # the compiled agents read it without bounds checks
+    if vector.ndim != 1 or vector.size < OBS_SIZE or vector.dtype.kind not in "biuf":
+        raise ValueError(f"an observation vector is at least {OBS_SIZE} numbers, not shape {vector.shape} "
+                         f"of {vector.dtype}")
     return mask
 
 
