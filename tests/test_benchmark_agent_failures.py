@@ -92,3 +92,11 @@ def test_a_zero_d_integer_array_is_the_action_it_holds_and_other_arrays_are_not(
         with pytest.raises(IllegalAgentAction, match="not an action index"):
             check_action(bad, mask, state)
     assert issubclass(IllegalAgentAction, AgentError)
+
+
+def test_a_module_named_as_the_standard_librarys_says_which_module_it_imported(capsys):
+    """The benchmark probe: ``kc benchmark random:Foo`` (a user's ``random.py``) imported Python's
+    own ``random`` and said only "random has no Foo"."""
+    assert main(["benchmark", "random:Foo", *TASK]) == 2
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "random has no Foo" in last and "Python's standard library" in last and "random.py:Foo" in last, last

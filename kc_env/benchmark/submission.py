@@ -62,7 +62,8 @@ def load_class(spec: str, seed: int | None = None) -> Agent:
         raise ValueError(f"{spec!r} is not module:Class or path.py:Class")
     module = _module_of(found["module"])
     if not hasattr(module, found["cls"]):
-        raise ValueError(f"{spec}: {found['module']} has no {found['cls']}{_agent_classes(module)}")
+        raise ValueError(f"{spec}: {found['module']} has no {found['cls']}{_agent_classes(module)}"
+                         f"{_standard_library(found['module'], found['cls'])}")
     cls = getattr(module, found["cls"])
     if not (inspect.isclass(cls) and issubclass(cls, Agent)):
         raise ValueError(f"{spec}: {found['cls']} is not a class that subclasses kc_env.agents.Agent")
@@ -81,6 +82,15 @@ def load_class(spec: str, seed: int | None = None) -> Agent:
         raise ValueError(f"{spec}: the agent cannot be copied (each seat plays a copy): "
                          f"{type(exc).__name__}: {exc}") from None
     return agent
+
+
+def _standard_library(name: str, cls: str) -> str:
+    """What to say when ``name`` is a module of Python's standard library, which a user's own
+    module of that name (``random.py``) does not shadow: give the file instead."""
+    if name.split(".")[0] not in sys.stdlib_module_names:
+        return ""
+    return (f" ({name} is Python's standard library module; for your own {name.replace('.', '/')}.py, "
+            f"give its file: {name.replace('.', '/')}.py:{cls})")
 
 
 def _agent_classes(module) -> str:
