@@ -387,3 +387,18 @@ def test_the_public_observation_is_the_same_for_every_player(players):
     assert f"to act: seat {deal.current_player}" in text
     words = set(text.split())
     assert not any(engine.card_name(c) in words for hand in deal.hands for c in hand)
+
+
+def test_a_game_whose_parameters_were_refused_has_a_repr():
+    """The integrations fix: a game refused in ``__init__`` is a half-made pybind object that a
+    traceback's locals still show; OpenSpiel's repr of it raised MemoryError (std::bad_alloc),
+    which ended a pytest run."""
+    from kc_env.openspiel.game import KingsCornerGame
+
+    with pytest.raises(ValueError) as refused:
+        KingsCornerGame({"players": "x"})
+    tb = refused.value.__traceback__
+    while tb.tb_next:
+        tb = tb.tb_next
+    assert repr(tb.tb_frame.f_locals["self"]) == "<python_kings_corner: not made, its parameters were refused>"
+    assert repr(load(players=3)) == str(load(players=3)) == "python_kings_corner(max_moves=1000,players=3,reward=win_loss,rules=standard)"

@@ -73,6 +73,13 @@ class KingsCornerGame(pyspiel.Game):
             num_players=self.players, min_utility=bounds.min_utility, max_utility=bounds.max_utility,
             utility_sum=bounds.utility_sum, max_game_length=self.max_moves)
         super().__init__(game_type(self.reward), info, params)
+        self.made = True
+
+    def __repr__(self) -> str:
+        """OpenSpiel's game string; for a game whose parameters were refused (a half-made object
+        that a traceback's locals still show), that it was not made: OpenSpiel's own repr of it
+        raises MemoryError."""
+        return super().__repr__() if getattr(self, "made", False) else f"<{SHORT_NAME}: not made, its parameters were refused>"
 
     def max_chance_nodes_in_history(self) -> int:
         """The deal's cards and its first seat, then at most two chance nodes a decision (the card
