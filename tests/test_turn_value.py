@@ -149,6 +149,7 @@ def test_the_trainer_runs_resumes_and_leaves_a_model(tmp_path):
     ("candidates", 1, "turn_value.candidates must be 2 to 64"),
     ("hidden", [0], "turn_value.hidden must be positive widths"),
     ("games", 0, "turn_value.iterations, games and epochs must be positive"),
+    ("games", 10**9, "turn_value.games must be at most 200,000 deals an iteration"),
     ("learning_rate", -1.0, "turn_value.learning_rate must be positive"),
     ("method", "td", "turn_value.method must be one of monte_carlo, ranking"),
     ("redeals", 0, "turn_value.redeals must be 1 to 1024"),

@@ -183,6 +183,11 @@ def _positive_chunks(chunks, against: list) -> bool:
     return type(chunks) is int and chunks > 0
 
 
+MAX_GAMES = 200_000
+"""The most deals ``games`` may play an iteration: their records are held in memory for the fit
+(ten times the shipped configs' 20,000)."""
+
+
 def _turn_value_checks(t: TurnValueSettings) -> list[tuple[bool, str]]:
     ranking = t.method == "ranking"
     against = t.label_against if isinstance(t.label_against, list) else [t.label_against]
@@ -190,6 +195,7 @@ def _turn_value_checks(t: TurnValueSettings) -> list[tuple[bool, str]]:
         (t.method in TURN_VALUE_METHODS, f"turn_value.method must be one of {', '.join(TURN_VALUE_METHODS)}, "
                                          f"not {t.method!r}"),
         (t.iterations > 0 and t.games > 0 and t.epochs > 0, "turn_value.iterations, games and epochs must be positive"),
+        (t.games <= MAX_GAMES, f"turn_value.games must be at most {MAX_GAMES:,} deals an iteration, not {t.games:,}"),
         (0 <= t.epsilon <= 1, "turn_value.epsilon must be in [0, 1]"),
         (2 <= t.candidates <= 64, "turn_value.candidates must be 2 to 64"),
         ((ranking or bool(t.hidden)) and all(type(w) is int and 0 < w <= 4096 for w in t.hidden),
