@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pickle
 import random
+import re
 
 import numpy as np
 import pytest
@@ -171,3 +172,26 @@ def test_ismcts_beats_random():
         returns = evaluate_bots.evaluate_bots(game.new_initial_state(), seats, np.random.RandomState(deal))
         wins += returns[deal % 2] > 0
     assert wins >= 14
+
+
+@pytest.mark.parametrize("settings, said", [
+    ({"simulations": 0}, "simulations must be a whole number from 1 to 1,000,000, not 0"),
+    ({"simulations": -1}, "simulations must be a whole number from 1 to 1,000,000, not -1"),
+    ({"simulations": "5"}, "simulations must be a whole number from 1 to 1,000,000, not '5'"),
+    ({"simulations": True}, "simulations must be a whole number from 1 to 1,000,000, not True"),
+    ({"rollouts": 0}, "rollouts must be a whole number from 1 to 1,000,000, not 0"),
+    ({"uct_c": -1.0}, "uct_c must be a number of at least 0, not -1.0"),
+    ({"uct_c": float("nan")}, "uct_c must be a number of at least 0, not nan"),
+])
+def test_ismcts_settings_are_checked_when_made(settings, said):
+    """The integrations probe: ``ISMCTSAgent(simulations=-1)`` (0, "5") was made, then its first
+    move raised an empty AssertionError or a TypeError inside OpenSpiel."""
+    with pytest.raises(ValueError, match=re.escape(said)):
+        ISMCTSMaker(**settings)
+    if "simulations" in settings:
+        with pytest.raises(ValueError, match=re.escape(said)):
+            ISMCTSAgent(simulations=settings["simulations"])
+
+
+def test_ismcts_takes_numpy_whole_numbers():
+    assert ISMCTSMaker(np.int64(3), np.float32(1.5), np.int32(2)) == ISMCTSMaker(3, 1.5, 2)

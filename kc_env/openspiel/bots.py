@@ -5,6 +5,7 @@ agent ``ISMCTSAgent``."""
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -20,6 +21,8 @@ from .game import KingsCornerState
 from .position import seat_position
 from .search import resampler
 
+MAX_SIMULATIONS = 1_000_000
+"""The most simulations (and roll-outs each) an IS-MCTS search may take a decision."""
 BotMaker = Callable[[pyspiel.Game, int, int], pyspiel.Bot]
 """Makes an OpenSpiel bot: ``maker(game, seat, seed)``."""
 
@@ -93,6 +96,19 @@ class ISMCTSMaker:
     simulations: int = 50
     uct_c: float = 2.0
     rollouts: int = 1
+
+    def __post_init__(self) -> None:
+        """Each setting checked when made (numpy numbers taken), not at the first move inside
+        OpenSpiel; else ``ValueError`` in one line naming it."""
+        for name in ("simulations", "rollouts"):
+            value = actions.whole_number(getattr(self, name))
+            if value is None or not 1 <= value <= MAX_SIMULATIONS:
+                raise ValueError(f"{name} must be a whole number from 1 to {MAX_SIMULATIONS:,}, not {getattr(self, name)!r}")
+            object.__setattr__(self, name, value)
+        c = self.uct_c
+        if isinstance(c, bool) or not isinstance(c, (int, float, np.floating, np.integer)) or not 0 <= c < math.inf:
+            raise ValueError(f"uct_c must be a number of at least 0, not {c!r}")
+        object.__setattr__(self, "uct_c", float(c))
 
     def __call__(self, game: pyspiel.Game, seat: int, seed: int) -> pyspiel.Bot:
         rng = np.random.RandomState(seed)
