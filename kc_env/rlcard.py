@@ -84,6 +84,10 @@ class Game:
     """Each seat's rewards so far; None until ``init_game`` (RLCard's ``reset``) deals the first game."""
 
     def __init__(self, options: dict[str, Any]) -> None:
+        rules = options.get("rules")
+        if isinstance(rules, str) and ("," in rules or "=" in rules):
+            raise ValueError(f"{ENV_ID}: game_rules {rules[:80]!r} is kc --rules text; give a preset name, a dict or "
+                             f"a Rules: Rules.parse({rules[:80]!r})")
         try:
             self.table = kings_corner_v0.raw_env(**options)
         except TypeError as exc:  # an option raw_env does not take
@@ -177,11 +181,13 @@ class KingsCornerRLCardEnv(RLCardEnv):
         is not legal (or a game already over) is refused and leaves the env as it was."""
         if self.game.is_over():
             raise ValueError(f"{ENV_ID}: the game is over: reset() it first")
+        if isinstance(action, str) and not raw_action:
+            raise ValueError(f"{ENV_ID}: {action[:40]!r} is a raw action (a name): step({action[:40]!r}, raw_action=True)")
         move = action_id(action)
         if move not in self._get_legal_actions():
             raise IllegalMove(f"{ENV_ID}: action {move} ({actions.name(move)}) is not legal for player "
                               f"{self.get_player_id()}")
-        return super().step(action if raw_action else move, raw_action=True)  # recorded as given
+        return super().step(actions.name(move), raw_action=True)  # recorded by name, as RLCard records raw actions
 
     def _decode_action(self, action_id: int) -> int:
         return int(action_id)

@@ -170,7 +170,7 @@ def test_a_refused_step_records_nothing_and_leaves_the_env_as_it_was():
     assert env.timestep == 0 and env.action_recorder == []
     first = list(state["legal_actions"])[0]
     env.step(np.array(first))  # SB3-style 0-d array
-    assert env.action_recorder == [(player, first)]
+    assert env.action_recorder == [(player, actions.name(first))]
 
 
 def test_a_step_after_the_game_is_over_asks_for_a_reset():
@@ -223,3 +223,23 @@ def test_a_state_for_a_player_outside_the_seats_is_refused_in_one_line(player):
 def test_a_call_before_reset_asks_for_reset_in_one_line(call):
     with pytest.raises(RuntimeError, match=r"^kings-corner: no game yet: call reset\(\) first$"):
         call(native(seed=0))
+
+
+def test_a_name_is_a_raw_action_and_the_record_holds_names_as_rlcards_games_do():
+    """The integrations probe: ``env.step("end turn")`` without ``raw_action=True`` was taken, and
+    the record mixed ids and names; RLCard decodes an id to its raw action before recording it."""
+    env = native(seed=1)
+    state, player = env.reset()
+    name = state["raw_legal_actions"][0]
+    with pytest.raises(ValueError, match=re.escape(f"{name!r} is a raw action (a name): step({name!r}, raw_action=True)")):
+        env.step(name)
+    assert env.action_recorder == []
+    first = list(state["legal_actions"])[0]
+    env.step(first)
+    assert env.action_recorder == [(player, actions.name(first))]
+
+
+def test_kc_rules_text_as_game_rules_says_how_to_give_it():
+    with pytest.raises(ValueError, match=re.escape("game_rules 'pagat,jokers=2' is kc --rules text; give a preset "
+                                                   "name, a dict or a Rules: Rules.parse('pagat,jokers=2')")):
+        native(game_rules="pagat,jokers=2")
