@@ -155,6 +155,7 @@ call, each drawing as the ``random`` agent does (``KingsCorner-v0``'s random opp
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import gymnasium
@@ -191,6 +192,17 @@ def env(**kwargs: Any) -> ClassicWrapper:
     an illegal action ends the game with -1 for the offender, an action outside the space is an
     assertion error, and the calls must come in order (reset first)."""
     return ClassicWrapper(raw_env(**kwargs), illegal_reward=ILLEGAL_REWARD)
+
+
+def refuse_unknown_keywords(called: str, given: Iterable[str], known: Sequence[str],
+                            notes: Mapping[str, str] | None = None) -> None:
+    """A one-line ``TypeError`` for the first keyword of ``given`` that is not one of ``known``,
+    naming ``called`` (the env as the user called it), the keyword (with its ``notes`` entry, if
+    any) and ``known``, rather than Python's, which names a class inside."""
+    for name in given:
+        if name not in known:
+            note = (notes or {}).get(name, "")
+            raise TypeError(f"{called} got an unexpected keyword argument {name!r}{note}; its options: {', '.join(known)}")
 
 
 def _choice(name: str, value: Any, allowed: tuple) -> Any:

@@ -139,3 +139,13 @@ def test_reset_takes_one_seed_per_game_as_gymnasiums_vector_envs_do():
     envs.reset(seed=[1, None, 3])
     with pytest.raises(ValueError, match=r"expected one seed per game \(3\), got 2"):
         envs.reset(seed=[1, 2])
+
+
+def test_a_typo_in_make_vec_names_the_vector_env_and_its_options():
+    """The newcomer's probe: ``opponent=`` gave "LearnerGames.__init__() got an unexpected keyword
+    argument 'opponent'"."""
+    with pytest.raises(TypeError) as caught:
+        gymnasium.make_vec("KingsCorner-v0", num_envs=2, opponent="random")
+    said = str(caught.value)
+    assert said.startswith("KingsCornerVectorEnv (gymnasium.make_vec('KingsCorner-v0')) got an unexpected keyword "
+                           "argument 'opponent'; its options: ") and "opponents" in said and "\n" not in said

@@ -271,3 +271,18 @@ def test_a_penalty_the_kernel_cannot_hold_is_refused_by_the_rules():
     with pytest.raises(RulesError, match="^custom_table value for 'A' must be a whole number from 0 to 100, "
                                          "not 9223372036854775808$"):
         KingsCornerVecEnv(2, rules={"scoring": "custom", "custom_table": dict.fromkeys(RANK_KEYS, 2**63)})
+
+
+@pytest.mark.parametrize("kwargs,said", [
+    ({"episode": "match"}, "the vector env plays one deal per episode: episode must be 'deal', not 'match'"),
+    ({"render_mode": "ansi"}, "the vector env does not render: render_mode must be None, not 'ansi'"),
+    ({"observation": "dict"}, "observation must be 'vector', not 'dict'"),
+    ({"opponent": "random"}, "KingsCornerVecEnv got an unexpected keyword argument 'opponent'; its options: "
+                             "num_envs, rules, num_players, opponents,"),
+])
+def test_keywords_of_kingscorner_v0_it_cannot_take_and_typos_are_explained_in_one_line(kwargs, said):
+    """The newcomer's probe: ``episode``, ``render_mode`` and a typo'd keyword all gave "LearnerGames.__init__()
+    got an unexpected keyword argument", naming a class the user never called."""
+    with pytest.raises((ValueError, TypeError)) as caught:
+        KingsCornerVecEnv(2, **kwargs)
+    assert said in str(caught.value) and "\n" not in str(caught.value)

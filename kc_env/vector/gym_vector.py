@@ -45,8 +45,10 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from .learner_games import LearnerGames
+from .learner_games import LearnerGames, vector_keywords
 
+CALLED = "KingsCornerVectorEnv (gymnasium.make_vec('KingsCorner-v0'))"
+"""How its errors name this env: the class, and how it is usually made."""
 INFO_KEYS = ("episode", "deal", "illegal_action", "opponent_illegal_action")
 
 
@@ -56,18 +58,9 @@ class KingsCornerVectorEnv(VectorEnv):
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
 
-    def __init__(self, num_envs: int = 256, episode: str = "deal", render_mode: str | None = None,
-                 observation: str = "vector", **kwargs: Any) -> None:
-        if observation != "vector":
-            raise ValueError(f"the vector env gives the observation vector and the masks in info['action_mask']: "
-                             f"observation must be 'vector', not {observation!r} (KingsCorner-v0 takes 'dict')")
-        if episode != "deal":
-            raise ValueError(f"the vector env plays one deal per episode: episode must be 'deal', not {episode!r}")
-        if render_mode is not None:
-            raise ValueError(f"the vector env does not render: render_mode must be None, not {render_mode!r} "
-                             "(make KingsCorner-v0 with render_mode='rgb_array' to watch a game)")
-        kwargs.pop("max_deals", None)  # a match option: meaningless for one deal
-        self.env = LearnerGames(num_envs, **kwargs)
+    def __init__(self, num_envs: int = 256, **kwargs: Any) -> None:
+        """``num_envs`` games; every other keyword is ``LearnerGames``' (``learner_games.vector_keywords``)."""
+        self.env = LearnerGames(num_envs, **vector_keywords(CALLED, kwargs))
         self.num_envs = num_envs
         self.single_observation_space = self.env.observation_space
         self.single_action_space = self.env.action_space

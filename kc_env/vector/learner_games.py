@@ -61,6 +61,7 @@ not import this module, and nothing here imports an RL library.
 
 from __future__ import annotations
 
+import inspect
 import sys
 import time
 import warnings
@@ -78,6 +79,7 @@ from .. import observation as obs_mod
 from ..agents.base import COMPILED, Agent
 from ..agents.policy_model import other_table
 from ..engine import IllegalMove
+from ..kings_corner_v0 import refuse_unknown_keywords
 from ..match import MOST_MOVES, NO_WINNER
 from ..rules import Rules
 from . import kernel as K
@@ -548,6 +550,34 @@ class LearnerGames:
                 del self._policy_index[key]
                 self._policies[kind - 1] = self._policy_specs[kind - 1] = self._forms[kind - 1] = None
         self._forms_changed()
+
+
+OPTIONS = tuple(inspect.signature(LearnerGames.__init__).parameters)[1:]
+"""``LearnerGames``' keywords, ``num_envs`` first: the options of the vector envs."""
+
+
+def vector_keywords(called: str, kwargs: Mapping[str, Any]) -> dict[str, Any]:
+    """``kwargs`` given to the vector env ``called`` (as the user called it), for ``LearnerGames``:
+    ``KingsCorner-v0``'s options that a vector env cannot take refused in one line saying why
+    (``episode``, ``render_mode``, ``observation``; their defaults, and ``max_deals``, a match's
+    option, are dropped), and any other unknown keyword refused naming ``called`` and its options."""
+    kwargs = dict(kwargs)
+    _refuse_gym_only(kwargs.pop("episode", "deal"), kwargs.pop("render_mode", None), kwargs.pop("observation", "vector"))
+    kwargs.pop("max_deals", None)  # a match option: meaningless for one deal
+    refuse_unknown_keywords(called, kwargs, OPTIONS)
+    return kwargs
+
+
+def _refuse_gym_only(episode: Any, render_mode: Any, observation: Any) -> None:
+    """``KingsCorner-v0``'s options that a vector env takes only at their defaults, refused with why."""
+    if observation != "vector":
+        raise ValueError(f"the vector env gives the observation vector and the masks in info['action_mask']: "
+                         f"observation must be 'vector', not {observation!r} (KingsCorner-v0 takes 'dict')")
+    if episode != "deal":
+        raise ValueError(f"the vector env plays one deal per episode: episode must be 'deal', not {episode!r}")
+    if render_mode is not None:
+        raise ValueError(f"the vector env does not render: render_mode must be None, not {render_mode!r} "
+                         "(make KingsCorner-v0 with render_mode='rgb_array' to watch a game)")
 
 
 def _opponent_list(opponents: Any, n: int) -> list[Any]:

@@ -31,15 +31,16 @@ import numpy as np
 from stable_baselines3.common.vec_env import VecEnv
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvStepReturn
 
-from .learner_games import LearnerGames, whole_actions
+from .learner_games import LearnerGames, vector_keywords, whole_actions
 
 
 class KingsCornerVecEnv(LearnerGames, VecEnv):
     """``LearnerGames`` as an SB3 ``VecEnv`` (see the module docstring); every keyword is
-    ``LearnerGames``'."""
+    ``LearnerGames``' (``KingsCorner-v0``'s ``episode``, ``render_mode`` and ``observation`` are
+    refused saying why, as ``gymnasium.make_vec`` refuses them: ``learner_games.vector_keywords``)."""
 
     def __init__(self, num_envs: int = 256, **kwargs: Any) -> None:
-        LearnerGames.__init__(self, num_envs, **kwargs)
+        LearnerGames.__init__(self, num_envs, **vector_keywords("KingsCornerVecEnv", kwargs))
         VecEnv.__init__(self, num_envs, self.observation_space, self.action_space)
         self._pending: Any = None  # the actions of step_async, until step_wait
 
