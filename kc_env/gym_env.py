@@ -113,12 +113,7 @@ class KingsCornerEnv(gymnasium.Env):
         if learner_seat != "random" and (type(learner_seat) is not int or not 0 <= learner_seat < n):
             raise ValueError(f"learner_seat must be a seat 0..{n - 1} or 'random', not {learner_seat!r}")
         self.learner_seat_option = learner_seat
-        if opponents is None or isinstance(opponents, (str, Agent)):  # one spec for every other seat
-            opponents = [opponents or "random"] * (n - 1)
-        opponents = list(opponents)
-        if len(opponents) != n - 1:
-            raise ValueError(f"{n} players need {n - 1} opponents, got {len(opponents)}: {opponents!r}")
-        self.opponents: list[Agent] = [agents.load(spec) for spec in opponents]
+        self.opponents: list[Agent] = [agents.load(spec) for spec in agents.opponent_specs(opponents, n)]
         for agent in self.opponents:
             agent.play_for(agents.objective_of(self.aec.rules, keeps_points=self.aec.episode == "match"))
         for note in dict.fromkeys(other_table(agent, self.aec.rules, n) for agent in self.opponents):

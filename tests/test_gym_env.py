@@ -267,3 +267,12 @@ def test_a_copy_of_an_env_in_play_is_a_fresh_env_that_asks_for_reset(how):
         twin.step(legal)
     obs, _ = twin.reset(seed=1)
     assert np.array_equal(obs, env.reset(seed=1)[0])
+
+
+@pytest.mark.parametrize("opponents", [3, 2.5, True])
+def test_opponents_that_are_neither_a_spec_nor_a_list_are_refused_in_one_line(opponents):
+    """The newcomer's probe: ``opponents=3`` gave "TypeError 'int' object is not iterable"."""
+    with pytest.raises(ValueError) as caught:
+        gymnasium.make("KingsCorner-v0", opponents=opponents)
+    assert str(caught.value) == (f"opponents must be one agent spec (or Agent) for every other seat, or a list of "
+                                 f"one per other seat (2 players need 1), not {opponents!r}")

@@ -286,3 +286,10 @@ def test_keywords_of_kingscorner_v0_it_cannot_take_and_typos_are_explained_in_on
     with pytest.raises((ValueError, TypeError)) as caught:
         KingsCornerVecEnv(2, **kwargs)
     assert said in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_opponents_that_are_neither_a_spec_nor_a_list_are_refused_in_one_line():
+    """As ``KingsCorner-v0`` refuses them (the newcomer's probe: "'int' object is not iterable")."""
+    with pytest.raises(ValueError, match=r"^opponents must be one agent spec \(or Agent\) for every other seat, or a "
+                                        r"list of one per other seat \(3 players need 2\), not 3$"):
+        KingsCornerVecEnv(2, num_players=3, opponents=3)

@@ -15,7 +15,8 @@ of any format raises ``ModelError`` (``model_folder.ModelError``, the one class 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from . import model_folder as folders
 from .base import COMPILED, OBJECTIVES, RULE_BASED, Agent, legal_actions, objective_of
@@ -59,6 +60,22 @@ def load(spec: str | Agent, seed: int | None = None) -> Agent:
                      f"or the folder of an exported model, or a shipped one: {', '.join(shipped_models())}")
 
 
-__all__ = ["OBJECTIVES", "objective_of",
+def opponent_specs(opponents: Any, num_players: int) -> list[Any]:
+    """The envs' ``opponents`` as one spec per other seat: one spec (or ``Agent``, or an object
+    with ``act_batch``; None for ``random``) fills every seat, a list must have one per other
+    seat. Anything else, or a list of another length, is a one-line ``ValueError``."""
+    if opponents is None or isinstance(opponents, (str, Agent)) or hasattr(opponents, "act_batch"):
+        return [opponents or "random"] * (num_players - 1)
+    need = f"{num_players} players need {num_players - 1}"
+    if not isinstance(opponents, Iterable) or isinstance(opponents, bytes):
+        raise ValueError(f"opponents must be one agent spec (or Agent) for every other seat, or a list of one per "
+                        f"other seat ({need}), not {opponents!r}"[:300])
+    opponents = list(opponents)
+    if len(opponents) != num_players - 1:
+        raise ValueError(f"{need} opponents, got {len(opponents)}: {opponents!r}")
+    return opponents
+
+
+__all__ = ["OBJECTIVES", "opponent_specs", "objective_of",
            "PolicyAgent", "ModelError", "Agent", "RandomAgent", "GreedyAgent", "HeuristicAgent", "SPECS", "RULE_BASED",
            "COMPILED", "load", "legal_actions", "SearchAgent", "TurnValueAgent", "SB3Agent", "from_sb3"]

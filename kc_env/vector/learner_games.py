@@ -76,7 +76,7 @@ from .. import actions as actions_mod
 from .. import agents as agents_mod
 from .. import engine, rewards
 from .. import observation as obs_mod
-from ..agents.base import COMPILED, Agent
+from ..agents.base import COMPILED
 from ..agents.policy_model import other_table
 from ..engine import IllegalMove
 from ..kings_corner_v0 import refuse_unknown_keywords
@@ -131,7 +131,7 @@ class LearnerGames:
         self._plays = None  # rule_opponents.Plays while some kind is played compiled (_forms_changed)
         self.rule_based_decisions = 0
         """How many decisions the compiled opponents (greedy, the heuristic) have made (``kc bench``)."""
-        first = [self._kind_of(spec) for spec in _opponent_list(opponents, n)]
+        first = [self._kind_of(spec) for spec in agents_mod.opponent_specs(opponents, n)]
         self.render_mode = None
         self.num_envs = B = num_envs
         self.observation_space = spaces.Box(obs_mod.LOW, obs_mod.HIGH, dtype=np.float32)
@@ -480,7 +480,7 @@ class LearnerGames:
         episode ended (``dones[i]``), they play its new deal from the learner's first turn (any
         moves the new deal's opponents made before it were the old opponents')."""
         n = self.num_players
-        kinds = np.array([self._kind_of(spec) for spec in _opponent_list(opponents, n)], dtype=np.int64)
+        kinds = np.array([self._kind_of(spec) for spec in agents_mod.opponent_specs(opponents, n)], dtype=np.int64)
         rows = np.array(self._indices(indices), dtype=np.int64)
         self._game_kinds[rows] = kinds
         learners = self.game.S[rows, K.LEARNER]
@@ -578,16 +578,6 @@ def _refuse_gym_only(episode: Any, render_mode: Any, observation: Any) -> None:
     if render_mode is not None:
         raise ValueError(f"the vector env does not render: render_mode must be None, not {render_mode!r} "
                          "(make KingsCorner-v0 with render_mode='rgb_array' to watch a game)")
-
-
-def _opponent_list(opponents: Any, n: int) -> list[Any]:
-    """One opponent spec per other seat (a single spec, or None for random, fills every seat)."""
-    if opponents is None or isinstance(opponents, (str, Agent)) or hasattr(opponents, "act_batch"):
-        opponents = [opponents or "random"] * (n - 1)
-    opponents = list(opponents)
-    if len(opponents) != n - 1:
-        raise ValueError(f"{n} players need {n - 1} opponents, got {len(opponents)}: {opponents!r}")
-    return opponents
 
 
 def _batch_policy(spec: Any, rules: Rules, num_players: int) -> BatchPolicy:
