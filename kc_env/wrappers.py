@@ -184,7 +184,7 @@ class SelfPlayWrapper(BaseWrapper, gymnasium.Env):
     ``kings_corner_v0.env()``, as a Gymnasium env in which one policy acts for every seat in turn
     (self-play): ``reset`` and ``step`` return the observation vector of the agent to act next,
     ``action_masks()`` its legal actions (the method ``MaskablePPO`` calls; ``ActionMasker`` is
-    not needed).
+    not needed). Anything else (a Gymnasium env, a string) is a one-line ``TypeError``.
 
     PettingZoo's SB3 action-masking tutorial (``SB3ActionMaskWrapper``), mended: under Gymnasium
     1.x SB3 and ``ActionMasker`` take only a ``gymnasium.Env``, so this is one too; the spaces are
@@ -194,6 +194,7 @@ class SelfPlayWrapper(BaseWrapper, gymnasium.Env):
     learns from the mover's side only (the winner's +1, 0 for a blocked deal)."""
 
     def __init__(self, env: AECEnv) -> None:
+        _check_self_play_env(env)
         super().__init__(env)
         first = env.possible_agents[0]
         self.observation_space = env.observation_space(first)["observation"]
@@ -217,6 +218,15 @@ class SelfPlayWrapper(BaseWrapper, gymnasium.Env):
     def action_masks(self) -> np.ndarray:
         """The legal actions of the agent to act, as the bool array ``MaskablePPO`` reads."""
         return self.env.observe(self.env.agent_selection)["action_mask"].astype(bool)
+
+
+def _check_self_play_env(env: Any) -> None:
+    """A one-line ``TypeError`` unless ``env`` is a PettingZoo AEC env whose observations are
+    dicts holding the ``observation`` vector (with its ``action_mask``), as ``kings_corner_v0``'s."""
+    space = env.observation_space(env.possible_agents[0]) if isinstance(env, AECEnv) else None
+    if not (isinstance(space, gymnasium.spaces.Dict) and {"observation", "action_mask"} <= set(space.spaces)):
+        raise TypeError(f"SelfPlayWrapper wraps a kings_corner_v0 PettingZoo env (kings_corner_v0.env()), "
+                        f"not {type(env).__name__} {env!r}"[:300])
 
 
 __all__ = ["ClassicWrapper", "SelfPlayWrapper"]

@@ -201,3 +201,20 @@ def test_self_play_passes_gymnasiums_own_checker(num_players):
     env.reset(seed=0)
     illegal = int(np.flatnonzero(~env.action_masks())[0])
     assert env.step(illegal)[1:4] == (-1.0, True, False)
+
+
+@pytest.mark.parametrize("make, got", [
+    (lambda: __import__("gymnasium").make("KingsCorner-v0"), "OrderEnforcing"),
+    (lambda: "x", "'x'"),
+])
+def test_self_play_wrapper_refuses_what_is_not_a_pettingzoo_env_in_one_line(make, got):
+    """The newcomer's probe: ``SelfPlayWrapper(gymnasium.make("KingsCorner-v0"))`` and
+    ``SelfPlayWrapper("x")`` were AttributeErrors."""
+    import kc_env  # noqa: F401  (registers KingsCorner-v0)
+    from kc_env.wrappers import SelfPlayWrapper
+
+    with pytest.raises(TypeError) as caught:
+        SelfPlayWrapper(make())
+    said = str(caught.value)
+    assert said.startswith("SelfPlayWrapper wraps a kings_corner_v0 PettingZoo env (kings_corner_v0.env()), not ")
+    assert got in said and "\n" not in said
