@@ -110,6 +110,8 @@ chain then fails on the mask with numpy's "truth value ... is ambiguous"); ``ste
 ``reset(seed=None, options=None)``: the same seed and actions always give the same game.
 ``options={"position": TEXT}`` starts from a position written as text (``engine.from_text``;
 it must have ``num_players`` hands and not be over). Other option keys are ignored.
+Before the first ``reset``, ``raw_env``'s ``step``, ``last``, ``observe`` and ``state`` raise
+``RuntimeError("call reset() first")``.
 
 ``state()`` is the whole table, every hand and the stock order (``state_space``: ``Box(1977,)``,
 layout in ``kc_env.full_state``), as PettingZoo defines it for centralised training. It holds
@@ -185,6 +187,8 @@ ILLEGAL_REWARD = -1
 SEED_BOUND = 2**63
 NUM_ACTIONS = actions.NUM_ACTIONS
 KERNEL_OVER = 8  # vector.single.OVER: the kernel step's codes below it are the seat to act next
+NOT_RESET = "call reset() first"
+"""What a call that needs an episode says before the first ``reset``."""
 
 
 def env(**kwargs: Any) -> ClassicWrapper:
@@ -339,9 +343,13 @@ class engine_env(AECEnv, EzPickle):
     @property
     def game(self) -> GameState:
         """The engine state of the deal being played (after ``reset``)."""
-        if self.state_ is None:
-            raise RuntimeError("call reset() first")
+        self._check_reset()
         return self.state_
+
+    def _check_reset(self) -> None:
+        """``RuntimeError(NOT_RESET)`` before the first ``reset``."""
+        if self.state_ is None:
+            raise RuntimeError(NOT_RESET)
 
     @property
     def totals(self) -> tuple[int, ...] | None:
@@ -387,12 +395,21 @@ class engine_env(AECEnv, EzPickle):
     def step(self, action: int | None) -> None:
         """Play ``action`` for the agent to act; raises ``IllegalMove`` for an illegal action
         (the state unchanged). A terminated or truncated agent steps ``None``."""
-        if not self.agents:
+        try:
+            over = not self.agents
+        except AttributeError:  # no reset yet: PettingZoo's agents are made by reset
+            raise RuntimeError(NOT_RESET) from None
+        if over:
             raise RuntimeError("every agent is done: call reset() before step()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             return self._was_dead_step(action)
         self._step_live(agent, action)
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """``AECEnv.last``; before ``reset`` a ``RuntimeError`` saying to call it."""
+        self._check_reset()
+        return super().last(observe)
 
     def _step_live(self, agent: str, action: Any) -> None:
         """``step`` of ``agent``, the agent to act, while the episode goes on."""
@@ -633,8 +650,7 @@ class raw_env(engine_env):
         seed and its moves so far (see the class docstring)."""
         state = self._engine
         if state is None:
-            if self._deal_args is None:
-                raise RuntimeError("call reset() first")
+            self._check_reset()
             seed, dealer = self._deal_args
             state = self._engine = engine.new_deal(self.rules, self.num_players, seed=seed, dealer=dealer)
         log, moves = self._log, actions.MOVES
@@ -642,6 +658,10 @@ class raw_env(engine_env):
             engine.apply(state, moves[log[self._synced] & 511])
             self._synced += 1
         return state
+
+    def _check_reset(self) -> None:
+        if self._deal_args is None and self._engine is None:
+            raise RuntimeError(NOT_RESET)
 
     # -- observing -------------------------------------------------------------------------
 
@@ -654,15 +674,13 @@ class raw_env(engine_env):
         self._view, self._view_terms = agent, self.terminations
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        if self._deal_args is None and self._engine is None:
-            raise RuntimeError("call reset() first")
+        self._check_reset()
         self._write_view(agent)
         return {"observation": self._obs_out.copy(), "action_mask": self._mask_out.copy()}
 
     def observation_vector(self, agent: str) -> np.ndarray:
         """``observe(agent)["observation"]`` alone."""
-        if self._deal_args is None and self._engine is None:
-            raise RuntimeError("call reset() first")
+        self._check_reset()
         self._write_view(agent)
         return self._obs_out.copy()
 
@@ -673,8 +691,7 @@ class raw_env(engine_env):
 
     def view(self, agent: str) -> tuple[np.ndarray, np.ndarray]:
         """``observe(agent)``'s observation and action mask, as a pair."""
-        if self._deal_args is None and self._engine is None:
-            raise RuntimeError("call reset() first")
+        self._check_reset()
         self._write_view(agent)
         return self._obs_out.copy(), self._mask_out.copy()
 

@@ -294,3 +294,13 @@ def test_a_bool_is_outside_the_action_space_of_env(action):
     with pytest.raises(AssertionError, match="action is not in action space"):
         env.step(action)
     env.step(int(np.flatnonzero(env.last()[0]["action_mask"])[-1]))  # the env goes on
+
+
+@pytest.mark.parametrize("make", [kc.raw_env, kc.engine_env])
+@pytest.mark.parametrize("call", [lambda aec: aec.step(0), lambda aec: aec.last(), lambda aec: aec.state(),
+                                  lambda aec: aec.observe("player_0")])
+def test_calls_before_reset_say_call_reset_first(make, call):
+    """The newcomer's probe: ``raw_env().step(0)`` and ``raw_env().last()`` before ``reset`` were
+    AttributeErrors, where ``state()`` said "call reset() first"."""
+    with pytest.raises(RuntimeError, match=r"^call reset\(\) first$"):
+        call(make())
