@@ -107,6 +107,10 @@ chain then fails on the mask with numpy's "truth value ... is ambiguous"); ``ste
 - ``render_view``: ``"acting"`` (default: the hand of the agent to act, the others as counts)
   or ``"all"`` (every hand: for watching agents, not for playing against them).
 
+Any other keyword is a one-line ``TypeError`` naming the env called and these options (and, for
+``KingsCorner-v0``'s ``opponents``, ``learner_seat``, ``illegal_action`` and ``observation``, why
+this env does not take them).
+
 ``reset(seed=None, options=None)``: the same seed and actions always give the same game.
 ``options={"position": TEXT}`` starts from a position written as text (``engine.from_text``;
 it must have ``num_players`` hands and not be over). Other option keys are ignored.
@@ -157,6 +161,7 @@ call, each drawing as the ``random`` agent does (``KingsCorner-v0``'s random opp
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -195,6 +200,7 @@ def env(**kwargs: Any) -> ClassicWrapper:
     """The environment with PettingZoo's classic wrappers' behaviour (one ``ClassicWrapper``):
     an illegal action ends the game with -1 for the offender, an action outside the space is an
     assertion error, and the calls must come in order (reset first)."""
+    refuse_unknown_keywords("kings_corner_v0.env", kwargs, OPTIONS, NOT_HERE)
     return ClassicWrapper(raw_env(**kwargs), illegal_reward=ILLEGAL_REWARD)
 
 
@@ -569,6 +575,18 @@ class engine_env(AECEnv, EzPickle):
         pass
 
 
+OPTIONS = tuple(inspect.signature(engine_env.__init__).parameters)[1:]
+"""The keywords of ``env()`` and ``raw_env()`` (the module docstring's Arguments)."""
+_SEATS = " (an option of the Gymnasium and vector envs, KingsCorner-v0: every seat of this AEC env is an agent)"
+NOT_HERE = {
+    "opponents": _SEATS,
+    "learner_seat": _SEATS,
+    "illegal_action": " (an option of KingsCorner-v0: env() ends the game on an illegal action, raw_env() raises)",
+    "observation": " (an option of KingsCorner-v0: this env's observations are dicts with their action_mask)",
+}
+"""``KingsCorner-v0``'s options that this env has not, with why, for ``refuse_unknown_keywords``."""
+
+
 class raw_env(engine_env):
     """Kings in the Corner as a PettingZoo AEC environment (see the module docstring), played on
     the compiled kernel (``kc_env.vector.single``: one game in one buffer, a compiled call per
@@ -581,6 +599,7 @@ class raw_env(engine_env):
     scored from the kernel's state (``VecGame.deal_result``)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
+        refuse_unknown_keywords("kings_corner_v0.raw_env", kwargs, OPTIONS, NOT_HERE)
         super().__init__(*args, **kwargs)
         from .vector import single  # numba loads here, not when kc_env is imported
 

@@ -304,3 +304,20 @@ def test_calls_before_reset_say_call_reset_first(make, call):
     AttributeErrors, where ``state()`` said "call reset() first"."""
     with pytest.raises(RuntimeError, match=r"^call reset\(\) first$"):
         call(make())
+
+
+@pytest.mark.parametrize("make, called", [(kc.env, "kings_corner_v0.env"), (kc.raw_env, "kings_corner_v0.raw_env")])
+def test_an_unknown_keyword_names_the_env_called_and_its_options(make, called):
+    """The newcomer's probe: ``env(num_player=3)`` and ``env(opponents="random")`` said
+    "engine_env.__init__() got an unexpected keyword argument", naming an internal class."""
+    with pytest.raises(TypeError) as caught:
+        make(num_player=3)
+    said = str(caught.value)
+    assert said.startswith(f"{called} got an unexpected keyword argument 'num_player'; its options: rules, num_players, ")
+    assert "render_view" in said and "\n" not in said
+    with pytest.raises(TypeError) as caught:
+        make(opponents="random")
+    said = str(caught.value)
+    assert said.startswith(f"{called} got an unexpected keyword argument 'opponents' (an option of the Gymnasium and "
+                           "vector envs, KingsCorner-v0: every seat of this AEC env is an agent); its options: rules, ")
+    assert "\n" not in said
