@@ -48,7 +48,7 @@ while True:
   action and why it is illegal (use it with masked training to catch bugs).
 - Every other keyword (``rules``, ``num_players``, ``episode``, ``reward``, ``max_moves``,
   ``max_deals``, ``dealer``) is passed to ``kings_corner_v0.raw_env`` and means the same there.
-  ``reset(options={"position": TEXT})`` starts from a position.
+  ``reset(options={"position": TEXT})`` starts from a position (an unknown option key is refused).
 - A one-deal episode that would end before the learner's first action (possible only with tiny
   hands) is dealt again from the next seed, so every episode gives the learner a turn.
 - ``step`` after the episode has ended raises ``RuntimeError``: call ``reset()``. So does a copy
@@ -86,7 +86,14 @@ from .agents.base import Agent
 from .agents.policy_model import other_table
 from .agents.random_agent import RandomAgent
 from .engine import IllegalMove
-from .kings_corner_v0 import DEFAULT_MAX_DEALS, DEFAULT_MAX_MOVES, ILLEGAL_REWARD, SEED_BOUND, raw_env
+from .kings_corner_v0 import (
+    DEFAULT_MAX_DEALS,
+    DEFAULT_MAX_MOVES,
+    ILLEGAL_REWARD,
+    SEED_BOUND,
+    raw_env,
+    reset_position,
+)
 from .rules import Rules
 
 ILLEGAL_ACTIONS = ("terminate", "raise")
@@ -152,6 +159,7 @@ class KingsCornerEnv(gymnasium.Env):
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
               ) -> tuple[np.ndarray | dict[str, np.ndarray], dict[str, Any]]:
+        reset_position(options, strict=True)  # refused options change nothing
         super().reset(seed=seed)
         rng = self.np_random
         for _ in range(MAX_REDEALS):

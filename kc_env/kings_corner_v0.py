@@ -113,7 +113,10 @@ this env does not take them).
 
 ``reset(seed=None, options=None)``: the same seed and actions always give the same game.
 ``options={"position": TEXT}`` starts from a position written as text (``engine.from_text``;
-it must have ``num_players`` hands and not be over). Other option keys are ignored.
+it must have ``num_players`` hands and not be over). Any other option key is ignored with a
+one-line warning naming it and the known ones (PettingZoo's own ``api_test`` resets with
+``options={"options": 1}``, so an AEC env must take a key it does not know; ``KingsCorner-v0``
+refuses one).
 Before the first ``reset``, ``raw_env``'s ``step``, ``last``, ``observe`` and ``state`` raise
 ``RuntimeError("call reset() first")``.
 
@@ -162,6 +165,7 @@ call, each drawing as the ``random`` agent does (``KingsCorner-v0``'s random opp
 from __future__ import annotations
 
 import inspect
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -192,6 +196,8 @@ ILLEGAL_REWARD = -1
 SEED_BOUND = 2**63
 NUM_ACTIONS = actions.NUM_ACTIONS
 KERNEL_OVER = 8  # vector.single.OVER: the kernel step's codes below it are the seat to act next
+RESET_OPTIONS = ("position",)
+"""The keys ``reset(options=...)`` takes."""
 NOT_RESET = "call reset() first"
 """What a call that needs an episode says before the first ``reset``."""
 
@@ -213,6 +219,27 @@ def refuse_unknown_keywords(called: str, given: Iterable[str], known: Sequence[s
         if name not in known:
             note = (notes or {}).get(name, "")
             raise TypeError(f"{called} got an unexpected keyword argument {name!r}{note}; its options: {', '.join(known)}")
+
+
+def reset_position(options: Any, strict: bool = False) -> str | None:
+    """The position text in ``reset``'s ``options`` (None: none), once the options are checked:
+    None or a dict, its ``position`` text, else a one-line ``ValueError``. A key not in
+    ``RESET_OPTIONS`` is refused the same way (``strict``, the Gymnasium env) or ignored with a
+    one-line ``UserWarning`` (PettingZoo's ``api_test`` resets with ``{"options": 1}``)."""
+    if options is None:
+        return None
+    if not isinstance(options, dict):
+        raise ValueError(f"options must be a dict such as {{'position': TEXT}}, not {options!r}"[:300])
+    for key in options:
+        if key not in RESET_OPTIONS:
+            said = f"unknown reset option {key!r}; the options are: {', '.join(RESET_OPTIONS)}"[:300]
+            if strict:
+                raise ValueError(said)
+            warnings.warn(f"{said} (ignored)", UserWarning, stacklevel=4)
+    position = options.get("position")
+    if position is not None and not isinstance(position, str):
+        raise ValueError(f"options['position'] must be a position written as text, not {position!r}"[:300])
+    return position
 
 
 def _choice(name: str, value: Any, allowed: tuple) -> Any:
@@ -311,17 +338,13 @@ class engine_env(AECEnv, EzPickle):
 
     def _episode_start(self, seed: int | None, options: dict | None) -> tuple[int, int, str | None]:
         """The episode's first dealer and deal seed, drawn from its seed, and the position of
-        ``options`` (checked), or None."""
+        ``options`` (checked first: a refused reset changes nothing), or None."""
+        position = reset_position(options)
         if seed is not None or self._np_random is None:
             self._np_random, _ = seeding.np_random(seed)
         rng = self._np_random
         dealer = int(rng.integers(self.num_players)) if self.dealer == "random" else self.dealer
         seed_ = int(rng.integers(SEED_BOUND))
-        if options is not None and not isinstance(options, dict):
-            raise ValueError(f"options must be a dict such as {{'position': TEXT}}, not {options!r}")
-        position = (options or {}).get("position")
-        if position is not None and not isinstance(position, str):
-            raise ValueError(f"options['position'] must be a position written as text, not {position!r}")
         return dealer, seed_, position
 
     def _start_episode(self, to_act: int) -> None:

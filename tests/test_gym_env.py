@@ -276,3 +276,14 @@ def test_opponents_that_are_neither_a_spec_nor_a_list_are_refused_in_one_line(op
         gymnasium.make("KingsCorner-v0", opponents=opponents)
     assert str(caught.value) == (f"opponents must be one agent spec (or Agent) for every other seat, or a list of "
                                  f"one per other seat (2 players need 1), not {opponents!r}")
+
+
+def test_an_unknown_reset_option_is_refused_in_one_line_and_changes_nothing():
+    """The newcomer's probe: ``reset(options={"positon": text})`` dealt a random deal, silently."""
+    text = engine.to_text(engine.new_deal("standard", 2, seed=1))
+    env, same = gymnasium.make("KingsCorner-v0"), gymnasium.make("KingsCorner-v0")
+    env.reset(seed=5)
+    same.reset(seed=5)
+    with pytest.raises(ValueError, match=r"^unknown reset option 'positon'; the options are: position$"):
+        env.reset(seed=0, options={"positon": text})
+    np.testing.assert_array_equal(env.reset()[0], same.reset()[0])

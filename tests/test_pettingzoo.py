@@ -321,3 +321,15 @@ def test_an_unknown_keyword_names_the_env_called_and_its_options(make, called):
     assert said.startswith(f"{called} got an unexpected keyword argument 'opponents' (an option of the Gymnasium and "
                            "vector envs, KingsCorner-v0: every seat of this AEC env is an agent); its options: rules, ")
     assert "\n" not in said
+
+
+@pytest.mark.parametrize("make", [kc.raw_env, kc.engine_env])
+def test_an_unknown_reset_option_is_named_in_a_one_line_warning(make):
+    """The newcomer's probe: ``reset(options={"positon": text})`` dealt a random deal, silently. It
+    warns rather than refuses: PettingZoo's own ``api_test`` resets with ``{"options": 1}``."""
+    text = engine.to_text(engine.new_deal("standard", 2, seed=1))
+    aec = make(num_players=2)
+    with pytest.warns(UserWarning, match=r"^unknown reset option 'positon'; the options are: position \(ignored\)$"):
+        aec.reset(seed=0, options={"positon": text})
+    with pytest.raises(ValueError, match="must be a position written as text"):  # a known key is still checked
+        aec.reset(seed=0, options={"position": 5})

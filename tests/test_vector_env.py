@@ -293,3 +293,13 @@ def test_opponents_that_are_neither_a_spec_nor_a_list_are_refused_in_one_line():
     with pytest.raises(ValueError, match=r"^opponents must be one agent spec \(or Agent\) for every other seat, or a "
                                         r"list of one per other seat \(3 players need 2\), not 3$"):
         KingsCornerVecEnv(2, num_players=3, opponents=3)
+
+
+def test_reset_options_are_refused_in_one_line_as_the_gymnasium_vector_env_refuses_them():
+    """SB3's ``set_options`` kept them for the next ``reset``, which dropped them silently."""
+    env = KingsCornerVecEnv(2)
+    with pytest.raises(ValueError, match=r"^the vector env takes no reset options, got \{'positon': 'x'\}$"):
+        env.set_options({"positon": "x"})
+    env.set_options(None)
+    env.set_options([{}, {}])
+    assert env.reset().shape == (2, 1599)

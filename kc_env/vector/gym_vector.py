@@ -45,7 +45,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from .learner_games import LearnerGames, vector_keywords
+from .learner_games import LearnerGames, refuse_reset_options, vector_keywords
 
 CALLED = "KingsCornerVectorEnv (gymnasium.make_vec('KingsCorner-v0'))"
 """How its errors name this env: the class, and how it is usually made."""
@@ -72,8 +72,7 @@ class KingsCornerVectorEnv(VectorEnv):
               ) -> tuple[np.ndarray, dict[str, Any]]:
         """Deal a new episode in every game (``seed``: game ``i`` gets ``seed + i``; or, as
         Gymnasium's vector envs take it, one seed per game, ``None`` where a game's generator goes on)."""
-        if options:
-            raise ValueError(f"the vector env takes no reset options, got {options!r}")
+        refuse_reset_options(options)
         super().reset(seed=int(seed) if isinstance(seed, (int, np.integer)) else None)
         obs = self.env.reset(seed)
         return obs, self._mask_info()

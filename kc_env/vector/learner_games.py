@@ -568,6 +568,14 @@ def vector_keywords(called: str, kwargs: Mapping[str, Any]) -> dict[str, Any]:
     return kwargs
 
 
+def refuse_reset_options(options: Any) -> None:
+    """The vector envs take no reset options: ``None``, ``{}`` (or a list of ``{}``, one per game,
+    as SB3's ``set_options`` takes them); anything else is a one-line ``ValueError``."""
+    given = [o for o in options if o] if isinstance(options, (list, tuple)) else [options] if options else []
+    if given:
+        raise ValueError(f"the vector env takes no reset options, got {given[0]!r}"[:300])
+
+
 def _refuse_gym_only(episode: Any, render_mode: Any, observation: Any) -> None:
     """``KingsCorner-v0``'s options that a vector env takes only at their defaults, refused with why."""
     if observation != "vector":

@@ -31,7 +31,7 @@ import numpy as np
 from stable_baselines3.common.vec_env import VecEnv
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvStepReturn
 
-from .learner_games import LearnerGames, vector_keywords, whole_actions
+from .learner_games import LearnerGames, refuse_reset_options, vector_keywords, whole_actions
 
 
 class KingsCornerVecEnv(LearnerGames, VecEnv):
@@ -50,6 +50,13 @@ class KingsCornerVecEnv(LearnerGames, VecEnv):
         self._reset_seeds()
         self._reset_options()
         return LearnerGames.reset(self, seeds)
+
+    def set_options(self, options: list[dict] | dict | None = None) -> None:
+        """SB3's options for the next ``reset``: the vector env takes none, so only ``None`` or
+        empty ones (``learner_games.refuse_reset_options``: anything else is refused here, not
+        dropped at the reset)."""
+        refuse_reset_options(options)
+        VecEnv.set_options(self, options)
 
     def step_async(self, actions: np.ndarray) -> None:
         self._pending = actions
