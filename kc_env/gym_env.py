@@ -40,7 +40,9 @@ while True:
 - **Infos**: ``info["action_mask"]`` and ``info["learner_seat"]`` (int) after every ``reset`` and
   ``step``; once the episode is over ``info["deal"]`` (and in a match ``info["match"]``), as
   ``kings_corner_v0``'s infos give them, one type and shape in every episode (a deal nobody won
-  has ``winner`` -1); after an illegal action also ``illegal_action`` (True) and ``illegal_reason``.
+  has ``winner`` -1; an episode ended by an illegal action: the deal's, nobody won, nothing paid);
+  after an illegal action also ``illegal_action`` (True) and ``illegal_reason`` (str), on that
+  step only.
 - **Illegal actions**: ``illegal_action="terminate"`` (default) ends the episode at once with
   reward -1 and ``info["illegal_action"] = True`` plus the reason in ``info["illegal_reason"]``
   (the same price as ``kings_corner_v0.env()``), so that checkers and unmasked algorithms

@@ -76,11 +76,14 @@ end of every deal of the match. ``score`` prices hands by ``rules.penalty_table(
 ### Illegal actions
 ``raw_env`` raises the engine's ``IllegalMove`` (a ``ValueError``, the state unchanged) for an
 action whose mask entry is 0 or that is outside 0..496. ``env()`` wraps it in
-``kc_env.wrappers.ClassicWrapper``, which behaves exactly as PettingZoo's classic chain
+``kc_env.wrappers.ClassicWrapper``, which behaves as PettingZoo's classic chain
 ``OrderEnforcingWrapper(AssertOutOfBoundsWrapper(TerminateIllegalWrapper(raw_env(),
 illegal_reward=-1)))`` in one wrapper (a test plays the two side by side): an illegal action
 warns and ends the game, the offender gets -1 and the other agents 0
-(``TerminateIllegalWrapper``); an action outside the action space is an ``AssertionError``
+(``TerminateIllegalWrapper``), and every agent's infos are then those of an ended episode
+(``deal``: ``winner`` -1, not blocked nor truncated, ``penalties`` 0; in a match ``match`` with
+``winners`` all -1), as ``KingsCorner-v0`` gives them (the chain's one difference: it leaves
+them ``{}``); an action outside the action space is an ``AssertionError``
 (``AssertOutOfBoundsWrapper``), and so is a bool (``Discrete`` would take ``True`` for 1; the
 chain then fails on the mask with numpy's "truth value ... is ambiguous"); ``step``/``observe`` before ``reset`` are errors
 (``OrderEnforcingWrapper``). ``env().unwrapped`` is the ``raw_env``.
@@ -129,7 +132,8 @@ id is PettingZoo's ``namespace/name-vN`` (``kc_env/kings_corner-v0``; ``kc_env/K
 is the same env under the Gymnasium id's name).
 
 ``infos[agent]`` is ``{}`` while the deal goes on. Once a deal ends it holds ``"deal"`` (in a
-match, from the end of the first deal on), and at the end of a match ``"match"`` too, each with
+match, from the end of the first deal on), and at the end of a match ``"match"`` too (an episode
+``env()`` ends on an illegal action: the deal's, nobody won, nothing paid), each with
 one type and shape in every episode, so that stacks which store infos in arrays (Tianshou's
 replay buffer, Gymnasium's vector envs) can:
 

@@ -5,7 +5,7 @@ PettingZoo's classic games wrap their raw env in a chain of three wrappers::
     OrderEnforcingWrapper(AssertOutOfBoundsWrapper(TerminateIllegalWrapper(raw, illegal_reward)))
 
 ``ClassicWrapper`` is that chain as one wrapper, with the same checks in the same order, the
-same errors, warnings and rewards:
+same errors, warnings and rewards (the infos after an illegal action aside, below):
 
 - order: ``step``, ``observe``, ``render``, ``state`` and ``agent_iter`` before ``reset`` are
   errors, reading ``agent_selection``, ``agents``, ``rewards``, ``terminations``,
@@ -15,7 +15,10 @@ same errors, warnings and rewards:
   ``AssertionError`` (``AssertOutOfBoundsWrapper``);
 - illegal actions: an action whose ``action_mask`` entry is 0 warns and ends the game for every
   agent (terminated and truncated), ``illegal_reward`` for the offender and 0 for the others;
-  the done agents then step ``None`` out (``TerminateIllegalWrapper``).
+  the done agents then step ``None`` out (``TerminateIllegalWrapper``). One difference, on
+  purpose: every agent's infos then hold ``deal`` (and in a match ``match``), as at the end of
+  every other episode (``raw_env.abandon_infos``: nobody won, nothing paid); the chain leaves
+  them as they were (``{}`` during a deal), against the env's one shape of infos.
 
 Why one wrapper: each of the three forwards the attributes it lacks with ``__getattr__``, so
 every read of ``agent_selection``, ``terminations``, ``rewards``... by ``last()``,
@@ -144,7 +147,8 @@ class ClassicWrapper(OrderEnforcingWrapper):
 
     def _end_on_illegal_action(self, agent: str) -> None:
         """What ``TerminateIllegalWrapper`` does: warn, end the game for every agent, give the
-        offender ``illegal_reward`` and the others 0."""
+        offender ``illegal_reward`` and the others 0; then give every agent the infos of an ended
+        episode (``raw_env.abandon_infos``: nobody won, nothing paid), which the chain does not."""
         raw = self.env
         EnvLogger.warn_on_illegal_move()
         raw._cumulative_rewards[agent] = 0
@@ -153,6 +157,7 @@ class ClassicWrapper(OrderEnforcingWrapper):
         raw.rewards = dict.fromkeys(raw.truncations, 0)
         raw.rewards[agent] = float(self._illegal_value)
         raw._accumulate_rewards()
+        raw.abandon_infos()  # the infos of every ended episode (the chain leaves them as they were)
         raw._deads_step_first()
 
     def __str__(self) -> str:

@@ -333,3 +333,26 @@ def test_an_unknown_reset_option_is_named_in_a_one_line_warning(make):
         aec.reset(seed=0, options={"positon": text})
     with pytest.raises(ValueError, match="must be a position written as text"):  # a known key is still checked
         aec.reset(seed=0, options={"position": 5})
+
+
+@pytest.mark.parametrize("episode", ["deal", "match"])
+def test_an_episode_ended_by_an_illegal_action_has_the_infos_of_every_ended_episode(episode):
+    """The newcomer's probe: after ``env()`` ended a game on an illegal action every agent's info
+    was ``{}``, where every other ending (won, blocked, cut off) gives ``info["deal"]`` (and in a
+    match ``info["match"]``): the docs promise one shape in every episode. As ``KingsCorner-v0``
+    gives them: nobody won, nothing paid."""
+    env = kc.env(num_players=3, episode=episode)
+    env.reset(seed=1)
+    obs = env.last()[0]
+    env.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))
+    deal = {"winner": -1, "blocked": False, "truncated": False, "penalties": [0, 0, 0]}
+    seen = 0
+    for agent in env.agent_iter():
+        info = env.last()[4]
+        assert info["deal"] == deal and env.infos[agent] is info
+        assert ("match" in info) == (episode == "match")
+        if episode == "match":
+            assert info["match"]["winners"] == [-1, -1, -1] and len(info["match"]["totals"]) == 3
+        seen += 1
+        env.step(None)
+    assert seen == 3

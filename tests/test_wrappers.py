@@ -17,10 +17,23 @@ from kc_env import GAME_INFO, Rules, kings_corner_v0, observation
 from kc_env.wrappers import ClassicWrapper
 
 
+class TerminateIllegalWrapper(wrappers.TerminateIllegalWrapper):
+    """PettingZoo's, and then the infos of an ended episode (``raw_env.abandon_infos``), which
+    ``env()`` gives on an illegal action (the environments probe: the chain leaves every info
+    ``{}``, against the env's one shape of infos)."""
+
+    def step(self, action):
+        ended = self._terminated
+        super().step(action)
+        if self._terminated and not ended:
+            self.env.unwrapped.abandon_infos()
+
+
 def pettingzoo_chain(**kwargs):
-    """What ``env()`` stands for: PettingZoo's three classic wrappers around ``raw_env``."""
+    """What ``env()`` stands for: PettingZoo's three classic wrappers around ``raw_env`` (with
+    the infos of an ended episode after an illegal action, above)."""
     raw = kings_corner_v0.raw_env(**kwargs)
-    aec = wrappers.TerminateIllegalWrapper(raw, illegal_reward=kings_corner_v0.ILLEGAL_REWARD)
+    aec = TerminateIllegalWrapper(raw, illegal_reward=kings_corner_v0.ILLEGAL_REWARD)
     return wrappers.OrderEnforcingWrapper(wrappers.AssertOutOfBoundsWrapper(aec))
 
 
