@@ -95,6 +95,7 @@ from .kings_corner_v0 import (
     SEED_BOUND,
     raw_env,
     reset_position,
+    seat_option,
 )
 from .rules import Rules
 
@@ -119,9 +120,7 @@ class KingsCornerEnv(gymnasium.Env):
         self.aec = self.aec_class(rules=rules, num_players=num_players, episode=episode, reward=reward,
                            max_moves=max_moves, max_deals=max_deals, dealer=dealer)
         n = self.aec.num_players  # an int, however it was given
-        if learner_seat != "random" and (type(learner_seat) is not int or not 0 <= learner_seat < n):
-            raise ValueError(f"learner_seat must be a seat 0..{n - 1} or 'random', not {learner_seat!r}")
-        self.learner_seat_option = learner_seat
+        self.learner_seat_option = seat_option("learner_seat", learner_seat, n)
         self.opponents: list[Agent] = [agents.load(spec) for spec in agents.opponent_specs(opponents, n)]
         for agent in self.opponents:
             agent.play_for(agents.objective_of(self.aec.rules, keeps_points=self.aec.episode == "match"))

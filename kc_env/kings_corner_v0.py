@@ -246,6 +246,18 @@ def reset_position(options: Any, strict: bool = False) -> str | None:
     return position
 
 
+def seat_option(name: str, value: Any, num_players: int) -> int | str:
+    """An env's seat option (``dealer``, ``learner_seat``): ``"random"``, or a seat 0..num_players-1
+    as an int (``np.int64(1)`` too, never a bool nor a float: ``actions.whole_number``); else a
+    one-line ``ValueError``."""
+    if isinstance(value, str) and value == "random":
+        return value
+    seat = actions.whole_number(value)
+    if seat is None or not 0 <= seat < num_players:
+        raise ValueError(f"{name} must be a seat 0..{num_players - 1} or 'random', not {value!r}")
+    return seat
+
+
 def _choice(name: str, value: Any, allowed: tuple) -> Any:
     if value not in allowed:
         raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}, not {value!r}")
@@ -288,9 +300,7 @@ class engine_env(AECEnv, EzPickle):
         self.reward_kind = _choice("reward", reward, REWARDS)
         self.max_moves = _positive("max_moves", max_moves)
         self.max_deals = _positive("max_deals", max_deals)
-        if dealer != "random" and (type(dealer) is not int or not 0 <= dealer < num_players):
-            raise ValueError(f"dealer must be a seat 0..{num_players - 1} or 'random', not {dealer!r}")
-        self.dealer = dealer
+        self.dealer = seat_option("dealer", dealer, num_players)
         self.render_mode = _choice("render_mode", render_mode, (None, *self.metadata["render_modes"]))
         self.render_view = _choice("render_view", render_view, RENDER_VIEWS)
 

@@ -147,9 +147,12 @@ def test_bad_arguments():
 
 
 def test_numpy_whole_numbers_are_taken_for_num_players_and_max_moves():
-    env = KingsCornerEnv(num_players=np.int64(3), max_moves=np.int64(50), opponents=["random", "random"])
+    env = KingsCornerEnv(num_players=np.int64(3), max_moves=np.int64(50), opponents=["random", "random"],
+                         learner_seat=np.int64(2))
     assert (env.aec.num_players, env.aec.max_moves) == (3, 50) and type(env.aec.num_players) is int
-    env.reset(seed=0)
+    assert env.reset(seed=0)[1]["learner_seat"] == 2 and type(env.learner_seat_option) is int
+    with pytest.raises(ValueError, match=r"^learner_seat must be a seat 0\.\.1 or 'random', not True$"):
+        KingsCornerEnv(learner_seat=True)
     with pytest.raises(ValueError, match="^num_players must be 2 to 6, not 3.0$"):
         KingsCornerEnv(num_players=3.0)
 

@@ -227,9 +227,9 @@ def test_options_are_checked():
 
 @pytest.mark.parametrize("make", [kc.raw_env, kc.engine_env])
 def test_numpy_whole_numbers_are_taken_for_num_players_and_max_moves(make):
-    aec = make(num_players=np.int64(3), max_moves=np.int64(50), max_deals=np.array(2))
-    assert (aec.num_players, aec.max_moves, aec.max_deals) == (3, 50, 2)
-    assert type(aec.num_players) is type(aec.max_moves) is int
+    aec = make(num_players=np.int64(3), max_moves=np.int64(50), max_deals=np.array(2), dealer=np.int64(1))
+    assert (aec.num_players, aec.max_moves, aec.max_deals, aec.dealer) == (3, 50, 2, 1)
+    assert type(aec.num_players) is type(aec.max_moves) is type(aec.dealer) is int
     aec.reset(seed=0)
     assert aec.num_agents == 3
 

@@ -153,9 +153,14 @@ def test_bad_arguments_are_refused(kwargs, message):
 
 
 def test_numpy_whole_numbers_are_taken_for_num_players_and_max_moves():
-    env = KingsCornerVecEnv(4, num_players=np.int64(3), max_moves=np.int64(50), opponents=["random", "random"])
-    assert (env.num_players, env.max_moves) == (3, 50) and type(env.num_players) is type(env.max_moves) is int
+    env = KingsCornerVecEnv(np.int64(4), num_players=np.int64(3), max_moves=np.int64(50), opponents=["random", "random"],
+                            learner_seat=np.int64(1), dealer=np.int64(2))
+    assert (env.num_envs, env.num_players, env.max_moves) == (4, 3, 50) and type(env.num_players) is type(env.max_moves) is int
     env.reset()
+    for kwargs, said in (({"learner_seat": True}, r"^learner_seat must be a seat 0\.\.1 or 'random', not True$"),
+                         ({"dealer": 1.0}, r"^dealer must be a seat 0\.\.1 or 'random', not 1.0$")):
+        with pytest.raises(ValueError, match=said):
+            KingsCornerVecEnv(4, **kwargs)
     for kwargs, said in (({"num_players": True}, "^num_players must be 2 to 6, not True$"),
                          ({"max_moves": 50.0}, "^max_moves must be a whole number from 1 to 2,147,483,647, not 50.0$")):
         with pytest.raises(ValueError, match=said):

@@ -79,7 +79,7 @@ from .. import observation as obs_mod
 from ..agents.base import COMPILED
 from ..agents.policy_model import other_table
 from ..engine import IllegalMove
-from ..kings_corner_v0 import refuse_unknown_keywords
+from ..kings_corner_v0 import refuse_unknown_keywords, seat_option
 from ..match import MOST_MOVES, NO_WINNER
 from ..rules import Rules
 from . import kernel as K
@@ -105,15 +105,14 @@ class LearnerGames:
                  opponents: str | Sequence[Any] | None = None, learner_seat: int | str = "random",
                  reward: str = "win_loss", max_moves: int = DEFAULT_MAX_MOVES, dealer: int | str = "random",
                  seed: int | None = None, illegal_action: str = "terminate", record: bool = False) -> None:
-        if type(num_envs) is not int or num_envs < 1:
+        if (games := actions_mod.whole_number(num_envs)) is None or games < 1:
             raise ValueError(f"num_envs must be a whole number of at least 1, not {num_envs!r}")
+        num_envs = games
         self.rules = Rules.coerce(rules)
         num_players = actions_mod.whole_or_given(num_players)
         self.rules.check_players(num_players)
         n = self.num_players = num_players
-        for name, value in (("learner_seat", learner_seat), ("dealer", dealer)):
-            if value != "random" and (type(value) is not int or not 0 <= value < n):
-                raise ValueError(f"{name} must be a seat 0..{n - 1} or 'random', not {value!r}")
+        learner_seat, dealer = seat_option("learner_seat", learner_seat, n), seat_option("dealer", dealer, n)
         if reward not in REWARDS:
             raise ValueError(f"reward must be one of {REWARDS}, not {reward!r}")
         if (moves := actions_mod.whole_number(max_moves)) is None or not 1 <= moves <= MOST_MOVES:
