@@ -16,8 +16,10 @@ from kc_env.cards import parse_card
 
 PLAYERS = range(2, 7)
 # PettingZoo's api_test warns about Dict observations for every env not on its own list of
-# classic games; the Dict {"observation", "action_mask"} is the classic convention itself.
-KNOWN_WARNINGS = ("Observation space for each agent probably", "Observation is not a NumPy array")
+# classic games; the Dict {"observation", "action_mask"} is the classic convention itself. Its
+# reset with options={"options": 1} gets the env's note of an unknown option (the env's own test below).
+KNOWN_WARNINGS = ("Observation space for each agent probably", "Observation is not a NumPy array",
+                  "unknown reset option 'options'")
 
 
 @pytest.fixture(autouse=True)
