@@ -856,7 +856,7 @@ def _parse_pile(word: str) -> int:
 def to_text(state: GameState) -> str:
     """The position as text (the format of ``DESIGN.md``; ``from_text`` reads it back)."""
     def cards_text(cards):
-        return " ".join(card_name(c) for c in cards) or "-"
+        return " ".join(_CARD_TEXT.get(c) or card_name(c) for c in cards) or "-"
 
     lines = [f"{name}: {cards_text(state.piles[p])}" for p, name in enumerate(PILE_NAMES)]
     lines += [f"hand {i}: {cards_text(h)}" for i, h in enumerate(state.hands)]
@@ -879,6 +879,21 @@ def to_text(state: GameState) -> str:
     return "\n".join(lines) + "\n"
 
 
+_CARD_TEXT = {53: "JK2"}
+"""How ``to_text`` writes a card whose ``card_name`` another shares: the second joker is ``JK2``,
+as moves name it, so that a position read back holds each joker where it was."""
+
+
+def _joker_read(word: str, c: int, seen: dict[int, int], jokers: int, lineno: int) -> int:
+    """The joker a position's ``word`` names: ``JK2`` (``JK1``) that one, a plain ``JK`` the first
+    joker not yet written (``seen``); ``PositionError`` when the rules have no such joker."""
+    if word.upper() in ("JK", "JOKER"):
+        c = next((j for j in range(52, 52 + jokers) if j not in seen), 52 + jokers)
+    if c >= 52 + jokers:
+        raise PositionError(f"line {lineno}: more jokers than the rules' {jokers}")
+    return c
+
+
 def from_text(text: str, rules: Rules | str | None = None, seed: int = 0) -> GameState:
     """A position from text (see ``to_text``). Cards not written are out of this position.
 
@@ -889,7 +904,8 @@ def from_text(text: str, rules: Rules | str | None = None, seed: int = 0) -> Gam
     first_turn``), and optionally ``dealer: I``, ``idle: K`` (turns in a
     row without lasting progress, RULES.md 4.8), ``cleared: K`` (piles cleared this deal, RULES.md
     4.7), ``unplayed: K0 K1 ..`` (turns
-    each seat ended without playing a card, for chips) and ``over: out|blocked [winner I]``. A joker is ``JK``.
+    each seat ended without playing a card, for chips) and ``over: out|blocked [winner I]``. A joker is
+    ``JK``, the first not yet written; ``JK2`` is the second joker (``to_text`` writes it so).
     If the player to act has not drawn yet, the start of the turn happens now (RULES.md 4.1).
     Raises ``PositionError`` naming the line at fault.
     """
@@ -901,10 +917,8 @@ def from_text(text: str, rules: Rules | str | None = None, seed: int = 0) -> Gam
     extra: dict[str, str] = {}
     seen: dict[int, int] = {}
     pile_lines = [0] * NUM_PILES
-    jokers_seen = 0
 
     def read_cards(words: list[str], lineno: int) -> list[int]:
-        nonlocal jokers_seen
         if words == ["-"]:
             return []
         out = []
@@ -914,10 +928,7 @@ def from_text(text: str, rules: Rules | str | None = None, seed: int = 0) -> Gam
             except ValueError as exc:
                 raise PositionError(f"line {lineno}: {exc}") from None
             if c >= 52:
-                if jokers_seen >= rules.jokers:
-                    raise PositionError(f"line {lineno}: more jokers than the rules' {rules.jokers}")
-                c = 52 + jokers_seen
-                jokers_seen += 1
+                c = _joker_read(w, c, seen, rules.jokers, lineno)
             if c in seen:
                 raise PositionError(f"line {lineno}: {w} appears twice (also on line {seen[c]})")
             seen[c] = lineno

@@ -134,3 +134,23 @@ def test_a_joker_on_an_ace_is_not_a_legal_pile():
     state.piles[engine.PILE_INDEX["N"]] = [engine.parse_card("AC"), 52]
     state.joker_value[52] = (0, engine.RED)
     assert not engine.pile_is_legal(state, engine.PILE_INDEX["N"])
+
+
+def test_each_joker_keeps_its_name_through_text():
+    """A rules audit: ``to_text`` wrote both jokers ``JK`` and ``from_text`` numbered them in the
+    order read, so a round trip could swap them and a saved move (``play JK2->N``) then named the
+    joker the player no longer held. The second joker is written ``JK2``, as moves name it; a plain
+    ``JK`` is the first joker not yet written."""
+    rules = Rules.preset("standard", jokers=2)
+    for seed in range(40):
+        state = engine.new_deal(rules, 2, seed=seed)
+        again = engine.from_text(engine.to_text(state), rules)
+        assert (again.hands, again.piles, again.stock) == (state.hands, state.piles, state.stock)
+        assert [engine.move_name(m) for m in engine.legal_moves(again)] == \
+               [engine.move_name(m) for m in engine.legal_moves(state)]
+    assert engine.from_text(BASE.replace("N: 9H", "N: 9H JK2").replace("hand 0:", "hand 0: JK"), rules).piles[0][-1] == 53
+
+
+def test_the_second_joker_is_refused_as_the_first_is_when_the_rules_have_none():
+    with pytest.raises(PositionError, match=re.escape("line 1: more jokers than the rules' 0")):
+        engine.from_text(BASE.replace("N: 9H", "N: 9H JK2"), "standard")
