@@ -398,7 +398,8 @@ DESCRIPTIONS: dict[str, str] = {
     "scoring": "a penalty table (lowest total wins) or another scoring system",
     "table": "penalty table used by winner_collects, chips_per_card and score rewards",
     "custom_table": "penalty per rank (A..K, JK), 0 to 100, for scoring or table 'custom'",
-    "target": "total that ends the match, 1 to 10000 (ignored by single; not given: pip 100, kleplek 50, else 25)",
+    "target": ("total that ends the match, 1 to 10000 (ignored by single; not given: pip 100, kleplek 50, else 25, "
+               "winner_collects by its table; german sets 5)"),
     "tie_break": "a tie at the end of a match: one more deal, or all tied players win",
     "chips": "chips each player starts with under scoring chips or card_chips (1 to 10000)",
     "chips_per_card": "under chips, losers also pay their penalty in chips: to_winner (true), or to_pot",
