@@ -102,6 +102,12 @@ def parse_card(text: str) -> int:
     return card(_NAME_TO_RANK[t[:-1]], _SYMBOL_TO_SUIT[t[-1]])
 
 
+def unique_name(c: int) -> str:
+    """The card's own name: ``card_name``, but the second joker is ``JK2`` (as moves and position
+    text name it), so that no two cards of a deck share one."""
+    return "JK2" if c == 53 else card_name(c)
+
+
 def card_name(c: int, symbols: bool = False) -> str:
     """The short name of a card: ``9H`` (or ``9♥`` with ``symbols``), ``JK`` for a joker."""
     if is_joker(c):

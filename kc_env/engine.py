@@ -41,6 +41,7 @@ from .cards import (
     deck,
     mask_of,
     parse_card,
+    unique_name,
 )
 from .rules import MAX_CLEARED, Rules
 
@@ -567,7 +568,7 @@ def _why_play_illegal(state: GameState, move: PlayCard) -> str | None:
         hint = " (a card is a Python int: int(card))" if type(card) is not int and hasattr(card, "__index__") else ""
         return f"no card {card!r}{hint}"
     if card not in state.hands[state.current_player]:
-        return f"{card_name(card)} is not in player {state.current_player}'s hand"
+        return f"{unique_name(card)} is not in player {state.current_player}'s hand"
     if not state.accepts[p] >> card & 1:  # names are formatted only for a refusal: this is the hot path
         return f"{card_name(card)} may not go on {PILE_NAMES[p]}: {_why_not_fit(state, card, p)}"
     if not (state.rules.king_first == "before_others" or state.rules.fill_spaces_first):
@@ -815,7 +816,7 @@ def move_name(move: Move) -> str:
     ``JK2`` (``play JK2->N``), so that a name always says which card moves and a saved game
     replays exactly (``parse_move`` reads it back)."""
     if isinstance(move, PlayCard):
-        card = "JK2" if move.card == 53 else card_name(move.card)
+        card = unique_name(move.card)
         return f"play {card}->{PILE_NAMES[move.pile]}"
     if isinstance(move, MovePile):
         return f"move {PILE_NAMES[move.src]}->{PILE_NAMES[move.dst]}"
@@ -856,7 +857,7 @@ def _parse_pile(word: str) -> int:
 def to_text(state: GameState) -> str:
     """The position as text (the format of ``DESIGN.md``; ``from_text`` reads it back)."""
     def cards_text(cards):
-        return " ".join(_CARD_TEXT.get(c) or card_name(c) for c in cards) or "-"
+        return " ".join(unique_name(c) for c in cards) or "-"
 
     lines = [f"{name}: {cards_text(state.piles[p])}" for p, name in enumerate(PILE_NAMES)]
     lines += [f"hand {i}: {cards_text(h)}" for i, h in enumerate(state.hands)]
@@ -877,11 +878,6 @@ def to_text(state: GameState) -> str:
         result = "blocked" if state.blocked else "out"
         lines.append(f"over: {result}" + ("" if state.winner is None else f" winner {state.winner}"))
     return "\n".join(lines) + "\n"
-
-
-_CARD_TEXT = {53: "JK2"}
-"""How ``to_text`` writes a card whose ``card_name`` another shares: the second joker is ``JK2``,
-as moves name it, so that a position read back holds each joker where it was."""
 
 
 def _joker_read(word: str, c: int, seen: dict[int, int], jokers: int, lineno: int) -> int:

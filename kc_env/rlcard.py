@@ -51,7 +51,7 @@ from rlcard.envs import Env as RLCardEnv
 from rlcard.envs.registration import register, registry
 
 from . import actions, engine, kings_corner_v0
-from .cards import card_name
+from .cards import unique_name
 from .engine import IllegalMove
 from .observation import OBS_SIZE
 
@@ -209,7 +209,7 @@ def action_id(action: Any) -> int:
 
 
 def _names(cards) -> list[str]:
-    return [card_name(c) for c in cards]
+    return [unique_name(c) for c in cards]
 
 
 def _legal(state: dict[str, np.ndarray]) -> list[int]:

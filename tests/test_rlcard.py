@@ -190,7 +190,7 @@ def test_a_move_limit_past_what_the_tables_hold_is_one_line():
 
 def test_the_perfect_information_is_the_whole_deal_every_hand_the_piles_and_the_stock():
     from kc_env import engine
-    from kc_env.cards import card_name
+    from kc_env.cards import unique_name as card_name
 
     env = native(seed=0, game_num_players=3)
     env.reset()
@@ -243,3 +243,13 @@ def test_kc_rules_text_as_game_rules_says_how_to_give_it():
     with pytest.raises(ValueError, match=re.escape("game_rules 'pagat,jokers=2' is kc --rules text; give a preset "
                                                    "name, a dict or a Rules: Rules.parse('pagat,jokers=2')")):
         native(game_rules="pagat,jokers=2")
+
+
+def test_the_perfect_information_names_the_second_joker_as_moves_and_positions_do():
+    """A late probe: ``get_perfect_information`` called both jokers ``JK`` while its own
+    ``position`` (``engine.to_text``) wrote the second ``JK2``."""
+    env = native(seed=0, game_rules={"jokers": 2})
+    env.reset()
+    info = env.get_perfect_information()
+    cards = [c for hand in info["hand_cards"] for c in hand] + info["stock"] + [c for p in info["piles"].values() for c in p]
+    assert sorted(c for c in cards if c.startswith("JK")) == ["JK", "JK2"] and len(set(cards)) == 54

@@ -9,7 +9,7 @@ import numpy as np
 import pyspiel
 
 from .. import actions, engine, observation
-from ..cards import card_name
+from ..cards import unique_name
 
 
 class SeatObserver:
@@ -94,4 +94,4 @@ def public_text(deal: engine.GameState) -> str:
 
 
 def _cards(cards) -> str:
-    return " ".join("JK2" if c == 53 else card_name(c) for c in cards) or "-"
+    return " ".join(map(unique_name, cards)) or "-"
