@@ -389,3 +389,22 @@ def test_an_observation_vector_of_another_shape_is_refused_in_one_line_not_read_
     state = engine.new_deal("standard", 2, seed=0)
     with pytest.raises(ValueError, match=rf"^an observation vector is at least 1599 numbers, {said}$"):
         agents.load(spec).act({"observation": vector, "action_mask": actions.legal_mask(state)})
+
+
+@pytest.mark.parametrize("spec", ["", "x" * 1000])
+def test_an_empty_or_overlong_spec_is_an_unknown_agent_spec(spec):
+    """A late probe: ``""`` loaded the current folder as a model (".: no model.json") and a
+    1,000-character spec raised OSError (file name too long)."""
+    with pytest.raises(ValueError, match="^unknown agent spec"):
+        agents.load(spec)
+
+
+def test_a_policy_model_acts_on_lists_as_the_other_agents_do():
+    """A late probe: ``legal_actions`` takes an observation given as lists, and every agent but
+    the policy model acted on it; the policy model failed deep inside (list indices)."""
+    env = kc.env()
+    env.reset(seed=0)
+    obs = env.observe(env.agent_selection)
+    model = agents.load("ppo-standard-2p")
+    as_lists = {"observation": obs["observation"].tolist(), "action_mask": obs["action_mask"].tolist()}
+    assert model.act(as_lists) == model.act(obs)

@@ -290,3 +290,9 @@ def test_an_unknown_reset_option_is_refused_in_one_line_and_changes_nothing():
     with pytest.raises(ValueError, match=r"^unknown reset option 'positon'; the options are: position$"):
         env.reset(seed=0, options={"positon": text})
     np.testing.assert_array_equal(env.reset()[0], same.reset()[0])
+
+
+def test_an_empty_opponent_spec_is_refused_not_read_as_random():
+    """A late probe: ``opponents=""`` was taken as ``random`` (``"" or "random"``)."""
+    with pytest.raises(ValueError, match="^unknown agent spec ''"):
+        KingsCornerEnv(opponents="")

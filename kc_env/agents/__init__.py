@@ -65,7 +65,7 @@ def opponent_specs(opponents: Any, num_players: int) -> list[Any]:
     with ``act_batch``; None for ``random``) fills every seat, a list must have one per other
     seat. Anything else, or a list of another length, is a one-line ``ValueError``."""
     if opponents is None or isinstance(opponents, (str, Agent)) or hasattr(opponents, "act_batch"):
-        return [opponents or "random"] * (num_players - 1)
+        return ["random" if opponents is None else opponents] * (num_players - 1)
     need = f"{num_players} players need {num_players - 1}"
     if not isinstance(opponents, Iterable) or isinstance(opponents, bytes):
         raise ValueError(f"opponents must be one agent spec (or Agent) for every other seat, or a list of one per "

@@ -162,8 +162,14 @@ def shipped_models() -> dict[str, Path]:
 
 
 def is_model_folder(spec: str) -> bool:
-    """Whether ``spec`` names a folder (that may be a model: ``identify`` says)."""
-    return (Path(spec) / CARD_FILE).is_file() or Path(spec).is_dir()
+    """Whether ``spec`` names a folder (that may be a model: ``identify`` says); an empty spec
+    names none (not the current folder), nor one the system cannot look up (a name too long)."""
+    if not spec:
+        return False
+    try:
+        return (Path(spec) / CARD_FILE).is_file() or Path(spec).is_dir()
+    except OSError:
+        return False
 
 
 def model_folder(spec: str) -> Path | None:

@@ -242,7 +242,8 @@ class PolicyAgent(Agent):
 
     def act(self, obs: Mapping[str, np.ndarray]) -> int:
         legal_actions(obs)  # a clear error when this seat has nothing to do
-        return int(self.act_batch(obs["observation"][None], obs["action_mask"][None])[0])
+        vector, mask = np.asarray(obs["observation"], np.float32), np.asarray(obs["action_mask"])
+        return int(self.act_batch(vector[None], mask[None])[0])
 
     def act_batch(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """One action per row of a batch (what the vector env calls for batched opponents)."""
