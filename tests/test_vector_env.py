@@ -303,8 +303,29 @@ def test_opponents_that_are_neither_a_spec_nor_a_list_are_refused_in_one_line():
 def test_reset_options_are_refused_in_one_line_as_the_gymnasium_vector_env_refuses_them():
     """SB3's ``set_options`` kept them for the next ``reset``, which dropped them silently."""
     env = KingsCornerVecEnv(2)
-    with pytest.raises(ValueError, match=r"^the vector env takes no reset options, got \{'positon': 'x'\}$"):
+    with pytest.raises(ValueError, match=r"^the vector env takes no reset options \(None, \{\}, or a list of them\), got \{'positon': 'x'\}$"):
         env.set_options({"positon": "x"})
     env.set_options(None)
     env.set_options([{}, {}])
     assert env.reset().shape == (2, 1599)
+
+
+def test_num_envs_has_an_upper_bound_and_is_kept_as_an_int():
+    """A late probe: ``KingsCornerVecEnv(10**12)`` tried to allocate 116 TiB, and a numpy
+    ``num_envs`` stayed a numpy integer in both vector envs."""
+    import gymnasium
+
+    for make in (KingsCornerVecEnv, lambda n: gymnasium.make_vec("KingsCorner-v0", num_envs=n,
+                                                                 vectorization_mode="vector_entry_point")):
+        with pytest.raises(ValueError, match="^num_envs must be a whole number from 1 to 100,000, not 1000000000000$"):
+            make(10**12)
+        assert type(make(np.int64(2)).num_envs) is int
+
+
+@pytest.mark.parametrize("options", [np.array([1, 2]), "", 0, [{}, "x"]])
+def test_reset_options_that_are_not_empty_dicts_are_refused_in_one_line(options):
+    """A late probe: a numpy array as options hit numpy's "truth value ... is ambiguous", and
+    ``""`` or ``0`` were taken silently."""
+    with pytest.raises(ValueError, match="^the vector env takes no reset options"):
+        KingsCornerVecEnv(2).set_options(options)
+    KingsCornerVecEnv(2).set_options([{}, None])

@@ -61,7 +61,7 @@ class KingsCornerVectorEnv(VectorEnv):
     def __init__(self, num_envs: int = 256, **kwargs: Any) -> None:
         """``num_envs`` games; every other keyword is ``LearnerGames``' (``learner_games.vector_keywords``)."""
         self.env = LearnerGames(num_envs, **vector_keywords(CALLED, kwargs))
-        self.num_envs = num_envs
+        self.num_envs = num_envs = self.env.num_envs  # an int, however it was given
         self.single_observation_space = self.env.observation_space
         self.single_action_space = self.env.action_space
         self.observation_space = batch_space(self.single_observation_space, num_envs)

@@ -98,6 +98,11 @@ SEATING = ("_opp_kind", "_game_kinds")
 ``state_arrays`` (``seated`` and ``set_opponents`` carry the seating across envs)."""
 
 
+MAX_GAMES = 100_000
+"""The most games one vector env holds (``num_envs``): far above any batch that pays on a CPU
+(kc bench: 256 to 4,096), under what a machine's memory holds."""
+
+
 class LearnerGames:
     """``num_envs`` games of Kings in the Corner for one learner each (see the module docstring)."""
 
@@ -105,8 +110,8 @@ class LearnerGames:
                  opponents: str | Sequence[Any] | None = None, learner_seat: int | str = "random",
                  reward: str = "win_loss", max_moves: int = DEFAULT_MAX_MOVES, dealer: int | str = "random",
                  seed: int | None = None, illegal_action: str = "terminate", record: bool = False) -> None:
-        if (games := actions_mod.whole_number(num_envs)) is None or games < 1:
-            raise ValueError(f"num_envs must be a whole number of at least 1, not {num_envs!r}")
+        if (games := actions_mod.whole_number(num_envs)) is None or not 1 <= games <= MAX_GAMES:
+            raise ValueError(f"num_envs must be a whole number from 1 to {MAX_GAMES:,}, not {num_envs!r}")
         num_envs = games
         self.rules = Rules.coerce(rules)
         num_players = actions_mod.whole_or_given(num_players)
@@ -570,9 +575,9 @@ def vector_keywords(called: str, kwargs: Mapping[str, Any]) -> dict[str, Any]:
 def refuse_reset_options(options: Any) -> None:
     """The vector envs take no reset options: ``None``, ``{}`` (or a list of ``{}``, one per game,
     as SB3's ``set_options`` takes them); anything else is a one-line ``ValueError``."""
-    given = [o for o in options if o] if isinstance(options, (list, tuple)) else [options] if options else []
-    if given:
-        raise ValueError(f"the vector env takes no reset options, got {given[0]!r}"[:300])
+    for one in options if isinstance(options, (list, tuple)) else [options]:
+        if not (one is None or (isinstance(one, dict) and not one)):
+            raise ValueError(f"the vector env takes no reset options (None, {{}}, or a list of them), got {one!r}"[:300])
 
 
 def _refuse_gym_only(episode: Any, render_mode: Any, observation: Any) -> None:

@@ -41,7 +41,7 @@ class KingsCornerVecEnv(LearnerGames, VecEnv):
 
     def __init__(self, num_envs: int = 256, **kwargs: Any) -> None:
         LearnerGames.__init__(self, num_envs, **vector_keywords("KingsCornerVecEnv", kwargs))
-        VecEnv.__init__(self, num_envs, self.observation_space, self.action_space)
+        VecEnv.__init__(self, self.num_envs, self.observation_space, self.action_space)  # an int, however given
         self._pending: Any = None  # the actions of step_async, until step_wait
 
     def reset(self) -> np.ndarray:
