@@ -120,7 +120,7 @@ it must have ``num_players`` hands and not be over). Any other option key is ign
 one-line warning naming it and the known ones (PettingZoo's own ``api_test`` resets with
 ``options={"options": 1}``, so an AEC env must take a key it does not know; ``KingsCorner-v0``
 refuses one).
-Before the first ``reset``, ``raw_env``'s ``step``, ``last``, ``observe`` and ``state`` raise
+Before the first ``reset``, ``raw_env``'s ``step``, ``last``, ``agent_iter``, ``observe`` and ``state`` raise
 ``RuntimeError("call reset() first")``.
 
 ``state()`` is the whole table, every hand and the stock order (``state_space``: ``Box(1977,)``,
@@ -453,6 +453,11 @@ class engine_env(AECEnv, EzPickle):
         """``AECEnv.last``; before ``reset`` a ``RuntimeError`` saying to call it."""
         self._check_reset()
         return super().last(observe)
+
+    def agent_iter(self, max_iter: int = 2**63) -> Any:
+        """``AECEnv.agent_iter``; before ``reset`` a ``RuntimeError`` saying to call it."""
+        self._check_reset()
+        return super().agent_iter(max_iter)
 
     def _step_live(self, agent: str, action: Any) -> None:
         """``step`` of ``agent``, the agent to act, while the episode goes on."""

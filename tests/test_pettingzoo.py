@@ -300,7 +300,7 @@ def test_a_bool_is_outside_the_action_space_of_env(action):
 
 @pytest.mark.parametrize("make", [kc.raw_env, kc.engine_env])
 @pytest.mark.parametrize("call", [lambda aec: aec.step(0), lambda aec: aec.last(), lambda aec: aec.state(),
-                                  lambda aec: aec.observe("player_0")])
+                                  lambda aec: aec.observe("player_0"), lambda aec: next(iter(aec.agent_iter()))])
 def test_calls_before_reset_say_call_reset_first(make, call):
     """The newcomer's probe: ``raw_env().step(0)`` and ``raw_env().last()`` before ``reset`` were
     AttributeErrors, where ``state()`` said "call reset() first"."""

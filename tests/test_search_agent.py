@@ -492,3 +492,19 @@ def test_kc_export_writes_a_search_folder_with_its_evaluation(tmp_path, capsys):
     assert "redeals must be a whole number, not 'x'" in capsys.readouterr().err and not (tmp_path / "other").exists()
     assert main(["export", QUICK, str(tmp_path / "other"), "-n", "0"]) == 2
     assert "num_players must be 2 to 6, not 0" in capsys.readouterr().err and not (tmp_path / "other").exists()
+
+
+def test_a_search_agent_pickles_and_copies_and_the_copy_plays_alike():
+    """A late probe: the agent held its compiled modules as attributes, so ``pickle`` and
+    ``copy.deepcopy`` failed ("cannot pickle 'module' object"), where every other agent copies
+    (``kc benchmark`` and the tournament's workers copy agents)."""
+    import copy
+    import pickle
+
+    from kc_env import engine, play
+
+    agent = agents.load("search:redeals=2,candidates=2", seed=3)
+    state = engine.new_deal("standard", 2, seed=5)
+    obs = play.observe(state)
+    twins = [pickle.loads(pickle.dumps(agent)), copy.deepcopy(agent)]
+    assert [twin.act(obs) for twin in twins] == [agent.act(obs)] * 2

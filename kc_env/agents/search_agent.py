@@ -105,6 +105,10 @@ def spec_options(spec: str) -> dict[str, float]:
     return out
 
 
+_COMPILED = ("_search", "_playouts", "_turns", "_K")
+"""The attributes of a ``SearchAgent`` that hold compiled modules."""
+
+
 class SearchAgent(Agent):
     """The heuristic's candidate turns valued by play-outs on re-deals (see the module docstring)."""
 
@@ -125,11 +129,8 @@ class SearchAgent(Agent):
             raise ValueError(f"search: max_moves must be at least 1, not {max_moves!r}")
         if blueprint and blueprint_weights:
             raise ValueError("search: heuristic weights set the heuristic blueprint, so not with blueprint=MODEL")
-        from ..vector import kernel
-        from . import playouts, turns  # compiled on first use, not when kc_env.agents is imported
-        from .heuristic import search
-
-        self._search, self._playouts, self._turns, self._K = search, playouts, turns, kernel
+        self._import_compiled()
+        playouts = self._playouts
         self.redeals, self.candidates, self.margin, self.max_moves = int(redeals), int(candidates), float(margin), int(max_moves)
         self.end_now, self.endgame = bool(end_now), bool(endgame)
         self.others = _others(others, playouts.OTHERS)
@@ -155,6 +156,24 @@ class SearchAgent(Agent):
             raise ValueError(f"agent spec {spec!r}: {str(exc).removeprefix('search: ')}") from None
         agent.spec = spec
         return agent
+
+    def _import_compiled(self) -> None:
+        """The compiled modules the search calls, imported here on first use (not when
+        ``kc_env.agents`` is imported)."""
+        from ..vector import kernel
+        from . import playouts, turns
+        from .heuristic import search
+
+        self._search, self._playouts, self._turns, self._K = search, playouts, turns, kernel
+
+    def __getstate__(self) -> dict:
+        """The agent without its modules (``_COMPILED``: a module does not pickle), so that it
+        pickles and copies as every agent does; ``__setstate__`` imports them again."""
+        return {k: v for k, v in self.__dict__.items() if k not in _COMPILED}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._import_compiled()
 
     def reset(self, seed: int | None = None) -> None:
         """Forget every plan; ``seed`` (when given) reseeds the play-outs."""
