@@ -108,6 +108,15 @@ def whole_number(action: Any) -> int | None:
         return None
 
 
+def whole_in(name: str, value: Any, low: int, high: int) -> int:
+    """``value`` of the setting ``name`` as an int when it is a whole number (``whole_number``) from
+    ``low`` to ``high``; else ``ValueError`` in one line naming the setting and the range."""
+    number = whole_number(value)
+    if number is None or not low <= number <= high:
+        raise ValueError(f"{name} must be a whole number from {low} to {high:,}, not {value!r}")
+    return number
+
+
 def whole_or_given(value: Any) -> Any:
     """``value`` as an int when ``whole_number`` reads one (``np.int64(3)`` is 3), else ``value``
     itself, for the caller's own check to refuse by name: an env's ``num_players`` or ``max_moves``

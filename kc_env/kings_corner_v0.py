@@ -264,13 +264,6 @@ def _choice(name: str, value: Any, allowed: tuple) -> Any:
     return value
 
 
-def _positive(name: str, value: Any) -> int:
-    number = actions.whole_number(value)  # np.int64 too, never a bool nor a float
-    if number is None or not 1 <= number <= match_mod.MOST_MOVES:
-        raise ValueError(f"{name} must be a whole number from 1 to {match_mod.MOST_MOVES:,}, not {value!r}")
-    return number
-
-
 class engine_env(AECEnv, EzPickle):
     """Kings in the Corner as a PettingZoo AEC environment on the reference engine
     (``kc_env.engine``): what ``raw_env`` is, move for move, on the compiled kernel. Kept as the
@@ -298,8 +291,8 @@ class engine_env(AECEnv, EzPickle):
         self.num_players = num_players
         self.episode = _choice("episode", episode, EPISODES)
         self.reward_kind = _choice("reward", reward, REWARDS)
-        self.max_moves = _positive("max_moves", max_moves)
-        self.max_deals = _positive("max_deals", max_deals)
+        self.max_moves = actions.whole_in("max_moves", max_moves, 1, match_mod.MOST_MOVES)
+        self.max_deals = actions.whole_in("max_deals", max_deals, 1, match_mod.MOST_MOVES)
         self.dealer = seat_option("dealer", dealer, num_players)
         self.render_mode = _choice("render_mode", render_mode, (None, *self.metadata["render_modes"]))
         self.render_view = _choice("render_view", render_view, RENDER_VIEWS)
@@ -438,11 +431,8 @@ class engine_env(AECEnv, EzPickle):
     def step(self, action: int | None) -> None:
         """Play ``action`` for the agent to act; raises ``IllegalMove`` for an illegal action
         (the state unchanged). A terminated or truncated agent steps ``None``."""
-        try:
-            over = not self.agents
-        except AttributeError:  # no reset yet: PettingZoo's agents are made by reset
-            raise RuntimeError(NOT_RESET) from None
-        if over:
+        self._check_reset()
+        if not self.agents:
             raise RuntimeError("every agent is done: call reset() before step()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:

@@ -101,10 +101,7 @@ class ISMCTSMaker:
         """Each setting checked when made (numpy numbers taken), not at the first move inside
         OpenSpiel; else ``ValueError`` in one line naming it."""
         for name in ("simulations", "rollouts"):
-            value = actions.whole_number(getattr(self, name))
-            if value is None or not 1 <= value <= MAX_SIMULATIONS:
-                raise ValueError(f"{name} must be a whole number from 1 to {MAX_SIMULATIONS:,}, not {getattr(self, name)!r}")
-            object.__setattr__(self, name, value)
+            object.__setattr__(self, name, actions.whole_in(name, getattr(self, name), 1, MAX_SIMULATIONS))
         c = self.uct_c
         if isinstance(c, bool) or not isinstance(c, (int, float, np.floating, np.integer)) or not 0 <= c < math.inf:
             raise ValueError(f"uct_c must be a number of at least 0, not {c!r}")

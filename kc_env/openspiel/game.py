@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import pyspiel
 
 from .. import actions, engine, match, rewards
-from ..cards import card_name
+from ..cards import unique_name
 from ..game_info import GAME_INFO
 from ..rules import Rules
 from . import deal
@@ -66,7 +66,7 @@ class KingsCornerGame(pyspiel.Game):
             raise ValueError(f"players must be a whole number, not {self.players!r}")
         self.rules.check_players(self.players)
         self.reward = rewards.check(params["reward"])
-        self.max_moves = params["max_moves"] = _whole("max_moves", params["max_moves"], 1, MAX_MOVES)
+        self.max_moves = params["max_moves"] = actions.whole_in("max_moves", params["max_moves"], 1, MAX_MOVES)
         bounds = rewards.bounds(self.reward, self.rules)
         info = pyspiel.GameInfo(
             num_distinct_actions=GAME_INFO.num_distinct_actions, max_chance_outcomes=GAME_INFO.num_cards,
@@ -225,7 +225,7 @@ class KingsCornerState(pyspiel.State):
             return actions.name(action)
         if self.table.deal is None and self._choosing_first_seat():
             return f"first seat {action}"
-        return f"{'deal' if self.table.deal is None else 'stock top'} {_card(action)}"
+        return f"{'deal' if self.table.deal is None else 'stock top'} {unique_name(action)}"
 
     def returns(self) -> list[float]:
         """Each seat's reward once the deal is over (``kc_env.rewards``), else 0."""
@@ -235,26 +235,12 @@ class KingsCornerState(pyspiel.State):
 
     def __str__(self) -> str:
         if self.table.deal is None:
-            return "deck top: " + " ".join(map(_card, self.table.top))
+            return "deck top: " + " ".join(map(unique_name, self.table.top))
         return engine.to_text(self.table.deal)
-
-
-def _whole(name: str, value, low: int, high: int) -> int:
-    """``value`` of the parameter ``name``, a whole number from ``low`` to ``high`` (a numpy integer
-    too: ``actions.whole_number``); else ValueError."""
-    number = actions.whole_number(value)
-    if number is None or not low <= number <= high:
-        raise ValueError(f"{name} must be a whole number from {low} to {high:,}, not {value!r}")
-    return number
 
 
 def _is_int(text: str) -> bool:
     return text.lstrip("-").isascii() and text.lstrip("-").isdigit()
-
-
-def _card(card: int) -> str:
-    """A card's name; the second joker is ``JK2``, as in ``kc_env.actions``."""
-    return "JK2" if card == 53 else card_name(card)
 
 
 pyspiel.register_game(game_type(), KingsCornerGame)

@@ -110,9 +110,7 @@ class LearnerGames:
                  opponents: str | Sequence[Any] | None = None, learner_seat: int | str = "random",
                  reward: str = "win_loss", max_moves: int = DEFAULT_MAX_MOVES, dealer: int | str = "random",
                  seed: int | None = None, illegal_action: str = "terminate", record: bool = False) -> None:
-        if (games := actions_mod.whole_number(num_envs)) is None or not 1 <= games <= MAX_GAMES:
-            raise ValueError(f"num_envs must be a whole number from 1 to {MAX_GAMES:,}, not {num_envs!r}")
-        num_envs = games
+        num_envs = actions_mod.whole_in("num_envs", num_envs, 1, MAX_GAMES)
         self.rules = Rules.coerce(rules)
         num_players = actions_mod.whole_or_given(num_players)
         self.rules.check_players(num_players)
@@ -120,9 +118,7 @@ class LearnerGames:
         learner_seat, dealer = seat_option("learner_seat", learner_seat, n), seat_option("dealer", dealer, n)
         if reward not in REWARDS:
             raise ValueError(f"reward must be one of {REWARDS}, not {reward!r}")
-        if (moves := actions_mod.whole_number(max_moves)) is None or not 1 <= moves <= MOST_MOVES:
-            raise ValueError(f"max_moves must be a whole number from 1 to {MOST_MOVES:,}, not {max_moves!r}")
-        max_moves = moves
+        max_moves = actions_mod.whole_in("max_moves", max_moves, 1, MOST_MOVES)
         if illegal_action not in ILLEGAL_ACTIONS:
             raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTIONS}, not {illegal_action!r}")
         self.reward_kind, self.max_moves, self.illegal_action, self.record = reward, max_moves, illegal_action, record
