@@ -95,8 +95,8 @@ from .kings_corner_v0 import (
     SEED_BOUND,
     raw_env,
     reset_position,
-    seat_option,
 )
+from .options import seat_option
 from .rules import Rules
 
 ILLEGAL_ACTIONS = ("terminate", "raise")

@@ -170,7 +170,6 @@ from __future__ import annotations
 
 import inspect
 import warnings
-from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import gymnasium
@@ -184,6 +183,7 @@ from . import match as match_mod
 from . import observation as obs_mod
 from .engine import GameState, IllegalMove
 from .match import NO_WINNER
+from .options import refuse_unknown_keywords, seat_option
 from .render import render as render_text
 from .rules import Rules
 from .wrappers import ClassicWrapper
@@ -214,17 +214,6 @@ def env(**kwargs: Any) -> ClassicWrapper:
     return ClassicWrapper(raw_env(**kwargs), illegal_reward=ILLEGAL_REWARD)
 
 
-def refuse_unknown_keywords(called: str, given: Iterable[str], known: Sequence[str],
-                            notes: Mapping[str, str] | None = None) -> None:
-    """A one-line ``TypeError`` for the first keyword of ``given`` that is not one of ``known``,
-    naming ``called`` (the env as the user called it), the keyword (with its ``notes`` entry, if
-    any) and ``known``, rather than Python's, which names a class inside."""
-    for name in given:
-        if name not in known:
-            note = (notes or {}).get(name, "")
-            raise TypeError(f"{called} got an unexpected keyword argument {name!r}{note}; its options: {', '.join(known)}")
-
-
 def reset_position(options: Any, strict: bool = False) -> str | None:
     """The position text in ``reset``'s ``options`` (None: none), once the options are checked:
     None or a dict, its ``position`` text, else a one-line ``ValueError``. A key not in
@@ -244,18 +233,6 @@ def reset_position(options: Any, strict: bool = False) -> str | None:
     if position is not None and not isinstance(position, str):
         raise ValueError(f"options['position'] must be a position written as text, not {position!r}"[:300])
     return position
-
-
-def seat_option(name: str, value: Any, num_players: int) -> int | str:
-    """An env's seat option (``dealer``, ``learner_seat``): ``"random"``, or a seat 0..num_players-1
-    as an int (``np.int64(1)`` too, never a bool nor a float: ``actions.whole_number``); else a
-    one-line ``ValueError``."""
-    if isinstance(value, str) and value == "random":
-        return value
-    seat = actions.whole_number(value)
-    if seat is None or not 0 <= seat < num_players:
-        raise ValueError(f"{name} must be a seat 0..{num_players - 1} or 'random', not {value!r}")
-    return seat
 
 
 def _choice(name: str, value: Any, allowed: tuple) -> Any:

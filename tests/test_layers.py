@@ -34,6 +34,7 @@ LAYERS = {
     "kc_env": "match / encoding",  # the package's front door: Rules, engine, actions, observation
     "kc_env.match": "match / encoding",
     "kc_env.actions": "match / encoding",
+    "kc_env.options": "match / encoding",  # the envs' option checks, shared by the AEC, Gymnasium and vector envs
     "kc_env.observation": "match / encoding",
     "kc_env.record": "match / encoding",
     "kc_env.play": "match / encoding",  # the one loop that plays deals with agents
@@ -164,6 +165,14 @@ def test_no_import_cycle():
     for start in sorted(graph):
         if start not in state and (cycle := walk(start)):
             pytest.fail("import cycle: " + " -> ".join(cycle))
+
+
+def test_the_vector_env_imports_no_aec_env():
+    """The vector env and the AEC env sit in one layer and share their option checks through a
+    module below both (``kc_env.options``), not by one importing the other."""
+    offenders = sorted(a for a, targets in GRAPH.items() if a.startswith("kc_env.vector")
+                       and "kc_env.kings_corner_v0" in targets)
+    assert not offenders, f"import the shared checks from kc_env.options: {offenders}"
 
 
 def test_kc_env_never_imports_training():

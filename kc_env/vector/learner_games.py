@@ -79,8 +79,8 @@ from .. import observation as obs_mod
 from ..agents.base import COMPILED
 from ..agents.policy_model import other_table
 from ..engine import IllegalMove
-from ..kings_corner_v0 import refuse_unknown_keywords, seat_option
 from ..match import MOST_MOVES, NO_WINNER
+from ..options import refuse_unknown_keywords, seat_option
 from ..rules import Rules
 from . import kernel as K
 from . import rule_opponents
