@@ -50,6 +50,7 @@ while True:
   action and why it is illegal (use it with masked training to catch bugs).
 - Every other keyword (``rules``, ``num_players``, ``episode``, ``reward``, ``max_moves``,
   ``max_deals``, ``dealer``) is passed to ``kings_corner_v0.raw_env`` and means the same there.
+  Any other keyword is a one-line ``TypeError`` naming this env and its options.
   ``reset(options={"position": TEXT})`` starts from a position (an unknown option key is refused).
 - A one-deal episode that would end before the learner's first action (possible only with tiny
   hands) is dealt again from the next seed, so every episode gives the learner a turn.
@@ -73,6 +74,7 @@ Version history:
 
 from __future__ import annotations
 
+import inspect
 import operator
 import warnings
 from collections.abc import Sequence
@@ -96,12 +98,14 @@ from .kings_corner_v0 import (
     raw_env,
     reset_position,
 )
-from .options import seat_option
+from .options import refuse_unknown_keywords, seat_option
 from .rules import Rules
 
 ILLEGAL_ACTIONS = ("terminate", "raise")
 OBSERVATIONS = ("vector", "dict")
 MAX_REDEALS = 100
+CALLED = "KingsCornerEnv (gymnasium.make('KingsCorner-v0'))"
+"""How its errors name this env: the class, and how it is usually made."""
 
 
 class KingsCornerEnv(gymnasium.Env):
@@ -116,7 +120,8 @@ class KingsCornerEnv(gymnasium.Env):
                  episode: str = "deal", reward: str = "win_loss", max_moves: int = DEFAULT_MAX_MOVES,
                  max_deals: int = DEFAULT_MAX_DEALS, dealer: int | str = "random",
                  illegal_action: str = "terminate", render_mode: str | None = None,
-                 observation: str = "vector") -> None:
+                 observation: str = "vector", **unknown: Any) -> None:
+        refuse_unknown_keywords(CALLED, unknown, OPTIONS)
         self.aec = self.aec_class(rules=rules, num_players=num_players, episode=episode, reward=reward,
                            max_moves=max_moves, max_deals=max_deals, dealer=dealer)
         n = self.aec.num_players  # an int, however it was given
@@ -321,6 +326,11 @@ class KingsCornerEnv(gymnasium.Env):
             print(text)
             return None
         return text
+
+
+OPTIONS = tuple(name for name, p in inspect.signature(KingsCornerEnv.__init__).parameters.items()
+                if p.kind is not p.VAR_KEYWORD)[1:]
+"""``KingsCornerEnv``'s keywords (any other is refused naming them)."""
 
 
 def _copy(value: Any) -> Any:

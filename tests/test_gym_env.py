@@ -296,3 +296,16 @@ def test_an_empty_opponent_spec_is_refused_not_read_as_random():
     """A late probe: ``opponents=""`` was taken as ``random`` (``"" or "random"``)."""
     with pytest.raises(ValueError, match="^unknown agent spec ''"):
         KingsCornerEnv(opponents="")
+
+
+@pytest.mark.parametrize("make", [lambda: gymnasium.make("KingsCorner-v0", positon=1),
+                                  lambda: KingsCornerEnv(positon=1)])
+def test_a_typo_in_a_keyword_names_the_env_and_its_options(make):
+    """As the AEC and vector envs say it: ``positon=`` gave "KingsCornerEnv.__init__() got an
+    unexpected keyword argument 'positon'", without the options."""
+    with pytest.raises(TypeError) as caught:
+        make()
+    said = str(caught.value)
+    assert said.startswith("KingsCornerEnv (gymnasium.make('KingsCorner-v0')) got an unexpected keyword argument "
+                           "'positon'; its options: rules, num_players, opponents, learner_seat, episode, reward, "
+                           "max_moves, max_deals, dealer, illegal_action, render_mode, observation") and "\n" not in said
