@@ -88,10 +88,11 @@ class Game:
         if isinstance(rules, str) and ("," in rules or "=" in rules):
             raise ValueError(f"{ENV_ID}: game_rules {rules[:80]!r} is kc --rules text; give a preset name, a dict or "
                              f"a Rules: Rules.parse({rules[:80]!r})")
-        try:
-            self.table = kings_corner_v0.raw_env(**options)
-        except TypeError as exc:  # an option raw_env does not take
-            raise ValueError(f"{ENV_ID}: {exc}; its game_ keys are kings_corner_v0.raw_env's options") from None
+        for key in options:
+            if key not in kings_corner_v0.OPTIONS:
+                raise ValueError(f"{ENV_ID}: unknown config key {'game_' + key!r}; its game_ keys: "
+                                 + ", ".join(f"game_{option}" for option in kings_corner_v0.OPTIONS))
+        self.table = kings_corner_v0.raw_env(**options)
 
     def init_game(self) -> tuple[dict[str, np.ndarray], int]:
         self.table.reset(seed=int(self.np_random.randint(2**31)))

@@ -136,12 +136,22 @@ def test_rlcards_dqn_trains_on_the_native_env():
 
 @pytest.mark.parametrize("config, message", [
     ({"allow_step_back": True}, "kings-corner has no step_back"),
-    ({"game_players": 3}, "kings-corner: .*players.*game_ keys are kings_corner_v0.raw_env's options"),
     ({"game_num_players": 7}, "7"),
 ])
 def test_what_the_native_env_cannot_do_is_refused_in_one_line(config, message):
     with pytest.raises(ValueError, match=message):
         native(**config)
+
+
+def test_an_unknown_game_key_is_named_as_written_with_the_game_keys_once():
+    """It said "kings-corner: kings_corner_v0.raw_env got an unexpected keyword argument 'players';
+    its options: rules, ...; its game_ keys are kings_corner_v0.raw_env's options": the key without
+    its prefix, and the options twice over."""
+    with pytest.raises(ValueError) as caught:
+        native(game_players=3)
+    assert str(caught.value) == ("kings-corner: unknown config key 'game_players'; its game_ keys: game_rules, "
+                                 "game_num_players, game_episode, game_reward, game_max_moves, game_max_deals, "
+                                 "game_dealer, game_render_mode, game_render_view")
 
 
 def test_a_matchs_payoffs_sum_every_deals_rewards():
