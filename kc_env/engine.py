@@ -18,6 +18,7 @@ Jokers (RULES.md 4.9) take a value when played, a (rank, colour) pair kept in
 
 from __future__ import annotations
 
+import numbers
 import random
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -276,8 +277,9 @@ def new_deal(rules: Rules | str | None = None, num_players: int = 2, seed: int |
     cards onto the sides (kings in the cross by ``cross_kings``), then the first turn begins."""
     rules = Rules.coerce(rules)
     rules.check_players(num_players)
-    if type(dealer) is not int or not 0 <= dealer < num_players:
+    if isinstance(dealer, bool) or not isinstance(dealer, numbers.Integral) or not 0 <= dealer < num_players:
         raise ValueError(f"dealer must be a seat 0..{num_players - 1}, not {dealer!r}")
+    dealer = int(dealer)  # np.int64(1) too, as the envs take seats
     if seed is None:
         seed = random.SystemRandom().randrange(2**63)
     seed = check_seed(seed)

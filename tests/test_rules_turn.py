@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 import pytest
 from positions import assert_illegal, hand, legal, pile, play, position, stock
 
@@ -124,6 +125,17 @@ def test_the_player_to_the_dealers_left_moves_first_and_play_goes_clockwise(n, d
         seats.append(state.current_player)
         engine.apply(state, END_TURN)
     assert seats == [(dealer + 1 + i) % n for i in range(n + 1)]
+
+
+def test_the_dealer_is_a_seat_as_a_whole_number_numpy_integers_too():
+    """The dealer is a seat 0..n-1: ``np.int64(1)`` deals as 1 does (the envs take numpy seats),
+    a bool, a float or a seat outside the table is refused in one line."""
+    dealt = engine.new_deal(Rules(), 3, seed=4, dealer=np.int64(1))
+    assert engine.to_text(dealt) == engine.to_text(engine.new_deal(Rules(), 3, seed=4, dealer=1))
+    assert type(dealt.dealer) is int
+    for dealer in (True, np.bool_(True), 1.0, 3, -1):
+        with pytest.raises(ValueError, match=rf"^dealer must be a seat 0\.\.2, not {dealer!r}$"):
+            engine.new_deal(Rules(), 3, seed=4, dealer=dealer)
 
 
 def test_the_same_seed_and_rules_give_the_same_deal():
