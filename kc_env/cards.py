@@ -84,6 +84,11 @@ _NAME_TO_RANK = {v: k for k, v in RANK_NAMES.items()} | {"T": 10, "1": 1}
 _SYMBOL_TO_SUIT = {s: i for i, s in enumerate(SUITS)} | {s: i for i, s in enumerate(SUIT_SYMBOLS)}
 
 
+JOKER_WORDS = ("JK", "JOKER")
+"""How a joker is written without its number (upper case): ``parse_card`` reads it as the first
+joker; a position reads it as the first joker not yet written (``engine.from_text``)."""
+
+
 def parse_card(text: str) -> int:
     """A card from text: ``9H``, ``10S``, ``TS``, ``KD``, ``AC``, ``9♥``, lower case too.
 
@@ -91,7 +96,7 @@ def parse_card(text: str) -> int:
     two jokers number them (see ``engine.from_text``). Raises ``ValueError`` naming the text.
     """
     t = text.strip().upper()
-    if t in ("JK", "JOKER", "JK1"):
+    if t in JOKER_WORDS or t == "JK1":
         return 52
     if t == "JK2":
         return 53

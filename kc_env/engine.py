@@ -28,6 +28,7 @@ from .cards import (
     BLACK,
     COLOUR,
     JOKER_MASK,
+    JOKER_WORDS,
     KING,
     KING_MASK,
     RANK,
@@ -885,7 +886,7 @@ def to_text(state: GameState) -> str:
 def _joker_read(word: str, c: int, seen: dict[int, int], jokers: int, lineno: int) -> int:
     """The joker a position's ``word`` names: ``JK2`` (``JK1``) that one, a plain ``JK`` the first
     joker not yet written (``seen``); ``PositionError`` when the rules have no such joker."""
-    if word.upper() in ("JK", "JOKER"):
+    if word.upper() in JOKER_WORDS:
         c = next((j for j in range(52, 52 + jokers) if j not in seen), 52 + jokers)
     if c >= 52 + jokers:
         raise PositionError(f"line {lineno}: more jokers than the rules' {jokers}")

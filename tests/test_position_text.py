@@ -151,6 +151,16 @@ def test_each_joker_keeps_its_name_through_text():
     assert engine.from_text(BASE.replace("N: 9H", "N: 9H JK2").replace("hand 0:", "hand 0: JK"), rules).piles[0][-1] == 53
 
 
+@pytest.mark.parametrize("plain", ["JK", "jk", "JOKER", "Joker"])
+def test_a_joker_written_without_its_number_is_the_first_not_yet_written(plain):
+    """Every way ``cards.parse_card`` writes a joker without its number reads as a plain ``JK``;
+    ``JK1`` is the first joker by name, so a plain joker after it is the second."""
+    rules = Rules.preset("standard", jokers=2)
+    assert engine.from_text(BASE.replace("N: 9H", f"N: 9H {plain}"), rules).piles[0][-1] == 52
+    assert 53 in engine.from_text(BASE.replace("N: 9H", "N: 9H JK1").replace("hand 0:", f"hand 0: {plain}"),
+                                  rules).hands[0]
+
+
 def test_the_second_joker_is_refused_as_the_first_is_when_the_rules_have_none():
     with pytest.raises(PositionError, match=re.escape("line 1: more jokers than the rules' 0")):
         engine.from_text(BASE.replace("N: 9H", "N: 9H JK2"), "standard")
