@@ -190,9 +190,6 @@ class KingsCornerRLCardEnv(RLCardEnv):
                               f"{self.get_player_id()}")
         return super().step(actions.name(move), raw_action=True)  # recorded by name, as RLCard records raw actions
 
-    def _decode_action(self, action_id: int) -> int:
-        return int(action_id)
-
     def _get_legal_actions(self) -> list[int]:
         return _legal(self.game.get_state(self.get_player_id()))
 
