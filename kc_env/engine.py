@@ -1008,8 +1008,6 @@ def _is_count(word: str) -> bool:
 def check_seed(seed) -> int:
     """A deal's seed as a whole number >= 0 (``-42`` would deal seed 42's cards; floats and text
     are not seeds); ``ValueError`` otherwise."""
-    import numbers
-
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
         raise ValueError(f"a seed is a whole number >= 0, not {seed!r}")
     return int(seed)
