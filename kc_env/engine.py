@@ -277,6 +277,8 @@ def new_deal(rules: Rules | str | None = None, num_players: int = 2, seed: int |
     """Shuffle and deal (RULES.md 2): hands one card at a time from the dealer's left, four
     cards onto the sides (kings in the cross by ``cross_kings``), then the first turn begins."""
     rules = Rules.coerce(rules)
+    if isinstance(num_players, numbers.Integral) and not isinstance(num_players, bool):
+        num_players = int(num_players)  # np.int64(3) too, as the envs take it
     rules.check_players(num_players)
     if isinstance(dealer, bool) or not isinstance(dealer, numbers.Integral) or not 0 <= dealer < num_players:
         raise ValueError(f"dealer must be a seat 0..{num_players - 1}, not {dealer!r}")

@@ -8,6 +8,7 @@ and to leave the state exactly as it was.
 from __future__ import annotations
 
 import random
+import re
 
 import numpy as np
 import pytest
@@ -136,6 +137,16 @@ def test_the_dealer_is_a_seat_as_a_whole_number_numpy_integers_too():
     for dealer in (True, np.bool_(True), 1.0, 3, -1):
         with pytest.raises(ValueError, match=rf"^dealer must be a seat 0\.\.2, not {dealer!r}$"):
             engine.new_deal(Rules(), 3, seed=4, dealer=dealer)
+
+
+def test_the_number_of_players_is_a_whole_number_numpy_integers_too():
+    """2.2: 2 to 6 players: ``np.int64(3)`` deals as 3 does, a bool or a float is refused in one line."""
+    dealt = engine.new_deal(Rules(), np.int64(3), seed=4)
+    assert engine.to_text(dealt) == engine.to_text(engine.new_deal(Rules(), 3, seed=4))
+    assert type(dealt.num_players) is int
+    for n in (True, 3.0, np.float64(3)):
+        with pytest.raises(RulesError, match=rf"^num_players must be 2 to 6, not {re.escape(repr(n))}$"):
+            engine.new_deal(Rules(), n, seed=4)
 
 
 def test_the_same_seed_and_rules_give_the_same_deal():
