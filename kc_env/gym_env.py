@@ -106,6 +106,8 @@ OBSERVATIONS = ("vector", "dict")
 MAX_REDEALS = 100
 CALLED = "KingsCornerEnv (gymnasium.make('KingsCorner-v0'))"
 """How its errors name this env: the class, and how it is usually made."""
+NOT_HERE = {"render_view": " (an option of the PettingZoo env kings_corner_v0: KingsCorner-v0 renders the learner's view)"}
+"""The AEC env's options that this env has not, with why, for ``refuse_unknown_keywords``."""
 
 
 class KingsCornerEnv(gymnasium.Env):
@@ -121,7 +123,7 @@ class KingsCornerEnv(gymnasium.Env):
                  max_deals: int = DEFAULT_MAX_DEALS, dealer: int | str = "random",
                  illegal_action: str = "terminate", render_mode: str | None = None,
                  observation: str = "vector", **unknown: Any) -> None:
-        refuse_unknown_keywords(CALLED, unknown, OPTIONS)
+        refuse_unknown_keywords(CALLED, unknown, OPTIONS, NOT_HERE)
         self.aec = self.aec_class(rules=rules, num_players=num_players, episode=episode, reward=reward,
                            max_moves=max_moves, max_deals=max_deals, dealer=dealer)
         n = self.aec.num_players  # an int, however it was given

@@ -309,3 +309,11 @@ def test_a_typo_in_a_keyword_names_the_env_and_its_options(make):
     assert said.startswith("KingsCornerEnv (gymnasium.make('KingsCorner-v0')) got an unexpected keyword argument "
                            "'positon'; its options: rules, num_players, opponents, learner_seat, episode, reward, "
                            "max_moves, max_deals, dealer, illegal_action, render_mode, observation") and "\n" not in said
+
+
+def test_the_aec_envs_own_option_says_why_it_is_not_here():
+    """``render_view`` chooses whose hand the AEC env shows; KingsCorner-v0 shows the learner's, and
+    says so, as the AEC env explains the options it lacks (``opponents``, ``observation``)."""
+    with pytest.raises(TypeError, match=r"'render_view' \(an option of the PettingZoo env kings_corner_v0: "
+                                        r"KingsCorner-v0 renders the learner's view\); its options: rules,"):
+        KingsCornerEnv(render_view="all")
