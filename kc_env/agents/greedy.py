@@ -22,8 +22,10 @@ from .base import Agent, legal_actions
 
 @njit
 def greedy_action(obs, mask):
-    """Greedy's action (see the module docstring); ``mask`` must hold a legal action."""
-    pen = view.card_penalties(obs)
+    """Greedy's action (see the module docstring); ``mask`` must hold a legal action. It allocates
+    nothing: the heuristic's search (``kernel.borrowing``) calls it, and numba compiles it then
+    without reference counting, which would leak any array made here (the disk cache keeps
+    whichever version compiled first, for every caller)."""
     best = -1
     best_key = -1.0
     for a in range(K.MOVE_OFFSET):
@@ -31,7 +33,8 @@ def greedy_action(obs, mask):
             c = K.play_card_of(a)
             p = K.play_pile_of(a)
             space = p < 4 and obs[view.PILE_START + p * view.PILE_BLOCK + view.OFF_LENGTH] == 0.0
-            key = pen[c] * 100.0 + K.RANK[c] + (0.0 if space else 0.5)  # a space only when nothing else
+            pen = view.card_penalty(obs, c)
+            key = pen * 100.0 + K.RANK[c] + (0.0 if space else 0.5)  # a space only when nothing else
             if key > best_key:
                 best_key = key
                 best = a

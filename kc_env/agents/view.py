@@ -93,13 +93,23 @@ def obs_count(x, scale):
 
 
 @njit
+def card_penalty(obs, c):
+    """The penalty of card id ``c`` by the table in the observation (float64). It allocates
+    nothing: greedy calls it, and greedy may be compiled without reference counting (the
+    heuristic's search, a ``kernel.borrowing`` function, passes ``_nrt=False`` on to it)."""
+    if c >= 52:
+        return obs[OBS_PENALTY + 13] * PENALTY_SCALE
+    return obs[OBS_PENALTY + K.RANK[c] - 1] * PENALTY_SCALE
+
+
+@njit
 def card_penalties(obs):
-    """The penalty of every card id by the table in the observation (float64 of 54)."""
+    """The penalty of every card id by the table in the observation (float64 of 54). It allocates:
+    only for code compiled with reference counting (the heuristic's ``read_context``), not for
+    anything a ``kernel.borrowing`` function may call (``card_penalty`` is)."""
     out = np.zeros(54, dtype=np.float64)
-    for c in range(52):
-        out[c] = obs[OBS_PENALTY + K.RANK[c] - 1] * PENALTY_SCALE
-    out[52] = obs[OBS_PENALTY + 13] * PENALTY_SCALE
-    out[53] = out[52]
+    for c in range(54):
+        out[c] = card_penalty(obs, c)
     return out
 
 
