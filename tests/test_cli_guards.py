@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import importlib.util
+from pathlib import Path
 
 import pytest
 
@@ -44,3 +45,49 @@ def test_kc_export_refuses_to_replace_a_folder_unless_told(tmp_path, capsys):
     assert (target / "model.json").read_text() == "{}"
     assert main(["export", str(tmp_path / "no-run"), str(target), "--overwrite", "--no-progress"]) == 2
     assert "already exists" not in capsys.readouterr().err  # past the guard: the run is what is missing
+
+
+NOT_PLAYED = "played before checking"
+
+
+def _no_play(monkeypatch) -> None:
+    from kc_env import benchmark, tournament
+
+    monkeypatch.setattr(tournament, "run_tournament", lambda *a, **k: pytest.fail(NOT_PLAYED))
+    monkeypatch.setattr(benchmark, "evaluate", lambda *a, **k: pytest.fail(NOT_PLAYED))
+
+
+@pytest.mark.parametrize("name", ["e.txt", "eplot"])
+@pytest.mark.parametrize("command", [["eval", "random", "greedy", "--deals", "2"], ["benchmark", "random", "--quick"],
+                                     ["benchmark", "--runs", "r1", "r2"]])
+def test_a_chart_is_a_png_svg_or_pdf_and_any_other_name_is_refused_before_playing(command, name, tmp_path,
+                                                                                  monkeypatch, capsys):
+    """The suffix chooses the chart's format: .txt (which matplotlib cannot draw) and no suffix
+    (matplotlib would write eplot.png, not the file named) are refused in one line, before a deal."""
+    _no_play(monkeypatch)
+    path = tmp_path / name
+    assert main([*command, "--plot", str(path)]) == 2
+    assert capsys.readouterr().err.strip() == f"kc {command[0]}: --plot {path}: name a .png, .svg or .pdf file"
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.skipif(not Path("/sys/kernel").is_dir(), reason="needs Linux's /sys")
+@pytest.mark.parametrize("command", [["play", "heuristic", "--one-deal", "--save"],
+                                     ["eval", "random", "greedy", "--deals", "2", "--json"],
+                                     ["eval", "random", "greedy", "--deals", "2", "--plot"]])
+def test_an_output_file_that_cannot_be_created_is_refused_before_playing(command, monkeypatch, capsys):
+    """/sys/kernel is a folder that even root may not create files in (os.access says yes): the
+    file is tried before the game, not found unwritable after it."""
+    _no_play(monkeypatch)
+    monkeypatch.setattr("builtins.input", lambda *a: pytest.fail(NOT_PLAYED))
+    path = "/sys/kernel/g.png"
+    assert main([*command, path]) == 2
+    assert capsys.readouterr().err.strip() == f"kc {command[0]}: {command[-1]} {path}: cannot write there (Permission denied)"
+
+
+def test_checking_an_output_file_leaves_no_empty_file_behind(tmp_path, capsys):
+    path = tmp_path / "e.json"
+    assert main(["eval", "random", "grandmaster", "--deals", "2", "--json", str(path)]) == 2
+    assert "unknown agent spec 'grandmaster'" in capsys.readouterr().err
+    assert not path.exists()
+

@@ -18,7 +18,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from .common import UserError, check_writable, missing_extra
+from .common import UserError, check_chart, check_writable, missing_extra
 
 HELP = "score an agent on the benchmark's versioned tasks: win shares with paired intervals, IQM, a scorecard"
 
@@ -39,7 +39,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--md", metavar="FILE", help="write the scorecard as a Markdown table "
                                                      "(with --runs: the IQM and mean per track)")
     parser.add_argument("--plot", metavar="PNG", help="draw each task's relative share with its interval "
-                                                      "(with --runs: the sample-efficiency curve)")
+                                                      "(with --runs: the sample-efficiency curve); .png, .svg or .pdf")
     parser.add_argument("--runs", nargs="+", metavar="RUN",
                         help="instead of an agent: aggregate the benchmark scores of training runs (seeds of one "
                              "config): their run folders, or the scorecards of their final policies")
@@ -72,8 +72,9 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("name an agent to score (or --list the tasks)")
     if args.workers is not None and args.workers < 1:
         raise UserError("--workers must be at least 1")
-    for path, option in ((args.json, "--json"), (args.md, "--md"), (args.plot, "--plot")):
+    for path, option in ((args.json, "--json"), (args.md, "--md")):
         check_writable(path, option)
+    check_chart(args.plot)
     if args.plot and (missing := missing_extra("eval", ("matplotlib",))):
         raise UserError(f"--plot {missing}")
     _, checksum = shuffles.load(args.suite)
@@ -147,8 +148,9 @@ def run_aggregate(args: argparse.Namespace) -> int:
         if (where := Path(run).resolve()) in seen:
             raise UserError(f"--runs names {seen[where]} twice (as {run}): each run counts once")
         seen[where] = run
-    for path, option in ((args.json, "--json"), (args.md, "--md"), (args.plot, "--plot")):
+    for path, option in ((args.json, "--json"), (args.md, "--md")):
         check_writable(path, option)
+    check_chart(args.plot)
     baseline = _read_scorecard(args.baseline, "--baseline") if args.baseline else None
     try:
         report = runs.aggregate(args.runs, baseline)

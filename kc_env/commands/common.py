@@ -61,7 +61,9 @@ def positive_int(text: str) -> int:
 
 
 def check_writable(path: str | None, option: str) -> None:
-    """Refuse, before any work, an output file whose folder does not exist or is not writable."""
+    """Refuse, before any work, an output file whose folder does not exist or is not writable:
+    the file is opened for appending (created, then deleted again, if it did not exist), as
+    some folders (``/sys``) refuse a new file though ``os.access`` allows it."""
     import os
     from pathlib import Path
 
@@ -72,3 +74,25 @@ def check_writable(path: str | None, option: str) -> None:
         raise UserError(f"{option} {path}: the folder {folder} does not exist")
     if not os.access(folder, os.W_OK) or Path(path).is_dir():
         raise UserError(f"{option} {path}: cannot write there")
+    existed = Path(path).exists()
+    try:
+        with open(path, "a"):
+            pass
+    except OSError as exc:
+        raise UserError(f"{option} {path}: cannot write there ({exc.strerror or exc})") from None
+    if not existed:
+        Path(path).unlink(missing_ok=True)
+
+
+CHART_SUFFIXES = (".png", ".svg", ".pdf")
+"""The chart formats ``--plot`` writes, chosen by the file's suffix."""
+
+
+def check_chart(path: str | None, option: str = "--plot") -> None:
+    """``check_writable`` for a chart, which must also be named ``.png``, ``.svg`` or ``.pdf``
+    (matplotlib cannot draw ``.txt``, and without a suffix it would write ``NAME.png``)."""
+    from pathlib import Path
+
+    if path is not None and Path(path).suffix.lower() not in CHART_SUFFIXES:
+        raise UserError(f"{option} {path}: name a {', '.join(CHART_SUFFIXES[:-1])} or {CHART_SUFFIXES[-1]} file")
+    check_writable(path, option)

@@ -16,6 +16,7 @@ from pathlib import Path
 from .common import (
     UserError,
     add_rules_argument,
+    check_chart,
     check_writable,
     missing_extra,
     note_other_tables,
@@ -39,7 +40,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--match", action="store_true",
                         help="an episode is a whole match, not one deal (under a penalty table the agents then play for points)")
     parser.add_argument("--max-moves", type=positive_int, default=1000, help="moves after which a deal is cut off")
-    parser.add_argument("--plot", metavar="PNG", help="write a chart of win rates and ratings")
+    parser.add_argument("--plot", metavar="PNG", help="write a chart of win rates and ratings (.png, .svg or .pdf)")
     parser.add_argument("--json", metavar="FILE", help="write the results as JSON")
     parser.add_argument("--episodes-json", action="store_true", help="with --json, add every episode's result")
     parser.add_argument("--markdown", action="store_true", help="print the tables as Markdown")
@@ -68,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     if args.episodes_json and not args.json:
         raise UserError("--episodes-json adds to the --json file: give --json FILE too")
     check_writable(args.json, "--json")
-    check_writable(args.plot, "--plot")
+    check_chart(args.plot)
     missing = missing_extra("eval", ("matplotlib",)) if args.plot else None
     if missing:  # before any deal is played, not after
         raise UserError(f"--plot {missing}")
