@@ -91,3 +91,32 @@ def test_checking_an_output_file_leaves_no_empty_file_behind(tmp_path, capsys):
     assert "unknown agent spec 'grandmaster'" in capsys.readouterr().err
     assert not path.exists()
 
+
+@pytest.mark.parametrize("against", ["nosuchagent", "", "random,"])
+def test_kc_export_checks_the_against_specs_before_writing_the_model(against, tmp_path, capsys):
+    """A bad --against spec is refused before the model is written, not by the evaluation after
+    it (which left a model behind, and a retry then found the folder taken)."""
+    pytest.importorskip("torch")
+    folder = tmp_path / "exp" / "s3"
+    assert main(["export", "search", str(folder), "--deals", "2", "--against", against, "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("kc export: --against: unknown agent spec ") and len(err.strip().splitlines()) == 1
+    assert not folder.exists()
+
+
+@pytest.mark.parametrize("deals", ["0", "-7"])
+def test_kc_export_refuses_deals_below_one_as_kc_eval_does(deals, tmp_path, capsys):
+    pytest.importorskip("torch")
+    folder = tmp_path / "out"
+    assert main(["export", "search", str(folder), "--deals", deals, "--no-progress"]) == 2
+    assert capsys.readouterr().err.strip() == "kc export: --deals must be at least 1"
+    assert not folder.exists()
+
+
+def test_kc_export_of_a_file_says_it_is_not_a_folder(tmp_path, capsys):
+    pytest.importorskip("torch")
+    readme = tmp_path / "README.md"
+    readme.write_text("# not a run\n")
+    assert main(["export", str(readme), str(tmp_path / "out"), "--no-progress"]) == 2
+    assert capsys.readouterr().err.strip() == (f"kc export: {readme} is a file, not a folder; give a kc train run "
+                                               "folder, a model folder or a search spec")

@@ -57,6 +57,9 @@ def run(args: argparse.Namespace) -> int:
         check_target(Path(args.folder), args.overwrite)
     except ValueError as exc:
         raise UserError(str(exc)) from None
+    if args.deals < 1:
+        raise UserError("--deals must be at least 1")
+    args.against = _opponents(args.against)
     args.progress = show_progress(args)
     if args.run == SEARCH or args.run.startswith(SEARCH_OPTIONS):
         return _export_search(args)
@@ -65,15 +68,15 @@ def run(args: argparse.Namespace) -> int:
     if model_folder.format_of(args.run) is not None:
         return _export_model(args)
     if not Path(args.run).is_dir():
-        raise UserError(f"{args.run}: no such folder; give a kc train run folder, a model folder "
-                        f"or a search spec")
+        problem = " is a file, not a folder" if Path(args.run).exists() else ": no such folder"
+        raise UserError(f"{args.run}{problem}; give a kc train run folder, a model folder or a search spec")
     from .. import trainers
 
     try:
         publish = trainers.of_run(Path(args.run)).publish_function()
     except ImportError as exc:
         raise UserError(str(exc)) from None
-    return _published(args, lambda: publish(Path(args.run), Path(args.folder), against=args.against.split(","),
+    return _published(args, lambda: publish(Path(args.run), Path(args.folder), against=args.against,
                                             deals=args.deals, seed=args.seed, progress=args.progress))
 
 
@@ -82,7 +85,7 @@ def _export_search(args: argparse.Namespace) -> int:
 
     players = 2 if args.players is None else args.players
     return _published(args, lambda: publish_search(
-        args.run, Path(args.folder), against=args.against.split(","), deals=args.deals, seed=args.seed,
+        args.run, Path(args.folder), against=args.against, deals=args.deals, seed=args.seed,
         progress=args.progress, num_players=players, rules=args.rules,
         rules_name=getattr(args, "rules_name", None) or "standard"))
 
@@ -90,8 +93,22 @@ def _export_search(args: argparse.Namespace) -> int:
 def _export_model(args: argparse.Namespace) -> int:
     from ..publish import publish_model
 
-    return _published(args, lambda: publish_model(Path(args.run), Path(args.folder), against=args.against.split(","),
+    return _published(args, lambda: publish_model(Path(args.run), Path(args.folder), against=args.against,
                                                   deals=args.deals, seed=args.seed, progress=args.progress))
+
+
+def _opponents(against: str) -> list[str]:
+    """The ``--against`` specs, each checked as ``kc eval`` checks its agents, before anything is
+    written (a bad one found by the evaluation would leave the model behind)."""
+    from kc_env.benchmark.submission import entry
+
+    specs = against.split(",")
+    for spec in specs:
+        try:
+            entry(spec)
+        except (ValueError, OSError) as exc:
+            raise UserError(f"--against: {exc}") from None
+    return specs
 
 
 def _published(args: argparse.Namespace, publish) -> int:
