@@ -86,3 +86,21 @@ def test_replay_without_names_keeps_player_numbers(tmp_path, capsys):
     record.save(record.GameRecord.from_state(state, moves, cut), path)
     assert main(["replay", str(path), "--no-color"]) == 0
     assert "1. player_" in capsys.readouterr().out
+
+
+def test_a_deal_quit_unfinished_is_saved_and_replayed_as_stopped_not_finished(tmp_path, monkeypatch, capsys):
+    """``q`` in the middle of a --one-deal game: play says the deal was stopped (not that the
+    finished deals were saved), and replay ends on the stopped deal, not 'the deal is over'."""
+    answers = iter(["1", "1", "q"])
+    monkeypatch.setattr("builtins.input", lambda prompt="": next(answers))
+    saved = tmp_path / "g1.json"
+    assert main(["play", "heuristic", "--one-deal", "--seed", "3", "--no-color", "--save", str(saved)]) == 1
+    data = json.loads(saved.read_text())
+    assert data["result"]["over"] is False
+    moves = len(data["moves"])
+    assert capsys.readouterr().out.splitlines()[-1] == (f"saved the deal, stopped after {moves} moves "
+                                                        f"(not finished), to {saved}")
+    assert main(["replay", str(saved), "--no-color"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[-1] == f"--- the deal was stopped after {moves} moves (not finished) ---"
+    assert "the deal is over" not in out

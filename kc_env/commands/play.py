@@ -150,7 +150,10 @@ def _save(args, match, state, deal_moves, truncated, players, finished: bool) ->
         return
     if args.one_deal and state is not None:
         rec = record.GameRecord.from_state(state, deal_moves, truncated, players=players)
+        moves = f"{len(deal_moves)} move{'s' * (len(deal_moves) != 1)}"
+        what = "the game" if finished else f"the deal, stopped after {moves} (not finished),"
     else:
         rec = record.MatchRecord.from_match(match, players=players)
+        what = "the game" if finished else "the finished deals"
     record.save(rec, args.save)
-    print(f"saved {'the game' if finished else 'the finished deals'} to {args.save}", flush=True)
+    print(f"saved {what} to {args.save}", flush=True)

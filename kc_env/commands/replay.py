@@ -116,6 +116,10 @@ class _Shower:
         from .. import engine
 
         state = step.state
+        if not state.is_over and not self.cut_off[step.deal - 1]:  # kc play --one-deal, quit part-way
+            print(f"--- the deal was stopped after {step.number} move{'s' * (step.number != 1)} (not finished) ---",
+                  flush=True)
+            return
         truncated = state.is_over and self.cut_off[step.deal - 1]
         how = "cut off by the move limit" if truncated else "blocked" if state.blocked else "over"
         winner = "no winner" if state.winner is None else f"{self.names[state.winner]} won"
