@@ -93,3 +93,18 @@ def test_a_missing_rules_file_is_one_line(capsys):
 def test_an_unhashable_preset_on_the_command_line_is_one_line(capsys):
     assert main(["demo", "--rules", "standard,preset=[x]"]) == 2
     assert "rule 'preset' must be a single value, not a list" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["demo", "-q", "--max-deals", "-3"], "argument --max-deals: must be positive, got -3"),
+    (["demo", "-q", "--max-deals", "0"], "argument --max-deals: must be positive, got 0"),
+    (["compare", "greedy", "random", "--deals", "3", "--examples", "-1"],
+     "argument --examples: must be 0 or more, got -1"),
+])
+def test_a_count_below_its_least_is_refused_in_one_line_as_kc_play_refuses_it(argv, message, capsys):
+    """kc demo --max-deals -3 played no deal ('stopped after 0 deals') and kc compare --examples -1
+    ran as if 0, where kc play refuses --max-deals -2."""
+    with pytest.raises(SystemExit) as caught:
+        main(argv)
+    err = capsys.readouterr().err
+    assert caught.value.code == 2 and err.strip().splitlines()[-1].endswith(message)

@@ -51,13 +51,25 @@ def missing_extra(extra: str, modules: tuple[str, ...]) -> str | None:
 
 def positive_int(text: str) -> int:
     """An argparse ``type``: a whole number above 0 (``--max-moves 0`` is refused up front)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text[:40]!r}") from None
+    value = _whole_number(text)
     if value <= 0:
         raise argparse.ArgumentTypeError(f"must be positive, got {value}")
     return value
+
+
+def non_negative_int(text: str) -> int:
+    """An argparse ``type``: a whole number, 0 or more (``--examples -1`` is refused up front)."""
+    value = _whole_number(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
+    return value
+
+
+def _whole_number(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text[:40]!r}") from None
 
 
 def check_writable(path: str | None, option: str) -> None:

@@ -9,7 +9,7 @@ import argparse
 import json
 from pathlib import Path
 
-from .common import UserError, add_rules_argument
+from .common import UserError, add_rules_argument, non_negative_int
 
 HELP = "where an agent plays otherwise than a reference agent: kinds of disagreement, examples"
 
@@ -22,7 +22,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--deals", type=int, default=500, help="deals to play (default 500)")
     parser.add_argument("--against", default=None, help="the opponents' spec (default: the reference)")
     parser.add_argument("--seed", type=int, default=0, help="the same seed gives the same results (default 0)")
-    parser.add_argument("--examples", type=int, default=1, help="example positions per kind (default 1)")
+    parser.add_argument("--examples", type=non_negative_int, default=1, help="example positions per kind (default 1)")
     parser.add_argument("--json", metavar="FILE", help="write the table and the examples as JSON")
 
 

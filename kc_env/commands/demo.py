@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from .common import add_rules_argument
+from .common import add_rules_argument, positive_int
 
 if TYPE_CHECKING:
     from ..rules import Rules
@@ -18,7 +18,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-n", "--players", type=int, default=2, help="2 to 6 (default 2)")
     parser.add_argument("--seed", type=int, default=0, help="the match's seed: the same seed plays the same match (default 0)")
     parser.add_argument("-q", "--quiet", action="store_true", help="print only the final scores")
-    parser.add_argument("--max-deals", type=int, default=500, help="stop a match that runs longer (default 500)")
+    parser.add_argument("--max-deals", type=positive_int, default=500, help="stop a match that runs longer (default 500)")
 
 
 def run(args: argparse.Namespace) -> int:
