@@ -177,3 +177,14 @@ def test_the_eval_report_names_a_match_in_the_singular():
 
     result = run_tournament(["greedy", "random"], deals=2, match=True, workers=1, ratings=False)
     assert "of every match nobody won" in report(result, "standard")
+
+
+@pytest.mark.parametrize("spec", ["greedy:x", "random:seed=3", "turn-ppo-2p:foo=1"])
+def test_a_built_in_agent_given_options_says_it_takes_none(spec, capsys):
+    """greedy:x tried to import a module 'greedy'; random:seed=3 and a shipped model with options
+    were 'unknown'. Only heuristic:... and search:... take options (random:Foo, a class of the
+    importable module random, is tests/test_benchmark_agent_failures.py's)."""
+    assert main(["eval", spec, "random", "--deals", "2"]) == 2
+    name = spec.split(":")[0]
+    assert capsys.readouterr().err.strip() == (f"kc eval: agent spec {spec!r}: {name} takes no options; only "
+                                               "heuristic:name=value,... and search:name=value,... do")

@@ -54,6 +54,10 @@ def load(spec: str | Agent, seed: int | None = None) -> Agent:
         return SearchAgent.from_spec(spec, seed=seed)
     if isinstance(spec, str) and (folder := folders.model_folder(spec)) is not None:
         return folders.load(folder, seed=seed, spec=spec)
+    name = spec.split(":", 1)[0] if isinstance(spec, str) else None
+    if name in SPECS or name in shipped_models():  # greedy:x, random:seed=3, turn-ppo-2p:foo=1
+        raise ValueError(f"agent spec {spec!r}: {name} takes no options; only heuristic:name=value,... and "
+                         "search:name=value,... do")
     raise ValueError(f"unknown agent spec {spec!r}; known specs: {', '.join(sorted(SPECS))}, "
                      "heuristic:name=value,... (the heuristic with evaluation weights set), "
                      "search or search:redeals=16,candidates=4,margin=0.0 (the heuristic's turns valued by play-outs), "

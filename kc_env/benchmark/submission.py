@@ -17,7 +17,7 @@ import re
 import sys
 from pathlib import Path
 
-from ..agents import Agent, load
+from ..agents import RULE_BASED, Agent, load
 
 _CLASS_SPEC = re.compile(r"^(?P<module>.+):(?P<cls>[A-Za-z_][A-Za-z0-9_]*)$")
 
@@ -112,8 +112,11 @@ def entry(spec: str | Agent) -> str | Agent:
 
 
 def _is_builtin(spec: str) -> bool:
-    """``heuristic:...`` and ``search:...`` are built-in specs whatever follows the colon."""
-    return spec.split(":", 1)[0] in ("heuristic", "search")
+    """``heuristic:...`` and ``search:...`` are built-in specs whatever follows the colon; so are
+    ``greedy:...`` and ``random:...`` (``load`` says they take no options) unless a module of that
+    name can be imported (``random:Foo`` reads as Python's ``random``, and ``_standard_library`` says so)."""
+    name = spec.split(":", 1)[0]
+    return name in ("heuristic", "search") or name in RULE_BASED and importlib.util.find_spec(name) is None
 
 
 def label(spec: str | Agent) -> str:
