@@ -89,3 +89,16 @@ def test_an_integer_of_thousands_of_digits_is_one_line(tmp_path, capsys):
     err = capsys.readouterr().err
     assert code == 2 and "--set 'n_envs': not a value: Exceeds the limit" in err and len(err.splitlines()) == 1
     assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize(("key", "value", "message"), [
+    ("eval.deals", -1, "eval.deals must be positive"),
+    ("eval.opponents", [], "eval.opponents needs at least one agent spec"),
+])
+def test_the_eval_block_names_only_what_is_wrong(key, value, message):
+    """eval.deals=-1 was refused as 'eval.opponents needs at least one agent spec, and eval.deals
+    must be positive', though the opponents were fine."""
+    with pytest.raises(config_mod.ConfigError) as caught:
+        config_mod.load(CONFIG, None, {key: value})
+    assert str(caught.value) == f"{CONFIG}: {message}"
+

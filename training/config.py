@@ -288,8 +288,8 @@ def validate(config: TrainConfig, where: str = "config") -> TrainConfig:
          "league.agents needs weights >= 0, at least one of them above 0"),
         *((_agent_problem(spec) is None, f"league.agents: {_agent_problem(spec)}") for spec in config.league.agents),
         (0 <= config.league.snapshot_weight <= 1, "league.snapshot_weight must be in [0, 1]"),
-        (bool(config.eval.opponents) and config.eval.deals > 0,
-         "eval.opponents needs at least one agent spec, and eval.deals must be positive"),
+        (bool(config.eval.opponents), "eval.opponents needs at least one agent spec"),
+        (config.eval.deals > 0, "eval.deals must be positive"),
         (config.eval.deals <= MAX_EVAL_DEALS,
          f"eval.deals must be at most {MAX_EVAL_DEALS:,} per opponent, not {config.eval.deals:,}"),
         *((_agent_problem(spec) is None, f"eval.opponents: {_agent_problem(spec)}") for spec in config.eval.opponents
