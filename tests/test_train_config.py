@@ -102,3 +102,12 @@ def test_the_eval_block_names_only_what_is_wrong(key, value, message):
         config_mod.load(CONFIG, None, {key: value})
     assert str(caught.value) == f"{CONFIG}: {message}"
 
+
+def test_rules_written_as_kc_rules_takes_them_say_to_write_a_mapping():
+    """--set rules=pagat,jokers=2 (the form of every --rules option) said only 'unknown preset
+    'pagat,jokers=2''; a config's rules is a preset name or a mapping, and the message says how."""
+    with pytest.raises(config_mod.ConfigError) as caught:
+        config_mod.load(CONFIG, None, {"rules": "pagat,jokers=2"})
+    assert str(caught.value).startswith(f"{CONFIG}: unknown preset 'pagat,jokers=2'; allowed: standard, ")
+    assert str(caught.value).endswith("; a config's rules are a preset name or a mapping, such as "
+                                      "rules: {preset: pagat, jokers: 2} (--set 'rules={preset: pagat, jokers: 2}')")

@@ -254,7 +254,10 @@ def validate(config: TrainConfig, where: str = "config") -> TrainConfig:
         rules = config.rules_object()
         rules.check_players(config.num_players)
     except RulesError as exc:
-        raise ConfigError(f"{where}: {exc}") from None
+        mapping = ("; a config's rules are a preset name or a mapping, such as rules: {preset: pagat, jokers: 2} "
+                   "(--set 'rules={preset: pagat, jokers: 2}')" if isinstance(config.rules, str) and "," in config.rules
+                   else "")  # as --rules takes them: Rules.parse would also read a file, which a run must not depend on
+        raise ConfigError(f"{where}: {exc}{mapping}") from None
     checks = [
         *_finite_checks(config),
         (config.reward in REWARDS, f"reward must be {' or '.join(REWARDS)}"),
