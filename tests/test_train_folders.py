@@ -71,3 +71,11 @@ def test_the_trainers_own_folder_making_refuses_someone_elses_files(tmp_path):
     assert not is_run(tmp_path)
     new_run_folder(tmp_path / "fresh")
     assert is_run(tmp_path / "fresh")
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux's /proc")
+def test_a_run_folder_that_cannot_be_made_is_one_line_naming_it(capsys):
+    """/proc refuses a new folder: the system's error was printed raw ('[Errno 2] No such file or
+    directory: '/proc/x13'')."""
+    _refused(capsys, ["default", "--variant", "smoke", "--run", "/proc/x13"],
+             "--run /proc/x13: cannot make the run folder (No such file or directory)")

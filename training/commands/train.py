@@ -89,9 +89,19 @@ def run(args: argparse.Namespace) -> int:
         return 130
     except (config_mod.ConfigError, FileExistsError, FileNotFoundError, RunError, SealError,
             trainers.TrainerUnavailable) as exc:
+        if isinstance(exc, OSError) and exc.strerror:  # the system's (mkdir under /proc), not a message of kc's
+            raise _file_error(exc, folder) from None
         raise UserError(str(exc)) from None
     except OSError as exc:  # a read-only folder, a full disk
-        raise UserError(f"{exc.filename or folder}: {exc.strerror or exc}") from None
+        raise _file_error(exc, folder) from None
+
+
+def _file_error(exc: OSError, folder: Path) -> UserError:
+    """The file system's error as one line naming the file, or the run folder when it is the one
+    that could not be made."""
+    if exc.filename is not None and Path(exc.filename) == folder:
+        return UserError(f"--run {folder}: cannot make the run folder ({exc.strerror or exc})")
+    return UserError(f"{exc.filename or folder}: {exc.strerror or exc}")
 
 
 def _note_unread_blocks(config: Path, variant: str | None, trainer: str) -> None:
