@@ -68,3 +68,13 @@ def test_an_example_says_what_each_agent_would_do_in_plain_words(capsys):
     examples = [line for line in capsys.readouterr().out.splitlines() if " heuristic " in line and "->" in line]
     assert examples and all(": greedy would " in line and " where heuristic would " in line for line in examples)
     assert not any(" plays play " in line or " heuristic play " in line for line in examples)
+
+
+def test_kc_compare_checks_its_json_file_before_playing(tmp_path, capsys, monkeypatch):
+    """As kc eval checks its --json: the deals were played, then the file could not be written."""
+    import kc_env.compare
+
+    monkeypatch.setattr(kc_env.compare, "compare", lambda *a, **k: pytest.fail("played before checking"))
+    path = tmp_path / "no" / "c.json"
+    assert main(["compare", "greedy", "heuristic", "--deals", "2", "--json", str(path)]) == 2
+    assert capsys.readouterr().err.strip() == f"kc compare: --json {path}: the folder {path.parent} does not exist"

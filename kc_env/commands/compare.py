@@ -9,7 +9,7 @@ import argparse
 import json
 from pathlib import Path
 
-from .common import UserError, add_rules_argument, non_negative_int
+from .common import UserError, add_rules_argument, check_writable, non_negative_int
 
 HELP = "where an agent plays otherwise than a reference agent: kinds of disagreement, examples"
 
@@ -33,6 +33,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.deals < 1:
         raise UserError("--deals must be at least 1")
+    check_writable(args.json, "--json")
     for spec in (args.player, args.reference, args.against):
         if spec is not None:
             try:
