@@ -8,6 +8,9 @@ from pathlib import Path
 
 import pytest
 
+# Imported before any test here patches tournament.run_tournament: kc_env.benchmark.evaluate binds
+# it when first imported, and would keep, for every later test, a patch made while it was.
+import kc_env.benchmark  # noqa: F401
 from kc_env.cli import main
 
 
