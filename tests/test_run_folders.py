@@ -203,3 +203,11 @@ def test_a_full_disk_is_one_line_not_a_traceback(tmp_path, capsys, monkeypatch):
     assert main(["train", str(CONFIG), "--variant", "smoke", "--run", str(tmp_path / "run"), "--no-progress"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("kc train: ") and "No space left on device" in err and err.count("\n") == 1
+
+
+def test_a_league_snapshot_says_the_table_it_was_trained_for(finished_run):
+    """A snapshot's card names the run's rules and players, as an exported model's does: without
+    them every game against the snapshot warned that its card does not say the rules."""
+    card = json.loads((finished_run / "snapshots" / "step_000001024" / "model.json").read_text())
+    config = smoke()
+    assert card["rules"] == config.rules_object().to_dict() and card["num_players"] == config.num_players

@@ -169,7 +169,10 @@ class LeagueCallback(EveryCallback):
     def fire(self) -> None:
         folder = self.run.folder / "snapshots" / f"step_{self.num_timesteps:09d}"
         with staged(folder) as stage:  # whole or not at all: a kill leaves no torn snapshot
-            policy_model.save(stage, network_of(self.model), {"training_steps": self.num_timesteps,
+            config = self.run.config  # its table, as an exported model's card says it (else every game warns)
+            policy_model.save(stage, network_of(self.model), {"rules": config.rules_object().to_dict(),
+                                                                "num_players": config.num_players,
+                                                                "training_steps": self.num_timesteps,
                                                                 "snapshot_of": str(self.run.folder)})
         self.league.add_snapshot(folder)
         self.logger.record("league/snapshots", len(self.league.snapshots))
