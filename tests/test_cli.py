@@ -108,3 +108,8 @@ def test_a_count_below_its_least_is_refused_in_one_line_as_kc_play_refuses_it(ar
         main(argv)
     err = capsys.readouterr().err
     assert caught.value.code == 2 and err.strip().splitlines()[-1].endswith(message)
+
+
+def test_kc_demo_stopped_after_one_deal_says_one_deal(capsys):
+    assert main(["demo", "-q", "--max-deals", "1", "--seed", "3"]) == 0
+    assert "=== stopped after 1 deal ===" in capsys.readouterr().out

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 from pathlib import Path
 
 import pytest
@@ -95,16 +96,28 @@ def test_checking_an_output_file_leaves_no_empty_file_behind(tmp_path, capsys):
     assert not path.exists()
 
 
-@pytest.mark.parametrize("against", ["nosuchagent", "", "random,"])
-def test_kc_export_checks_the_against_specs_before_writing_the_model(against, tmp_path, capsys):
+@pytest.mark.parametrize("against, said", [("nosuchagent", "unknown agent spec 'nosuchagent'"),
+                                           ("", "an empty entry"), ("random,", "an empty entry"),
+                                           ("heuristic,,random", "an empty entry"),
+                                           ("mine.py:Mine", "unknown agent spec 'mine.py:Mine'")])
+def test_kc_export_checks_the_against_specs_before_writing_the_model(against, said, tmp_path, capsys, monkeypatch):
     """A bad --against spec is refused before the model is written, not by the evaluation after
-    it (which left a model behind, and a retry then found the folder taken)."""
+    it (which left a model behind, and a retry then found the folder taken); a user's class, which
+    the evaluation cannot seat (a late probe: the first check took it), is refused the same way."""
     pytest.importorskip("torch")
+    monkeypatch.chdir(tmp_path)
+    Path("mine.py").write_text("from kc_env.agents import RandomAgent as Mine\n")
     folder = tmp_path / "exp" / "s3"
     assert main(["export", "search", str(folder), "--deals", "2", "--against", against, "--no-progress"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("kc export: --against: unknown agent spec ") and len(err.strip().splitlines()) == 1
+    assert err.startswith("kc export: --against: ") and said in err and len(err.strip().splitlines()) == 1
     assert not folder.exists()
+
+
+def test_kc_export_reads_against_with_spaces_after_the_commas():
+    from kc_env.training.commands.export import _opponents
+
+    assert _opponents("random, greedy ,heuristic") == ["random", "greedy", "heuristic"]
 
 
 @pytest.mark.parametrize("deals", ["0", "-7"])
@@ -123,3 +136,22 @@ def test_kc_export_of_a_file_says_it_is_not_a_folder(tmp_path, capsys):
     assert main(["export", str(readme), str(tmp_path / "out"), "--no-progress"]) == 2
     assert capsys.readouterr().err.strip() == (f"kc export: {readme} is a file, not a folder; give a kc train run "
                                                "folder, a model folder or a search spec")
+
+
+def test_checking_an_output_file_keeps_a_link_and_its_target_as_they_were(tmp_path, capsys, monkeypatch):
+    """A late probe: a link to a file not yet written was followed to create the target, then the
+    link itself was deleted (``d.json`` gone, an empty ``out.json`` left), even when the command failed."""
+    monkeypatch.chdir(tmp_path)
+    Path("d.json").symlink_to("out.json")
+    assert main(["eval", "random", "grandmaster", "--deals", "2", "--json", "d.json"]) == 2
+    assert "unknown agent spec 'grandmaster'" in capsys.readouterr().err
+    assert Path("d.json").is_symlink() and not Path("out.json").exists()
+
+
+def test_checking_an_output_file_does_not_open_a_fifo(tmp_path, capsys):
+    """A FIFO (``--json >(jq .)`` or ``mkfifo``) is written through at the end, as before: opening
+    it to try it blocked until a reader came, then handed the reader an empty file."""
+    fifo = tmp_path / "f.json"
+    os.mkfifo(fifo)
+    assert main(["eval", "random", "grandmaster", "--deals", "2", "--json", str(fifo)]) == 2  # no hang
+    assert "unknown agent spec 'grandmaster'" in capsys.readouterr().err

@@ -74,8 +74,9 @@ def _whole_number(text: str) -> int:
 
 def check_writable(path: str | None, option: str) -> None:
     """Refuse, before any work, an output file whose folder does not exist or is not writable:
-    the file is opened for appending (created, then deleted again, if it did not exist), as
-    some folders (``/sys``) refuse a new file though ``os.access`` allows it."""
+    a plain file is opened for appending (created, then deleted again, if it did not exist), as
+    some folders (``/sys``) refuse a new file though ``os.access`` allows it. A link, a FIFO or a
+    device is left unopened (opening a FIFO would wait for its reader)."""
     import os
     from pathlib import Path
 
@@ -86,6 +87,8 @@ def check_writable(path: str | None, option: str) -> None:
         raise UserError(f"{option} {path}: the folder {folder} does not exist")
     if not os.access(folder, os.W_OK) or Path(path).is_dir():
         raise UserError(f"{option} {path}: cannot write there")
+    if Path(path).is_symlink() or (Path(path).exists() and not Path(path).is_file()):
+        return  # a link, a FIFO, a device: written through at the end as given, never opened here
     existed = Path(path).exists()
     try:
         with open(path, "a"):

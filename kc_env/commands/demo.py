@@ -47,7 +47,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"\n--- deal {record.number + 1}: dealer {state.dealer}, {len(moves)} moves, {how}, {winner}")
             print(engine.to_text(state).rstrip())
             print(f"penalties {list(record.penalties)}  totals {list(match.totals)}")
-    print(f"\n=== {'match over' if match.is_over else 'stopped'} after {match.deal_number} deals ===")
+    deals = f"{match.deal_number} deal{'s' * (match.deal_number != 1)}"
+    print(f"\n=== {'match over' if match.is_over else 'stopped'} after {deals} ===")
     unit = _unit(match.rules)
     for seat, total in enumerate(match.totals):
         mark = "  <- wins" if seat in match.winners else ""

@@ -98,14 +98,17 @@ def _export_model(args: argparse.Namespace) -> int:
 
 
 def _opponents(against: str) -> list[str]:
-    """The ``--against`` specs, each checked as ``kc eval`` checks its agents, before anything is
-    written (a bad one found by the evaluation would leave the model behind)."""
-    from kc_env.benchmark.submission import entry
+    """The ``--against`` specs (comma-separated, spaces around them dropped), each loaded as the
+    evaluation will seat it (``agents.load``: a built-in, a shipped name, a model folder or a search
+    spec), before anything is written: a bad one found by the evaluation would leave the model behind."""
+    from kc_env.agents import load
 
-    specs = against.split(",")
+    specs = [spec.strip() for spec in against.split(",")]
+    if "" in specs:
+        raise UserError(f"--against: {against!r} has an empty entry; give agent specs separated by commas")
     for spec in specs:
         try:
-            entry(spec)
+            load(spec)
         except (ValueError, OSError) as exc:
             raise UserError(f"--against: {exc}") from None
     return specs
