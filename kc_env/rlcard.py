@@ -152,10 +152,19 @@ class Game:
         return self.totals.copy()
 
 
+RLCARD_KEYS = ("seed", "allow_step_back")
+"""The config keys RLCard's ``Env`` reads itself; the game reads the ``game_`` keys, and nothing any other."""
+
+
 class KingsCornerRLCardEnv(RLCardEnv):
     """``rlcard.make("kings-corner", config)`` (see the module)."""
 
     def __init__(self, config: dict[str, Any]) -> None:
+        for key in config:
+            if key not in RLCARD_KEYS and not key.startswith("game_"):
+                hint = f" (the game's options are game_ keys: game_{key})" if key in kings_corner_v0.OPTIONS else ""
+                raise ValueError(f"{ENV_ID}: unknown config key {key!r}{hint}; its keys: "
+                                 + ", ".join([*RLCARD_KEYS, *(f"game_{option}" for option in kings_corner_v0.OPTIONS)]))
         if config.get("allow_step_back"):
             raise ValueError(f"{ENV_ID} has no step_back: leave allow_step_back False")
         self.name = ENV_ID

@@ -263,3 +263,14 @@ def test_the_perfect_information_names_the_second_joker_as_moves_and_positions_d
     info = env.get_perfect_information()
     cards = [c for hand in info["hand_cards"] for c in hand] + info["stock"] + [c for p in info["piles"].values() for c in p]
     assert sorted(c for c in cards if c.startswith("JK")) == ["JK", "JK2"] and len(set(cards)) == 54
+
+
+def test_a_config_key_that_is_neither_rlcards_nor_a_game_key_is_refused():
+    """A late probe: ``config={"num_players": 3}`` dealt two players without a word; RLCard reads
+    ``seed`` and ``allow_step_back``, the game its ``game_`` keys, and nothing reads any other key."""
+    with pytest.raises(ValueError) as caught:
+        native(num_players=3)
+    assert str(caught.value) == ("kings-corner: unknown config key 'num_players' (the game's options are game_ keys: "
+                                 "game_num_players); its keys: seed, allow_step_back, game_rules, game_num_players, "
+                                 "game_episode, game_reward, game_max_moves, game_max_deals, game_dealer, "
+                                 "game_render_mode, game_render_view")
