@@ -155,3 +155,11 @@ def test_checking_an_output_file_does_not_open_a_fifo(tmp_path, capsys):
     os.mkfifo(fifo)
     assert main(["eval", "random", "grandmaster", "--deals", "2", "--json", str(fifo)]) == 2  # no hang
     assert "unknown agent spec 'grandmaster'" in capsys.readouterr().err
+
+
+def test_an_output_file_under_a_file_says_that_file_is_not_a_folder(tmp_path, capsys):
+    """A late probe: ``--json existing.json/out.json`` said "the folder existing.json does not exist"."""
+    (tmp_path / "existing.json").write_text("{}")
+    path = tmp_path / "existing.json" / "out.json"
+    assert main(["eval", "random", "greedy", "--deals", "2", "--json", str(path)]) == 2
+    assert capsys.readouterr().err.strip() == f"kc eval: --json {path}: {tmp_path / 'existing.json'} is a file, not a folder"

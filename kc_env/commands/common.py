@@ -83,6 +83,8 @@ def check_writable(path: str | None, option: str) -> None:
     if path is None:
         return
     folder = Path(path).parent
+    if folder.exists() and not folder.is_dir():
+        raise UserError(f"{option} {path}: {folder} is a file, not a folder")
     if not folder.is_dir():
         raise UserError(f"{option} {path}: the folder {folder} does not exist")
     if not os.access(folder, os.W_OK) or Path(path).is_dir():
