@@ -120,6 +120,15 @@ def test_kc_export_reads_against_with_spaces_after_the_commas():
     assert _opponents("random, greedy ,heuristic") == ["random", "greedy", "heuristic"]
 
 
+def test_kc_export_reads_a_spec_with_several_options_in_against():
+    """``name=value`` after a comma continues the spec before it (a late probe: ``--against
+    search:redeals=2,candidates=2`` was refused as "unknown agent spec 'candidates=2'")."""
+    from kc_env.training.commands.export import _opponents
+
+    assert _opponents("search:redeals=2,candidates=2,random,heuristic:corner=0,card=1.1") == [
+        "search:redeals=2,candidates=2", "random", "heuristic:corner=0,card=1.1"]
+
+
 @pytest.mark.parametrize("deals", ["0", "-7"])
 def test_kc_export_refuses_deals_below_one_as_kc_eval_does(deals, tmp_path, capsys):
     pytest.importorskip("torch")

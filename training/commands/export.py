@@ -38,7 +38,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                     "exported model's folder (to copy and evaluate it)")
     parser.add_argument("folder", help="where to write the model, e.g. models/my-agent")
     parser.add_argument("--deals", type=int, default=2000, help="deals per evaluation opponent (default 2000)")
-    parser.add_argument("--against", default="random,heuristic", help="comma-separated agent specs to evaluate against")
+    parser.add_argument("--against", default="random,heuristic", help="comma-separated agent specs to evaluate against (search:redeals=8,candidates=4 is one)")
     parser.add_argument("--seed", type=int, default=0, help="evaluation seed")
     parser.add_argument("-n", "--players", type=int, default=None,
                         help="for a search spec: the players it is set for (default 2; a run's config says its own)")
@@ -98,12 +98,18 @@ def _export_model(args: argparse.Namespace) -> int:
 
 
 def _opponents(against: str) -> list[str]:
-    """The ``--against`` specs (comma-separated, spaces around them dropped), each loaded as the
+    """The ``--against`` specs (comma-separated, spaces around them dropped; ``name=value`` after a
+    comma continues the ``heuristic:``/``search:`` spec before it), each loaded as the
     evaluation will seat it (``agents.load``: a built-in, a shipped name, a model folder or a search
     spec), before anything is written: a bad one found by the evaluation would leave the model behind."""
     from kc_env.agents import load
 
-    specs = [spec.strip() for spec in against.split(",")]
+    specs: list[str] = []
+    for part in (part.strip() for part in against.split(",")):
+        if specs and ":" in specs[-1] and "=" in part and ":" not in part:
+            specs[-1] += "," + part  # search:redeals=2,candidates=2: one spec with two options
+        else:
+            specs.append(part)
     if "" in specs:
         raise UserError(f"--against: {against!r} has an empty entry; give agent specs separated by commas")
     for spec in specs:
