@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -188,3 +189,14 @@ def test_a_built_in_agent_given_options_says_it_takes_none(spec, capsys):
     name = spec.split(":")[0]
     assert capsys.readouterr().err.strip() == (f"kc eval: agent spec {spec!r}: {name} takes no options; only "
                                                "heuristic:name=value,... and search:name=value,... do")
+
+
+def test_a_built_in_name_with_a_class_points_to_the_users_file_of_that_name(tmp_path, monkeypatch, capsys):
+    """A late probe: with a greedy.py of the user's in the folder, greedy:MyAgent said only that
+    greedy takes no options, where random:Foo points to random.py:Foo."""
+    monkeypatch.chdir(tmp_path)
+    Path("greedy.py").write_text("from kc_env.agents import GreedyAgent as MyAgent\n")
+    assert main(["eval", "greedy:MyAgent", "random", "--deals", "2"]) == 2
+    assert capsys.readouterr().err.strip().endswith(
+        "greedy takes no options; only heuristic:name=value,... and search:name=value,... do "
+        "(for your own greedy.py, give its file: greedy.py:MyAgent)")

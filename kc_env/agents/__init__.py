@@ -16,6 +16,7 @@ of any format raises ``ModelError`` (``model_folder.ModelError``, the one class 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any
 
 from . import model_folder as folders
@@ -56,8 +57,10 @@ def load(spec: str | Agent, seed: int | None = None) -> Agent:
         return folders.load(folder, seed=seed, spec=spec)
     name = spec.split(":", 1)[0] if isinstance(spec, str) else None
     if name in SPECS or name in shipped_models():  # greedy:x, random:seed=3, turn-ppo-2p:foo=1
+        own = (f" (for your own {name}.py, give its file: {name}.py:{spec.split(':', 1)[1]})"
+               if Path(f"{name}.py").is_file() else "")
         raise ValueError(f"agent spec {spec!r}: {name} takes no options; only heuristic:name=value,... and "
-                         "search:name=value,... do")
+                         f"search:name=value,... do{own}")
     raise ValueError(f"unknown agent spec {spec!r}; known specs: {', '.join(sorted(SPECS))}, "
                      "heuristic:name=value,... (the heuristic with evaluation weights set), "
                      "search or search:redeals=16,candidates=4,margin=0.0 (the heuristic's turns valued by play-outs), "
