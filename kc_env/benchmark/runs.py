@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from ..files import finite_number, strict_json, write_atomic
-from . import intervals
+from . import intervals, shuffles
 from .evaluate import SCHEMA as SCORECARD_SCHEMA
 from .evaluate import Scorecard
 from .tasks import Task, suite, task_groups
@@ -201,6 +201,7 @@ def check_scorecard(path: Path, card: dict[str, Any]) -> dict[str, Any]:
     for key, kind in (("suite", _STRING), ("quick", _BOOL), ("agent", _STRING)):
         _need(path, card, key, kind)
     known = _suite_tasks(path, card["suite"])
+    _played_here(path, card)
     tasks = _need(path, card, "tasks", _TASK_LIST)
     if not tasks:
         raise RunError(f"{path}: tasks is an empty list (no task scored)")
@@ -218,6 +219,18 @@ def check_scorecard(path: Path, card: dict[str, Any]) -> dict[str, Any]:
             _figures(path, f"aggregates.{name}.{kind}", _need(path, agg, kind, _FIGURES, f"aggregates.{name}"),
                      ("value", "low", "high"))
     return card
+
+
+def _played_here(path: Path, card: dict[str, Any]) -> None:
+    """``RunError`` unless the scorecard names the checksum of its suite's evaluation shuffles as
+    this kc_env holds them: two scorecards that name the same checksum played the same deals, and
+    one that names another was played on other deals (or edited), so it is never mixed in."""
+    played = _need(path, card, "evaluation_shuffles", _FIGURES)
+    stated = _need(path, played, "sha256", _STRING, "evaluation_shuffles")
+    _, checksum = shuffles.load(card["suite"])
+    if stated != checksum:
+        raise RunError(f"{path}: evaluation_shuffles.sha256 {stated[:12]}… is not {card['suite']}'s "
+                       f"evaluation shuffles ({checksum[:12]}…): it was played on other deals")
 
 
 def check_run(path: Path, data: dict[str, Any]) -> dict[str, Any]:
