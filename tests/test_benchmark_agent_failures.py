@@ -24,6 +24,8 @@ class Illegal(Agent):
     def act(self, obs): return 10**6
 class Raises(Agent):
     def act(self, obs): raise KeyError("boom")
+class ReturnsNone(Agent):
+    def act(self, obs): return None
 class InitRaises(Agent):
     def __init__(self): raise RuntimeError("no agent today")
     def act(self, obs): return 0
@@ -66,6 +68,21 @@ def test_a_failing_agent_is_one_line_naming_it(agents, capsys, name, said):
     assert "Traceback" not in err and last.startswith("kc benchmark: ") and said in last, err
 
 
+@pytest.mark.parametrize("name, said", [
+    ("Raises", "raised KeyError in act: 'boom'"),
+    ("Illegal", "chose action '1000000' (out of range), which is not legal"),
+    ("ReturnsNone", "chose action 'None' (not an action index), which is not legal"),
+])
+def test_a_failing_agent_is_one_line_with_json_too(agents, capsys, tmp_path, name, said):
+    """A probe of the benchmark: with --json the run first digests the agent's moves on stored
+    positions (to tell its partial file from another agent's), and there act was called unguarded:
+    a traceback, where the same agent without --json gave one line."""
+    assert main(["benchmark", f"{agents}:{name}", *TASK, "--json", str(tmp_path / "card.json")]) == 2
+    err = capsys.readouterr().err
+    last = err.strip().splitlines()[-1]
+    assert "Traceback" not in err and last.startswith("kc benchmark: ") and said in last, err
+
+
 def test_the_abstract_agent_class_is_one_line(capsys):
     assert main(["benchmark", "kc_env.agents:Agent", *TASK]) == 2
     assert "making the agent raised TypeError: Can't instantiate abstract class" in capsys.readouterr().err
@@ -77,9 +94,12 @@ def test_kc_eval_names_an_agent_whose_act_raises(agents, capsys):
     assert "Traceback" not in err and err.strip() == "kc eval: Raises(spec='agent') at seat 1 raised KeyError in act: 'boom'"
 
 
-def test_zero_d_actions_and_an_agent_that_writes_on_its_observation_play_the_task(agents, capsys):
+@pytest.mark.parametrize("json_too", [False, True])
+def test_zero_d_actions_and_an_agent_that_writes_on_its_observation_play_the_task(agents, capsys, tmp_path, json_too):
+    """With --json too: the run then first digests the agent's moves on stored positions."""
+    out = ["--json", str(tmp_path / "card.json")] if json_too else []
     for name in ("ZeroD", "Scribbler"):
-        assert main(["benchmark", f"{agents}:{name}", *TASK]) == 0, capsys.readouterr().err
+        assert main(["benchmark", f"{agents}:{name}", *TASK, *out]) == 0, capsys.readouterr().err
 
 
 def test_a_zero_d_integer_array_is_the_action_it_holds_and_other_arrays_are_not():

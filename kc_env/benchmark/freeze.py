@@ -62,7 +62,9 @@ def opponent_moves(spec: str, rules: str, positions: list[str]) -> list[int]:
     for i, text in enumerate(positions):
         state = engine.from_text(text, Rules.preset(rules))
         agent.reset(seed=i)
-        chosen.append(int(agent.act(play.observe(state))))
+        obs = play.observe(state)  # asked and checked as every seat of a deal is: one line naming a failing agent
+        given = {key: value.copy() for key, value in obs.items()}  # the agent's own, which it may write on
+        chosen.append(play.check_action(play.ask(agent, given, state.current_player), obs["action_mask"], state, agent))
     return chosen
 
 
