@@ -225,3 +225,11 @@ def test_the_reference_scorecards_and_run_files_still_aggregate(capsys):
     assert main(["benchmark", "--runs", *map(str, RUN_FOLDERS)]) == 0
     assert main(["benchmark", "--table", *map(str, CARDS)]) == 0
     assert "Traceback" not in capsys.readouterr().err
+
+
+def test_a_copy_of_a_run_under_another_name_is_refused(tmp_path, capsys):
+    """A probe of the benchmark: the same scorecard copied under a second name counted as two seeds
+    (an interval of width 0); path checks alone did not see it."""
+    copy = tmp_path / "copy.json"
+    shutil.copy(CARDS[0], copy)
+    _refused(capsys, ["--runs", str(CARDS[0]), str(copy)], copy, "holds the same scores as")

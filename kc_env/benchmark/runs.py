@@ -120,6 +120,11 @@ def aggregate(run_folders: Sequence[str | Path], baseline: dict[str, Any] | None
     if len(run_folders) < 2:
         raise RunError("aggregate at least two runs (seeds) of one config")
     runs = [read(r) for r in run_folders]
+    seen: dict[str, str | Path] = {}
+    for folder, data in zip(run_folders, runs, strict=True):  # a copy under another name is not another seed
+        if (scores := json.dumps(data["rows"], sort_keys=True)) in seen:
+            raise RunError(f"{folder} holds the same scores as {seen[scores]} (a copy?): each run counts once")
+        seen[scores] = folder
     if len({(r["suite"], r["quick"]) for r in runs}) != 1:
         raise RunError("the runs were scored on different suites or deal counts")
     if len({r["rows"][-1]["step"] is None for r in runs}) != 1:
