@@ -63,8 +63,8 @@ def opponent_moves(spec: str, rules: str, positions: list[str]) -> list[int]:
         state = engine.from_text(text, Rules.preset(rules))
         agent.reset(seed=i)
         obs = play.observe(state)  # asked and checked as every seat of a deal is: one line naming a failing agent
-        given = {key: value.copy() for key, value in obs.items()}  # the agent's own, which it may write on
-        chosen.append(play.check_action(play.ask(agent, given, state.current_player), obs["action_mask"], state, agent))
+        mask = obs["action_mask"].copy()  # the agent may write on what it is shown
+        chosen.append(play.check_action(play.ask(agent, obs, state.current_player), mask, state, agent))
     return chosen
 
 
