@@ -277,12 +277,12 @@ def new_deal(rules: Rules | str | None = None, num_players: int = 2, seed: int |
     """Shuffle and deal (RULES.md 2): hands one card at a time from the dealer's left, four
     cards onto the sides (kings in the cross by ``cross_kings``), then the first turn begins."""
     rules = Rules.coerce(rules)
-    if isinstance(num_players, numbers.Integral) and not isinstance(num_players, bool):
-        num_players = int(num_players)  # np.int64(3) too, as the envs take it
+    num_players = _whole(num_players, num_players)  # np.int64(3) too, as the envs take it
     rules.check_players(num_players)
-    if isinstance(dealer, bool) or not isinstance(dealer, numbers.Integral) or not 0 <= dealer < num_players:
+    seat = _whole(dealer)  # np.int64(1) too, as the envs take seats
+    if seat is None or not 0 <= seat < num_players:
         raise ValueError(f"dealer must be a seat 0..{num_players - 1}, not {dealer!r}")
-    dealer = int(dealer)  # np.int64(1) too, as the envs take seats
+    dealer = seat
     if seed is None:
         seed = random.SystemRandom().randrange(2**63)
     seed = check_seed(seed)
@@ -1010,9 +1010,18 @@ def _is_count(word: str) -> bool:
 def check_seed(seed) -> int:
     """A deal's seed as a whole number >= 0 (``-42`` would deal seed 42's cards; floats and text
     are not seeds); ``ValueError`` otherwise."""
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+    number = _whole(seed)
+    if number is None or number < 0:
         raise ValueError(f"a seed is a whole number >= 0, not {seed!r}")
-    return int(seed)
+    return number
+
+
+def _whole(value, otherwise=None):
+    """``value`` as an int when it is a whole number (an int or a numpy integer, never a bool),
+    else ``otherwise``: the engine's one reading of a count, a seat or a seed."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        return otherwise
+    return int(value)
 
 
 def _read_extras(state: GameState, extra: dict[str, str]) -> None:
