@@ -74,7 +74,6 @@ Version history:
 
 from __future__ import annotations
 
-import inspect
 import operator
 import warnings
 from collections.abc import Sequence
@@ -98,7 +97,7 @@ from .kings_corner_v0 import (
     raw_env,
     reset_position,
 )
-from .options import refuse_unknown_keywords, seat_option
+from .options import keywords_of, refuse_unknown_keywords, seat_option
 from .rules import Rules
 
 ILLEGAL_ACTIONS = ("terminate", "raise")
@@ -330,8 +329,7 @@ class KingsCornerEnv(gymnasium.Env):
         return text
 
 
-OPTIONS = tuple(name for name, p in inspect.signature(KingsCornerEnv.__init__).parameters.items()
-                if p.kind is not p.VAR_KEYWORD)[1:]
+OPTIONS = keywords_of(KingsCornerEnv.__init__)
 """``KingsCornerEnv``'s keywords (any other is refused naming them)."""
 
 

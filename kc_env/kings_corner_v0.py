@@ -168,7 +168,6 @@ call, each drawing as the ``random`` agent does (``KingsCorner-v0``'s random opp
 
 from __future__ import annotations
 
-import inspect
 import warnings
 from typing import TYPE_CHECKING, Any
 
@@ -183,7 +182,7 @@ from . import match as match_mod
 from . import observation as obs_mod
 from .engine import GameState, IllegalMove
 from .match import NO_WINNER
-from .options import refuse_unknown_keywords, seat_option
+from .options import keywords_of, refuse_unknown_keywords, seat_option
 from .render import render as render_text
 from .rules import Rules
 from .wrappers import ClassicWrapper
@@ -584,7 +583,7 @@ class engine_env(AECEnv, EzPickle):
         pass
 
 
-OPTIONS = tuple(inspect.signature(engine_env.__init__).parameters)[1:]
+OPTIONS = keywords_of(engine_env.__init__)
 """The keywords of ``env()`` and ``raw_env()`` (the module docstring's Arguments)."""
 _SEATS = " (an option of the Gymnasium and vector envs, KingsCorner-v0: every seat of this AEC env is an agent)"
 NOT_HERE = {

@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+import inspect
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from . import actions
+
+
+def keywords_of(init: Callable[..., Any]) -> tuple[str, ...]:
+    """The keywords an env's ``__init__`` takes (its own ``self`` and any ``**kwargs`` left out):
+    the options its refusals list."""
+    parameters = list(inspect.signature(init).parameters.values())[1:]
+    return tuple(p.name for p in parameters if p.kind is not p.VAR_KEYWORD)
 
 
 def refuse_unknown_keywords(called: str, given: Iterable[str], known: Sequence[str],

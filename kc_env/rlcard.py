@@ -74,6 +74,12 @@ def env(**options) -> EndedIsDone:
     return EndedIsDone(kings_corner_v0.env(**options))
 
 
+GAME_KEYS = tuple(f"game_{option}" for option in kings_corner_v0.OPTIONS)
+"""The config keys the game reads: ``kings_corner_v0.raw_env``'s options, each as ``game_NAME``."""
+RLCARD_KEYS = ("seed", "allow_step_back")
+"""The config keys RLCard's ``Env`` reads itself; the game reads the ``game_`` keys, and nothing any other."""
+
+
 class Game:
     """RLCard's game protocol over ``kings_corner_v0.raw_env``: one deal a game, seats as player
     ids, the deal's seed drawn from ``np_random`` (which ``RLCardEnv.seed`` sets)."""
@@ -90,8 +96,7 @@ class Game:
                              f"a Rules: Rules.parse({rules[:80]!r})")
         for key in options:
             if key not in kings_corner_v0.OPTIONS:
-                raise ValueError(f"{ENV_ID}: unknown config key {'game_' + key!r}; its game_ keys: "
-                                 + ", ".join(f"game_{option}" for option in kings_corner_v0.OPTIONS))
+                raise ValueError(f"{ENV_ID}: unknown config key {'game_' + key!r}; its game_ keys: {', '.join(GAME_KEYS)}")
         self.table = kings_corner_v0.raw_env(**options)
 
     def init_game(self) -> tuple[dict[str, np.ndarray], int]:
@@ -152,10 +157,6 @@ class Game:
         return self.totals.copy()
 
 
-RLCARD_KEYS = ("seed", "allow_step_back")
-"""The config keys RLCard's ``Env`` reads itself; the game reads the ``game_`` keys, and nothing any other."""
-
-
 class KingsCornerRLCardEnv(RLCardEnv):
     """``rlcard.make("kings-corner", config)`` (see the module)."""
 
@@ -164,7 +165,7 @@ class KingsCornerRLCardEnv(RLCardEnv):
             if key not in RLCARD_KEYS and not key.startswith("game_"):
                 hint = f" (the game's options are game_ keys: game_{key})" if key in kings_corner_v0.OPTIONS else ""
                 raise ValueError(f"{ENV_ID}: unknown config key {key!r}{hint}; its keys: "
-                                 + ", ".join([*RLCARD_KEYS, *(f"game_{option}" for option in kings_corner_v0.OPTIONS)]))
+                                 + ", ".join([*RLCARD_KEYS, *GAME_KEYS]))
         if config.get("allow_step_back"):
             raise ValueError(f"{ENV_ID} has no step_back: leave allow_step_back False")
         self.name = ENV_ID

@@ -61,7 +61,6 @@ not import this module, and nothing here imports an RL library.
 
 from __future__ import annotations
 
-import inspect
 import sys
 import time
 import warnings
@@ -80,7 +79,7 @@ from ..agents.base import COMPILED
 from ..agents.policy_model import other_table
 from ..engine import IllegalMove
 from ..match import MOST_MOVES, NO_WINNER
-from ..options import refuse_unknown_keywords, seat_option
+from ..options import keywords_of, refuse_unknown_keywords, seat_option
 from ..rules import Rules
 from . import kernel as K
 from . import rule_opponents
@@ -552,7 +551,7 @@ class LearnerGames:
         self._forms_changed()
 
 
-OPTIONS = tuple(inspect.signature(LearnerGames.__init__).parameters)[1:]
+OPTIONS = keywords_of(LearnerGames.__init__)
 """``LearnerGames``' keywords, ``num_envs`` first: the options of the vector envs."""
 
 
