@@ -72,9 +72,7 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("name an agent to score (or --list the tasks)")
     if args.workers is not None and args.workers < 1:
         raise UserError("--workers must be at least 1")
-    for path, option in ((args.json, "--json"), (args.md, "--md")):
-        check_writable(path, option)
-    check_chart(args.plot)
+    _check_outputs(args)
     if args.plot and (missing := missing_extra("eval", ("matplotlib",))):
         raise UserError(f"--plot {missing}")
     _, checksum = shuffles.load(args.suite)
@@ -136,6 +134,13 @@ def command(argv: list[str]) -> str:
     return "kc benchmark " + shlex.join(kept)
 
 
+def _check_outputs(args: argparse.Namespace) -> None:
+    """The files ``--json``, ``--md`` and ``--plot`` will write, checked before any work."""
+    for path, option in ((args.json, "--json"), (args.md, "--md")):
+        check_writable(path, option)
+    check_chart(args.plot)
+
+
 def run_aggregate(args: argparse.Namespace) -> int:
     """``kc benchmark --runs``: the runs' final IQM and mean over seeds, their curve, and the
     probability of improvement over ``--baseline``."""
@@ -148,9 +153,7 @@ def run_aggregate(args: argparse.Namespace) -> int:
         if (where := Path(run).resolve()) in seen:
             raise UserError(f"--runs names {seen[where]} twice (as {run}): each run counts once")
         seen[where] = run
-    for path, option in ((args.json, "--json"), (args.md, "--md")):
-        check_writable(path, option)
-    check_chart(args.plot)
+    _check_outputs(args)
     baseline = _read_scorecard(args.baseline, "--baseline") if args.baseline else None
     try:
         report = runs.aggregate(args.runs, baseline)
