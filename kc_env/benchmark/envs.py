@@ -54,9 +54,12 @@ def make_task_env(task: Task | str, split: str = "train", suite_name: str = DEFA
     its rules, seats and opponents, the learner in a seat drawn at each reset, no evaluation
     shuffle ever dealt. ``kwargs`` go to ``KingsCornerEnv`` (``reward``, ``illegal_action``, ``render_mode``...); the task's own
     settings cannot be overridden. Raises ``ValueError`` for an unknown id, for another split,
-    or for a held-out table of the rule-generalisation track, which a submission may not train on."""
+    or for a held-out table of the rule-generalisation track, which a submission may not train on;
+    ``TypeError`` for a ``task`` that is neither a ``Task`` nor an id."""
     if isinstance(task, str):
         task = find([task], suite_name)[0]
+    if not isinstance(task, Task):
+        raise TypeError(f"task must be a Task or a task id, not {task!r}")
     if split != "train":
         raise ValueError(f"split must be 'train', not {split!r}: the evaluation shuffles are played by "
                          "kc_env.benchmark.evaluate (or kc benchmark), never stepped by a learner")

@@ -100,10 +100,17 @@ def _agent_classes(module) -> str:
     return f" (its Agent classes: {', '.join(names)})" if names else ""
 
 
+def check_agent(spec: object) -> None:
+    """``TypeError`` in one line unless ``spec`` is an agent spec (a string) or an ``Agent``."""
+    if not isinstance(spec, (str, Agent)):
+        raise TypeError(f"agent must be an agent spec (a string) or a kc_env.agents.Agent, not {spec!r}")
+
+
 def entry(spec: str | Agent) -> str | Agent:
     """What a tournament seats for ``spec``: a user's class made once here (its worker processes
     copy it), else the spec itself (each worker loads it), checked here so a bad one fails in one
     line before any deal."""
+    check_agent(spec)
     if isinstance(spec, str) and is_class_spec(spec) and not _is_builtin(spec):
         return load_class(spec, seed=0)
     if isinstance(spec, str):

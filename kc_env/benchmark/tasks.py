@@ -170,15 +170,27 @@ def suite(name: str = DEFAULT_SUITE) -> tuple[Task, ...]:
     return SUITES[name]
 
 
-def find(task_ids: str | list[str] | tuple[str, ...], suite_name: str = DEFAULT_SUITE) -> tuple[Task, ...]:
+def find(task_ids: str | Sequence[str], suite_name: str = DEFAULT_SUITE) -> tuple[Task, ...]:
     """The tasks named by ``task_ids`` (a list, or ids joined by commas), in suite order; one line
-    naming an unknown id and the known ones."""
-    wanted = [t.strip() for t in task_ids.split(",")] if isinstance(task_ids, str) else list(task_ids)
+    naming an unknown id and the known ones, or an id named twice (each task is scored once);
+    ``TypeError`` when ``task_ids`` is not ids."""
+    wanted = _ids(task_ids)
     if not wanted:
         raise ValueError("no task ids given (leave them out for every task of the suite)")
     tasks = suite(suite_name)
     known = {t.id for t in tasks}
-    for task_id in wanted:
+    for i, task_id in enumerate(wanted):
         if task_id not in known:
             raise ValueError(f"no task {task_id!r} in {suite_name}; tasks: {', '.join(t.id for t in tasks)}")
+        if task_id in wanted[:i]:
+            raise ValueError(f"task {task_id!r} is named twice: each task is scored once")
     return tuple(t for t in tasks if t.id in wanted)
+
+
+def _ids(task_ids: str | Sequence[str]) -> list[str]:
+    """The ids of ``task_ids`` (ids joined by commas, or a list of them); ``TypeError`` otherwise."""
+    if isinstance(task_ids, str):
+        return [t.strip() for t in task_ids.split(",")]
+    if not isinstance(task_ids, Sequence) or not all(isinstance(t, str) for t in task_ids):
+        raise TypeError(f"task_ids must be a task id, ids joined by commas or a list of ids, not {task_ids!r}")
+    return list(task_ids)
