@@ -177,3 +177,18 @@ def test_kc_benchmark_runs_md_writes_a_row_for_all_tasks_and_each_track(tmp_path
     assert [line.split(" | ")[0].lstrip("| ") for line in lines[2:]] == ["all", *report["groups"]]
     iqm = report["groups"]["multi-player"]["iqm"]
     assert f"| {iqm['value']:.3f} [{iqm['low']:.3f}, {iqm['high']:.3f}] |" in md.read_text()
+
+
+@pytest.mark.parametrize("lacking", [0, 1])
+def test_runs_scored_on_other_tasks_are_refused_naming_the_run_and_the_task(tmp_path, capsys, lacking):
+    """A probe of the benchmark: a run without a task the others scored was aggregated over the
+    tasks every run had, without a word (a figure over fewer tasks than the scorecards hold)."""
+    paths = final_scorecards(tmp_path, FINALS[:3])
+    data = json.loads(paths[lacking].read_text())
+    data["tasks"] = data["tasks"][:1]
+    paths[lacking].write_text(json.dumps(data))
+    assert main(["benchmark", "--runs", *map(str, paths)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and len(captured.err.splitlines()) == 1, captured.err
+    other = paths[1 - lacking]
+    assert f"{paths[lacking]} has no score on {TASKS[1].id}, which {other} has" in captured.err, captured.err

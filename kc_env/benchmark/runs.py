@@ -6,7 +6,8 @@ does when the config names ``benchmark.tasks``). ``kc benchmark --runs RUN...`` 
 of several seeds of one config: the final scores make a ``runs x tasks`` matrix of relative
 shares, reported as its IQM and mean with stratified bootstrap intervals over runs, and, against
 a baseline scorecard, the probability that a run beats the baseline on a task; the rows at every
-step give the sample-efficiency curve (IQM over runs at each step, with its interval).
+step give the sample-efficiency curve (IQM over runs at each step, with its interval). Every run's
+final scores cover the same tasks (a run without one another scored is refused).
 
 A run may also be given as the scorecard of its final policy (``kc benchmark MODEL --json``): how
 a run is scored on tasks at other tables than the one it trained at (the multi-player and
@@ -90,12 +91,20 @@ def read_scorecard(path: str | Path, refusal: str = f"not a {SCORECARD_SCHEMA} s
     return check_scorecard(path, card)
 
 
-def final_scores(runs: Sequence[dict[str, Any]]) -> tuple[list[str], np.ndarray]:
-    """The task ids every run scored at its last row, and the ``runs x tasks`` relative shares."""
+def final_scores(runs: Sequence[dict[str, Any]], names: Sequence[str | Path]) -> tuple[list[str], np.ndarray]:
+    """The task ids the runs (named ``names``) scored at their last rows, and the ``runs x tasks``
+    relative shares; ``RunError`` naming a run and a task it lacks that another run scored (an
+    aggregate over the tasks they share would be a figure over fewer tasks than was asked)."""
     last = [r["rows"][-1]["tasks"] for r in runs]
-    ids = [t for t in last[0] if all(t in row for row in last)]
+    ids = list(dict.fromkeys(t for row in last for t in row))
     if not ids:
-        raise RunError("the runs share no task at their last rows")
+        raise RunError("the runs scored no task at their last rows")
+    for name, row in zip(names, last, strict=True):
+        if missing := [t for t in ids if t not in row]:
+            other = next(n for n, r in zip(names, last, strict=True) if missing[0] in r)
+            more = f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""
+            raise RunError(f"{name} has no score on {missing[0]}{more}, which {other} has: "
+                           "aggregate runs scored on the same tasks")
     return ids, np.array([[row[t]["relative_share"] for t in ids] for row in last])
 
 
@@ -129,7 +138,7 @@ def aggregate(run_folders: Sequence[str | Path], baseline: dict[str, Any] | None
         raise RunError("the runs were scored on different suites or deal counts")
     if len({r["rows"][-1]["step"] is None for r in runs}) != 1:
         raise RunError("give run folders or scorecards of final policies, not both")
-    ids, scores = final_scores(runs)
+    ids, scores = final_scores(runs, run_folders)
     out: dict[str, Any] = {
         "schema": "kc-bench-runs/1", "suite": runs[0]["suite"], "quick": runs[0]["quick"],
         "runs": [str(r) for r in run_folders], "tasks": ids,
