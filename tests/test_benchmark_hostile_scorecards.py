@@ -87,6 +87,27 @@ CARD_EDITS = {  # an edit of a good scorecard, and what the refusal must say
     "relative share not the win share over the fair share": (
         _set("tasks", 0, "relative_share", 5.0), "tasks[0].relative_share 5.0 is not its win_share over the fair share 0.5"),
     "a task of no suite": (_set("tasks", 0, "id", "kc/foo-9p-vs-bar-v9"), "no task 'kc/foo-9p-vs-bar-v9' in the suite"),
+    # the counts of a task's line, by its definition (a probe of the benchmark: a hand-edited line was taken)
+    "no deals": (_delete("tasks", 0, "deals"), "no tasks[0].deals"),
+    "deals a float": (_set("tasks", 0, "deals", 10000.0), "tasks[0].deals is 10000.0, not a whole number"),
+    "deals not shuffles x seats": (_set("tasks", 0, "deals", 7),
+                                   "tasks[0].deals 7 is not kc/standard-2p-vs-heuristic-v1's 5000 shuffles x 2 seats "
+                                   "x 1 lineup(s) (10000)"),
+    "a pool's deals not shuffles x seats x members": (
+        _set("tasks", 1, "deals", 1000),
+        "tasks[1].deals 1000 is not kc/standard-2p-vs-pool-v1's 500 shuffles x 2 seats x 6 lineup(s) (6000)"),
+    "a pool member's deals": (_set("tasks", 1, "per_opponent", "random", "deals", 999),
+                              "tasks[1].per_opponent.random.deals 999 is not kc/standard-2p-vs-pool-v1's 500 shuffles "
+                              "x 2 seats x 1 lineup(s) (1000)"),
+    "shuffles not the task's": (_compose(_set("tasks", 0, "shuffles", 50), _set("tasks", 0, "deals", 100)),
+                                "tasks[0].shuffles 50 is not kc/standard-2p-vs-heuristic-v1's 5000"),
+    "players not the task's": (_set("tasks", 0, "players", 3), "tasks[0].players 3 is not kc/standard-2p-vs-heuristic-v1's 2"),
+    "fair share not one over the players": (_set("tasks", 0, "fair_share", 0.9),
+                                            "tasks[0].fair_share 0.9 is not 1/2 (kc/standard-2p-vs-heuristic-v1's"),
+    "a negative penalty": (_set("tasks", 0, "mean_penalty", -5.0), "tasks[0].mean_penalty -5.0 is below 0"),
+    "blocked share above 1": (_set("tasks", 0, "blocked_share", 3), "tasks[0].blocked_share 3 is not from 0 to 1"),
+    "a pool member's blocked share below 0": (_set("tasks", 1, "per_opponent", "greedy", "blocked_share", -0.1),
+                                              "tasks[1].per_opponent.greedy.blocked_share -0.1 is not from 0 to 1"),
     "made-up tracks": (_set("tasks", 0, "tracks", ["multi-player"]),
                        "tasks[0]: tracks ['multi-player'] and split 'train' are not kc/standard-2p-vs-heuristic-v1's"),
     "a suite kc_env has not": (_set("suite", "kc-bench-v2"), "unknown suite 'kc-bench-v2'"),
@@ -183,6 +204,8 @@ RUN_EDITS = {  # an edit of a good run's benchmark.json, and what the refusal mu
                                 "not a finite number"),
     "no tracks": (_delete("rows", -1, "tasks", "kc/standard-2p-vs-heuristic-v1", "tracks"),
                   "no rows[4].tasks.kc/standard-2p-vs-heuristic-v1.tracks"),
+    "deals not shuffles x seats": (_set("rows", -1, "tasks", "kc/standard-2p-vs-heuristic-v1", "deals", 7),
+                                   "rows[4].tasks.kc/standard-2p-vs-heuristic-v1.deals 7 is not"),
 }
 
 

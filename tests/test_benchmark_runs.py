@@ -11,30 +11,30 @@ import pytest
 
 from kc_env import benchmark
 from kc_env.benchmark import intervals, runs
-from kc_env.benchmark.evaluate import Scorecard, TaskScore
+from kc_env.benchmark.evaluate import Scorecard, TaskScore, shuffle_count
 from kc_env.cli import main
 
 TASKS = benchmark.find("kc/standard-2p-vs-heuristic-v1,kc/standard-4p-vs-heuristic-v1")
 
 
 def card(shares: dict[str, float], quick: bool = True) -> Scorecard:
-    """A scorecard whose tasks scored ``shares`` (win shares by task id)."""
+    """A scorecard whose tasks scored ``shares`` (win shares by task id), over the deals they play."""
     scores = []
     for task in TASKS:
-        share = shares[task.id]
-        figures = {"win_share": share, "low": share - 0.01, "high": share + 0.01, "deals": 100,
+        share, count = shares[task.id], shuffle_count(task, quick)
+        figures = {"win_share": share, "low": share - 0.01, "high": share + 0.01, "deals": count * task.num_players,
                    "mean_penalty": 3.0, "blocked_share": 0.1}
-        scores.append(TaskScore(task, 50, figures, {}, np.full(50, share)))
+        scores.append(TaskScore(task, count, figures, {}, np.full(50, share)))  # as many groups as fast to bootstrap
     return Scorecard("model", "kc-bench-v1", quick, scores)
 
 
-def make_runs(tmp_path, finals):
+def make_runs(tmp_path, finals, quick=True):
     folders = []
     for seed, (two, four) in enumerate(finals):
         folder = tmp_path / f"seed-{seed}"
         folder.mkdir()
-        runs.record(folder, 1000, card({TASKS[0].id: 0.3, TASKS[1].id: 0.2}))
-        runs.record(folder, 2000, card({TASKS[0].id: two, TASKS[1].id: four}))
+        runs.record(folder, 1000, card({TASKS[0].id: 0.3, TASKS[1].id: 0.2}, quick))
+        runs.record(folder, 2000, card({TASKS[0].id: two, TASKS[1].id: four}, quick))
         folders.append(folder)
     return folders
 
@@ -140,12 +140,8 @@ def test_scorecards_of_the_final_policies_aggregate_as_the_runs_last_rows_do(tmp
 
 
 def test_run_folders_and_scorecards_do_not_mix(tmp_path):
-    folders = make_runs(tmp_path, FINALS[:2])
+    folders = make_runs(tmp_path, FINALS[:2], quick=False)  # the deal counts of final_scorecards
     cards = final_scorecards(tmp_path, FINALS[:2])
-    for folder in folders:  # both quick=True in make_runs: make the deal counts agree
-        data = runs.read(folder)
-        data["quick"] = False
-        (folder / runs.FILE).write_text(json.dumps(data))
     with pytest.raises(runs.RunError, match="not both"):
         runs.aggregate([folders[0], cards[1]])
 

@@ -16,7 +16,8 @@ rule-generalisation tracks). Such a run has its final scores and no curve.
 Each file is read strictly and checked whole before any figure is computed (``read_json``,
 ``check_run``, ``check_scorecard``): one that is not JSON, holds NaN or Infinity, is nested too
 deeply, or lacks a key the report reads or holds one of the wrong kind (a figure that is not a
-finite number) is refused with one line naming the file and the key (``RunError``).
+finite number), or whose task lines count other players, shuffles or deals than their tasks do,
+is refused with one line naming the file and the key (``RunError``).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ import numpy as np
 from ..files import finite_number, strict_json, write_atomic
 from . import intervals, shuffles
 from .evaluate import SCHEMA as SCORECARD_SCHEMA
-from .evaluate import Scorecard
+from .evaluate import Scorecard, shuffle_count
 from .tasks import Task, suite, task_groups
 
 FILE = "benchmark.json"
@@ -226,7 +227,7 @@ def check_scorecard(path: Path, card: dict[str, Any]) -> dict[str, Any]:
         if task_id in seen:
             raise RunError(f"{path}: tasks[{i}].id {_shown(task_id)} is also tasks[{seen[task_id]}]'s")
         seen[task_id] = i
-        _check_task(path, f"tasks[{i}]", task, known, task_id)
+        _check_task(path, f"tasks[{i}]", task, known, task_id, card["quick"])
     for name, agg in _need(path, card, "aggregates", _FIGURES).items():
         _check(path, f"aggregates.{name}", agg, _FIGURES)
         for kind in intervals.AGGREGATES:
@@ -252,12 +253,12 @@ def check_run(path: Path, data: dict[str, Any]) -> dict[str, Any]:
     its suite and deal count, and each row's step and tasks (each as ``_check_task``, by its id).
     ``RunError`` naming the file and the key otherwise."""
     known = _suite_tasks(path, _need(path, data, "suite", _STRING))
-    _need(path, data, "quick", _BOOL)
+    quick = _need(path, data, "quick", _BOOL)
     for i, row in enumerate(_need(path, data, "rows", _ROWS)):
         _check(path, f"rows[{i}]", row, _ROW)
         _need(path, row, "step", _WHOLE, f"rows[{i}]")
         for task_id, task in _need(path, row, "tasks", _TASK_DICT, f"rows[{i}]").items():
-            _check_task(path, f"rows[{i}].tasks.{task_id}", task, known, task_id)
+            _check_task(path, f"rows[{i}].tasks.{task_id}", task, known, task_id, quick)
     return data
 
 
@@ -269,10 +270,11 @@ def _suite_tasks(path: Path, name: str) -> dict[str, Task]:
         raise RunError(f"{path}: {exc}") from None
 
 
-def _check_task(path: Path, where: str, task: Any, known: dict[str, Task], task_id: str) -> None:
+def _check_task(path: Path, where: str, task: Any, known: dict[str, Task], task_id: str, quick: bool) -> None:
     """A task's line (of a scorecard, or of a run's row): a task of the suite, with that task's
     tracks and split; its win share inside its interval, inside [0, 1]; its relative share the win
-    share over the task's fair share; and its pool members' win shares and intervals when it has them."""
+    share over the task's fair share; its counts those of the task (``_check_counts``); and its pool
+    members' figures when it has them."""
     _check(path, where, task, _TASK)
     if task_id not in known:
         raise RunError(f"{path}: {where}: no task {_shown(task_id)} in the suite")
@@ -286,10 +288,41 @@ def _check_task(path: Path, where: str, task: Any, known: dict[str, Task], task_
     if not math.isclose(task["relative_share"], task["win_share"] / defined.fair_share, rel_tol=1e-9, abs_tol=1e-12):
         raise RunError(f"{path}: {where}.relative_share {task['relative_share']} is not its win_share over the "
                        f"fair share {defined.fair_share:g} ({task['win_share'] / defined.fair_share})")
+    _check_counts(path, where, task, defined, quick)
     if "per_opponent" in task:
         for member, figures in _need(path, task, "per_opponent", _FIGURES, where).items():
             _figures(path, f"{where}.per_opponent.{member}", figures, _INTERVAL)
             _in_interval(path, f"{where}.per_opponent.{member}", figures)
+            _check_deals(path, f"{where}.per_opponent.{member}", figures, defined, quick, lineups=1)
+
+
+def _check_counts(path: Path, where: str, task: dict[str, Any], defined: Task, quick: bool) -> None:
+    """A task's line counts what ``defined`` does: its players, the fair share 1/players, the
+    shuffles it plays (``quick``: its quick count) and the deals they make (``_check_deals``);
+    ``RunError`` naming the file, the line and the count otherwise."""
+    for key, value in (("players", defined.num_players), ("shuffles", shuffle_count(defined, quick))):
+        if (stated := _need(path, task, key, _WHOLE, where)) != value:
+            raise RunError(f"{path}: {where}.{key} {stated} is not {defined.id}'s {value}")
+    fair = _need(path, task, "fair_share", _NUMBER, where)
+    if not math.isclose(fair, defined.fair_share, rel_tol=1e-9):
+        raise RunError(f"{path}: {where}.fair_share {fair} is not 1/{defined.num_players} "
+                       f"({defined.id}'s {defined.num_players} players)")
+    _check_deals(path, where, task, defined, quick, len(defined.members))
+
+
+def _check_deals(path: Path, where: str, figures: dict[str, Any], defined: Task, quick: bool, lineups: int) -> None:
+    """``figures`` (a task's, or a pool member's: ``lineups`` 1) count the deals of ``defined``'s
+    shuffles from every seat against ``lineups`` lineups, a mean penalty of 0 or more and a blocked
+    share from 0 to 1; ``RunError`` naming the file, the figures and the count otherwise."""
+    count = shuffle_count(defined, quick)
+    expected = count * defined.num_players * lineups
+    if (deals := _need(path, figures, "deals", _WHOLE, where)) != expected:
+        raise RunError(f"{path}: {where}.deals {deals} is not {defined.id}'s {count} shuffles x "
+                       f"{defined.num_players} seats x {lineups} lineup(s) ({expected})")
+    if (penalty := _need(path, figures, "mean_penalty", _NUMBER, where)) < 0:
+        raise RunError(f"{path}: {where}.mean_penalty {penalty} is below 0 (penalty points a deal)")
+    if not 0 <= (blocked := _need(path, figures, "blocked_share", _NUMBER, where)) <= 1:
+        raise RunError(f"{path}: {where}.blocked_share {blocked} is not from 0 to 1")
 
 
 _ROUNDING = 1e-12
