@@ -4,6 +4,7 @@ promise that training never deals an evaluation shuffle."""
 from __future__ import annotations
 
 import json
+import re
 import textwrap
 
 import pytest
@@ -55,6 +56,46 @@ def test_the_evaluation_shuffles_match_their_published_checksum_and_how_they_wer
     assert len(seeds) == shuffles.SIZE == len(set(seeds))
     assert list(seeds) == shuffles.generate("kc-bench-v1")
     assert checksum == shuffles.checksum(list(seeds))
+
+
+DAMAGES = {  # a change to the shuffles file's text, and what the refusal says
+    "cut short": (lambda text: text[: len(text) // 2], "cannot be read"),
+    "a seed changed": (lambda text: text.replace("7032971850920301997", "7032971850920301998", 1),
+                       "its shuffles do not match the checksum it states (522d6b52dbf9dc68"),
+    "a seed not a number": (lambda text: text.replace("7032971850920301997", '"x"', 1),
+                            "does not hold a list of deal seeds and their sha256"),
+    "no checksum": (lambda text: text.replace('"sha256"', '"sha"', 1), "does not hold a list of deal seeds"),
+    "a list, not the file's dict": (lambda text: "[1, 2, 3]", "does not hold a list of deal seeds"),
+}
+
+
+@pytest.fixture
+def damaged_shuffles(tmp_path, monkeypatch):
+    """``damage(change)``: the loader pointed at a copy of the suite's evaluation shuffles whose text
+    ``change`` damaged (the package's own file untouched); the copy's path."""
+    def damage(change):
+        path = tmp_path / shuffles.file_name("kc-bench-v1")
+        path.write_text(change(shuffles.data_file("kc-bench-v1").read_text()))
+        monkeypatch.setattr(shuffles, "data_file", lambda suite_name: path)
+        shuffles.load.cache_clear()
+        return path
+
+    yield damage
+    monkeypatch.undo()
+    shuffles.load.cache_clear()
+
+
+@pytest.mark.parametrize("case", DAMAGES)
+def test_a_damaged_shuffles_file_is_refused_in_one_line_naming_it(damaged_shuffles, capsys, case):
+    """A probe of the benchmark: a damaged file gave a JSONDecodeError's or a KeyError's traceback."""
+    change, problem = DAMAGES[case]
+    path = damaged_shuffles(change)
+    with pytest.raises(shuffles.ShufflesError, match=re.escape(problem)) as refused:
+        shuffles.evaluation("kc-bench-v1", 10)
+    assert str(refused.value).startswith(f"{path}: ") and len(str(refused.value).splitlines()) == 1
+    assert main(["benchmark", "heuristic", "--tasks", HEAD, "--quick"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"kc benchmark: {path}: ") and problem in err and len(err.splitlines()) == 1, err
 
 
 def run_json(tmp_path, name, *args):

@@ -2,7 +2,8 @@
 
 A shuffle is a deal seed (``engine.new_deal(rules, players, seed=...)`` shuffles the task's deck
 with it). The list lives in the package (``data/<suite>-evaluation.json``) with its SHA-256, which
-every run checks and prints, so two reports that name the same checksum played the same deals.
+every run checks and prints, so two reports that name the same checksum played the same deals (a
+damaged file is refused in one line naming it: ``ShufflesError``).
 A task plays the first ``task.shuffles`` of the list (``task.quick_shuffles`` under ``--quick``),
 each from every seat of the evaluated agent. Training never deals one: ``make_task_env(task,
 "train")`` deals again whenever its seed is an evaluation shuffle (``evaluation_set``).
@@ -14,6 +15,12 @@ import functools
 import hashlib
 import json
 from importlib import resources
+from typing import TYPE_CHECKING
+
+from ..files import strict_json
+
+if TYPE_CHECKING:  # importlib.resources.abc is Python 3.11's
+    from importlib.resources.abc import Traversable
 
 SIZE = 5000
 """Shuffles in a suite's list: the most any task plays."""
@@ -35,16 +42,43 @@ def file_name(suite_name: str) -> str:
     return f"{suite_name}-evaluation.json"
 
 
+class ShufflesError(ValueError):
+    """An evaluation-shuffles file that is not the list of seeds its checksum states: a damaged install."""
+
+
+def data_file(suite_name: str) -> Traversable:
+    """The suite's evaluation-shuffles file, in the package."""
+    return resources.files(__package__).joinpath("data").joinpath(file_name(suite_name))
+
+
 @functools.cache
 def load(suite_name: str) -> tuple[tuple[int, ...], str]:
-    """The suite's evaluation shuffles and their checksum, read from the package; raises
-    ``ValueError`` when the file does not match the checksum it states."""
-    text = resources.files(__package__).joinpath("data").joinpath(file_name(suite_name)).read_text()
-    data = json.loads(text)
-    seeds = [int(s) for s in data["shuffles"]]
-    if checksum(seeds) != data["sha256"]:
-        raise ValueError(f"{file_name(suite_name)}: the shuffles do not match their checksum {data['sha256']}")
-    return tuple(seeds), data["sha256"]
+    """The suite's evaluation shuffles and their checksum, read from the package (``read``)."""
+    return read(data_file(suite_name))
+
+
+def read(path: Traversable) -> tuple[tuple[int, ...], str]:
+    """The shuffles of the file ``path`` and the checksum it states; ``ShufflesError`` in one line
+    naming the file when it cannot be read as JSON, holds no list of seeds with a checksum, or its
+    seeds do not match that checksum."""
+    try:
+        data = strict_json(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError) as exc:
+        raise _damaged(path, f"cannot be read ({exc})") from None
+    seeds, stated = (data.get("shuffles"), data.get("sha256")) if isinstance(data, dict) else (None, None)
+    if not (isinstance(seeds, list) and all(_is_seed(s) for s in seeds) and isinstance(stated, str)):
+        raise _damaged(path, "does not hold a list of deal seeds and their sha256")
+    if checksum(seeds) != stated:
+        raise _damaged(path, f"its shuffles do not match the checksum it states ({stated[:16]}...)")
+    return tuple(seeds), stated
+
+
+def _is_seed(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**63
+
+
+def _damaged(path: Traversable, problem: str) -> ShufflesError:
+    return ShufflesError(f"{path}: the evaluation shuffles {problem}: the file is damaged (reinstall kc_env)")
 
 
 def evaluation(suite_name: str, count: int) -> tuple[int, ...]:

@@ -58,6 +58,7 @@ def run(args: argparse.Namespace) -> int:
     _check_options(args)
     try:
         tasks = benchmark.find(args.tasks, args.suite) if args.tasks is not None else benchmark.suite(args.suite)
+        _, checksum = shuffles.load(args.suite)  # a damaged install refused before any work
     except ValueError as exc:
         raise UserError(str(exc)) from None
     if args.list:
@@ -75,7 +76,6 @@ def run(args: argparse.Namespace) -> int:
     _check_outputs(args)
     if args.plot and (missing := missing_extra("eval", ("matplotlib",))):
         raise UserError(f"--plot {missing}")
-    _, checksum = shuffles.load(args.suite)
     print(f"kc benchmark: {args.agent} on {len(tasks)} task(s) of {args.suite}"
           f"{' (QUICK: a development figure, not for reporting)' if args.quick else ''}; "
           f"evaluation shuffles sha256 {checksum[:16]}", file=sys.stderr)
