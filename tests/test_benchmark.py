@@ -10,7 +10,7 @@ import textwrap
 import pytest
 
 from kc_env import benchmark
-from kc_env.benchmark import shuffles
+from kc_env.benchmark import freeze, shuffles
 from kc_env.cli import main
 
 HEAD = "kc/standard-2p-vs-heuristic-v1"
@@ -61,11 +61,11 @@ def test_the_evaluation_shuffles_match_their_published_checksum_and_how_they_wer
 DAMAGES = {  # a change to the shuffles file's text, and what the refusal says
     "cut short": (lambda text: text[: len(text) // 2], "cannot be read"),
     "a seed changed": (lambda text: text.replace("7032971850920301997", "7032971850920301998", 1),
-                       "its shuffles do not match the checksum it states (522d6b52dbf9dc68"),
+                       "do not match the checksum the file states (522d6b52dbf9dc68"),
     "a seed not a number": (lambda text: text.replace("7032971850920301997", '"x"', 1),
-                            "does not hold a list of deal seeds and their sha256"),
-    "no checksum": (lambda text: text.replace('"sha256"', '"sha"', 1), "does not hold a list of deal seeds"),
-    "a list, not the file's dict": (lambda text: "[1, 2, 3]", "does not hold a list of deal seeds"),
+                            "do not hold a list of deal seeds and their sha256"),
+    "no checksum": (lambda text: text.replace('"sha256"', '"sha"', 1), "do not hold a list of deal seeds"),
+    "a list, not the file's dict": (lambda text: "[1, 2, 3]", "do not hold a list of deal seeds"),
 }
 
 
@@ -90,12 +90,35 @@ def test_a_damaged_shuffles_file_is_refused_in_one_line_naming_it(damaged_shuffl
     """A probe of the benchmark: a damaged file gave a JSONDecodeError's or a KeyError's traceback."""
     change, problem = DAMAGES[case]
     path = damaged_shuffles(change)
-    with pytest.raises(shuffles.ShufflesError, match=re.escape(problem)) as refused:
+    with pytest.raises(shuffles.DamagedInstall, match=re.escape(problem)) as refused:
         shuffles.evaluation("kc-bench-v1", 10)
     assert str(refused.value).startswith(f"{path}: ") and len(str(refused.value).splitlines()) == 1
     assert main(["benchmark", "heuristic", "--tasks", HEAD, "--quick"]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"kc benchmark: {path}: ") and problem in err and len(err.splitlines()) == 1, err
+
+
+LOCK_DAMAGES = {  # a change to the suite lock's text, and what the refusal says
+    "cut short": (lambda text: text[: len(text) // 2], "the suite's lock cannot be read"),
+    "no stored positions": (lambda text: text.replace('"positions"', '"places"', 1), "does not hold its suite"),
+}
+
+
+@pytest.mark.parametrize("case", LOCK_DAMAGES)
+def test_a_damaged_suite_lock_is_refused_in_one_line_naming_it(tmp_path, monkeypatch, capsys, case):
+    """A run with --json keys its partial file by the lock: a damaged lock gave a JSONDecodeError's
+    message without the file's name, or a KeyError's traceback (a probe of the benchmark)."""
+    change, problem = LOCK_DAMAGES[case]
+    path = tmp_path / freeze.lock_name("kc-bench-v1")
+    path.write_text(change(freeze.lock_file("kc-bench-v1").read_text()))
+    monkeypatch.setattr(freeze, "lock_file", lambda suite_name: path)
+    with pytest.raises(shuffles.DamagedInstall, match=re.escape(problem)):
+        freeze.stored("kc-bench-v1")
+    out = tmp_path / "card.json"
+    assert main(["benchmark", "heuristic", "--tasks", HEAD, "--quick", "--json", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"kc benchmark: {path}: ") and problem in err and len(err.splitlines()) == 1, err
+    assert not out.exists()
 
 
 def run_json(tmp_path, name, *args):

@@ -18,12 +18,17 @@ import random
 import sys
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .. import engine, play
 from ..agents import load
+from ..files import strict_json
 from ..rules import Rules
 from . import shuffles
 from .tasks import Task, suite
+
+if TYPE_CHECKING:  # importlib.resources.abc is Python 3.11's
+    from importlib.resources.abc import Traversable
 
 POSITIONS_PER_TABLE = 16
 DEALS_PER_TABLE = 8
@@ -92,9 +97,26 @@ def current(suite_name: str, positions: dict[str, list[str]] | None = None) -> d
             "tasks": {t.id: t.fingerprint() for t in tasks}, "opponent_moves": moves, "positions": table_positions}
 
 
+LOCK_KEYS = ("suite", "evaluation_sha256", "tasks", "opponent_moves", "positions")
+
+
+def lock_file(suite_name: str) -> Traversable:
+    """The suite's lock, in the package."""
+    return resources.files(__package__).joinpath("data").joinpath(lock_name(suite_name))
+
+
 def stored(suite_name: str) -> dict:
-    """The lock the package holds."""
-    return json.loads(resources.files(__package__).joinpath("data").joinpath(lock_name(suite_name)).read_text())
+    """The lock the package holds; ``shuffles.DamagedInstall`` in one line naming the file when it
+    cannot be read as JSON or lacks one of its parts (``LOCK_KEYS``)."""
+    path = lock_file(suite_name)
+    try:
+        lock = strict_json(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError) as exc:
+        raise shuffles.damaged(path, "suite's lock", f"cannot be read ({exc})") from None
+    if not (isinstance(lock, dict) and all(isinstance(lock.get(k), str if k in LOCK_KEYS[:2] else dict)
+                                           for k in LOCK_KEYS)):
+        raise shuffles.damaged(path, "suite's lock", f"does not hold its {', '.join(LOCK_KEYS)}")
+    return lock
 
 
 def changes(suite_name: str) -> list[str]:

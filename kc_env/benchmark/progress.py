@@ -21,7 +21,6 @@ import copy
 import hashlib
 import json
 from collections.abc import Sequence
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -49,8 +48,8 @@ def partial_path(scorecard: str | Path) -> Path:
 
 def lock_checksum(suite_name: str) -> str:
     """The SHA-256 of the suite's lock file (``freeze``) as the package holds it."""
-    text = resources.files(__package__).joinpath("data").joinpath(freeze.lock_name(suite_name)).read_bytes()
-    return hashlib.sha256(text).hexdigest()
+    freeze.stored(suite_name)  # a damaged lock refused in one line
+    return hashlib.sha256(freeze.lock_file(suite_name).read_bytes()).hexdigest()
 
 
 def agent_moves(entry: str | Agent, task: Task, suite_name: str) -> dict[str, str]:

@@ -3,7 +3,7 @@
 A shuffle is a deal seed (``engine.new_deal(rules, players, seed=...)`` shuffles the task's deck
 with it). The list lives in the package (``data/<suite>-evaluation.json``) with its SHA-256, which
 every run checks and prints, so two reports that name the same checksum played the same deals (a
-damaged file is refused in one line naming it: ``ShufflesError``).
+damaged file is refused in one line naming it: ``DamagedInstall``).
 A task plays the first ``task.shuffles`` of the list (``task.quick_shuffles`` under ``--quick``),
 each from every seat of the evaluated agent. Training never deals one: ``make_task_env(task,
 "train")`` deals again whenever its seed is an evaluation shuffle (``evaluation_set``).
@@ -42,8 +42,9 @@ def file_name(suite_name: str) -> str:
     return f"{suite_name}-evaluation.json"
 
 
-class ShufflesError(ValueError):
-    """An evaluation-shuffles file that is not the list of seeds its checksum states: a damaged install."""
+class DamagedInstall(ValueError):
+    """A file of the package's benchmark data (the evaluation shuffles, a suite's lock) that is not
+    what it states: a damaged install."""
 
 
 def data_file(suite_name: str) -> Traversable:
@@ -58,18 +59,18 @@ def load(suite_name: str) -> tuple[tuple[int, ...], str]:
 
 
 def read(path: Traversable) -> tuple[tuple[int, ...], str]:
-    """The shuffles of the file ``path`` and the checksum it states; ``ShufflesError`` in one line
+    """The shuffles of the file ``path`` and the checksum it states; ``DamagedInstall`` in one line
     naming the file when it cannot be read as JSON, holds no list of seeds with a checksum, or its
     seeds do not match that checksum."""
     try:
         data = strict_json(path.read_text(encoding="utf-8"))
     except (OSError, ValueError, RecursionError) as exc:
-        raise _damaged(path, f"cannot be read ({exc})") from None
+        raise damaged(path, "evaluation shuffles", f"cannot be read ({exc})") from None
     seeds, stated = (data.get("shuffles"), data.get("sha256")) if isinstance(data, dict) else (None, None)
     if not (isinstance(seeds, list) and all(_is_seed(s) for s in seeds) and isinstance(stated, str)):
-        raise _damaged(path, "does not hold a list of deal seeds and their sha256")
+        raise damaged(path, "evaluation shuffles", "do not hold a list of deal seeds and their sha256")
     if checksum(seeds) != stated:
-        raise _damaged(path, f"its shuffles do not match the checksum it states ({stated[:16]}...)")
+        raise damaged(path, "evaluation shuffles", f"do not match the checksum the file states ({stated[:16]}...)")
     return tuple(seeds), stated
 
 
@@ -77,8 +78,9 @@ def _is_seed(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**63
 
 
-def _damaged(path: Traversable, problem: str) -> ShufflesError:
-    return ShufflesError(f"{path}: the evaluation shuffles {problem}: the file is damaged (reinstall kc_env)")
+def damaged(path: Traversable, what: str, problem: str) -> DamagedInstall:
+    """The one-line refusal of the package's file ``path``, which holds ``what``."""
+    return DamagedInstall(f"{path}: the {what} {problem}: the file is damaged (reinstall kc_env)")
 
 
 def evaluation(suite_name: str, count: int) -> tuple[int, ...]:

@@ -51,7 +51,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from .. import benchmark
-    from ..benchmark import shuffles
+    from ..benchmark import freeze, shuffles
     from ..benchmark.progress import partial_path
     from ..play import AgentError
 
@@ -59,6 +59,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         tasks = benchmark.find(args.tasks, args.suite) if args.tasks is not None else benchmark.suite(args.suite)
         _, checksum = shuffles.load(args.suite)  # a damaged install refused before any work
+        freeze.stored(args.suite)
     except ValueError as exc:
         raise UserError(str(exc)) from None
     if args.list:
