@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import math
+import reprlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -279,10 +280,7 @@ def _check_task(path: Path, where: str, task: Any, known: dict[str, Task], task_
     if task_id not in known:
         raise RunError(f"{path}: {where}: no task {_shown(task_id)} in the suite")
     defined = known[task_id]
-    tracks, split = _need(path, task, "tracks", _STRINGS, where), _need(path, task, "split", _SPLIT, where)
-    if tuple(tracks) != defined.tracks or split != defined.split:
-        raise RunError(f"{path}: {where}: tracks {tracks} and split {split!r} are not {task_id}'s "
-                       f"({list(defined.tracks)}, {defined.split!r})")
+    _check_definition(path, where, task, defined)
     _figures(path, where, task, ("relative_share", *_INTERVAL))
     _in_interval(path, where, task)
     if not math.isclose(task["relative_share"], task["win_share"] / defined.fair_share, rel_tol=1e-9, abs_tol=1e-12):
@@ -294,6 +292,19 @@ def _check_task(path: Path, where: str, task: Any, known: dict[str, Task], task_
             _figures(path, f"{where}.per_opponent.{member}", figures, _INTERVAL)
             _in_interval(path, f"{where}.per_opponent.{member}", figures)
             _check_deals(path, f"{where}.per_opponent.{member}", figures, defined, quick, lineups=1)
+
+
+def _check_definition(path: Path, where: str, task: dict[str, Any], defined: Task) -> None:
+    """A task's line states ``defined``'s tracks, split, rules, opponents and pool; ``RunError``
+    naming the file, the line and the first that differs otherwise."""
+    stated = {"tracks": _need(path, task, "tracks", _STRINGS, where), "split": _need(path, task, "split", _SPLIT, where),
+              "rules": _need(path, task, "rules", _STRING, where), "opponents": _need(path, task, "opponents", _STRINGS, where),
+              "pool": _need(path, task, "pool", _BOOL, where)}
+    own = {"tracks": list(defined.tracks), "split": defined.split, "rules": defined.rules,
+           "opponents": list(defined.opponents), "pool": defined.pool}
+    for key, value in stated.items():
+        if value != own[key]:
+            raise RunError(f"{path}: {where}.{key} {reprlib.repr(value)} is not {defined.id}'s {reprlib.repr(own[key])}")
 
 
 def _check_counts(path: Path, where: str, task: dict[str, Any], defined: Task, quick: bool) -> None:
