@@ -30,10 +30,10 @@ from typing import Any
 
 from . import actions, engine
 from .agents import Agent
-from .agents import load as load_agent
 from .match import DEFAULT_MAX_MOVES, deal_winners, win_share
 from .play import play_deal
 from .rules import Rules
+from .tournament import make_agent
 
 
 def target_of(state: engine.GameState, move: engine.Move) -> str:
@@ -97,11 +97,12 @@ def compare(player: str | Agent, reference: str | Agent, rules: Rules | str = "s
             max_moves: int = DEFAULT_MAX_MOVES) -> Comparison:
     """Play ``deals`` deals of ``player`` against ``against`` (default: ``reference``) in every
     other seat, the player's seat rotating, and ask ``reference`` at each of the player's
-    decisions what it would have done."""
+    decisions what it would have done. A spec is loaded and an ``Agent`` copied for each role
+    (``tournament.make_agent``): no two seats share one."""
     rules = Rules.coerce(rules)
-    me = load_agent(player, seed=seed)
-    shadow = load_agent(reference, seed=seed + 1)
-    others = [load_agent(against if against is not None else reference, seed=seed + 2 + s) for s in range(num_players)]
+    me = make_agent(player, seed=seed)
+    shadow = make_agent(reference, seed=seed + 1)
+    others = [make_agent(against if against is not None else reference, seed=seed + 2 + s) for s in range(num_players)]
     rng = random.Random(seed)
     asked = _Shadow(shadow, examples)
     deal_shares: dict[int, float] = {}

@@ -150,8 +150,9 @@ def _init_worker(job: _Job, quiet: bool = False) -> None:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not a parent's handler (Ray's prints a trace when the pool stops)
 
 
-def _make_agent(entry: str | Agent, seed: int) -> Agent:
-    """A new agent (an ``Agent`` entry is copied), seeded."""
+def make_agent(entry: str | Agent, seed: int) -> Agent:
+    """A new agent of a tournament's ``entry`` (a spec is loaded, an ``Agent`` copied: each seat
+    plays its own), seeded."""
     if isinstance(entry, str):
         return load(entry, seed=seed)
     agent = copy.deepcopy(entry)
@@ -164,7 +165,7 @@ def _seat_agent(job: _Job, entry: int, seat: int, seed: int) -> Agent:
     from disk once) and reseeded for each episode with ``reset(seed)``."""
     key = (entry, seat)
     if key not in _AGENTS:
-        _AGENTS[key] = _make_agent(job.entries[entry], seed)
+        _AGENTS[key] = make_agent(job.entries[entry], seed)
         _AGENTS[key].play_for(objective_of(job.rules, keeps_points=job.match))
     agent = _AGENTS[key]
     agent.reset(seed=seed)
@@ -332,7 +333,7 @@ def _warm_up(entries: Sequence[str | Agent], rules: Rules, num_players: int) -> 
     copy of the first position (an agent may write on what it is given)."""
     state = engine.new_deal(rules, num_players, seed=0)
     for entry in entries:
-        ask(_make_agent(entry, 0), observe(state), state.current_player)
+        ask(make_agent(entry, 0), observe(state), state.current_player)
 
 
 def _chunks(episodes: range, size: int) -> Iterator[list[int]]:

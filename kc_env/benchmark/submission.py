@@ -106,16 +106,25 @@ def check_agent(spec: object) -> None:
         raise TypeError(f"agent must be an agent spec (a string) or a kc_env.agents.Agent, not {spec!r}")
 
 
+def load_any(spec: str | Agent, seed: int | None = None) -> Agent:
+    """The agent of any spec a ``kc`` command takes: a user's class (``module:Class``,
+    ``file.py:Class``) made by ``load_class``, anything else by ``kc_env.agents.load``. The one
+    loader of the commands; ``kc_env.agents.load`` itself never runs a user's file (the web table
+    loads with it)."""
+    return load_class(spec, seed=seed) if _names_a_class(spec) else load(spec, seed=seed)
+
+
 def entry(spec: str | Agent) -> str | Agent:
     """What a tournament seats for ``spec``: a user's class made once here (its worker processes
     copy it), else the spec itself (each worker loads it), checked here so a bad one fails in one
     line before any deal."""
     check_agent(spec)
-    if isinstance(spec, str) and is_class_spec(spec) and not _is_builtin(spec):
-        return load_class(spec, seed=0)
-    if isinstance(spec, str):
-        load(spec, seed=0)
-    return spec
+    agent = load_any(spec, seed=0)
+    return agent if _names_a_class(spec) else spec
+
+
+def _names_a_class(spec: str | Agent) -> bool:
+    return isinstance(spec, str) and is_class_spec(spec) and not _is_builtin(spec)
 
 
 def _is_builtin(spec: str) -> bool:

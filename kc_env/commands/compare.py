@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import replace
 from pathlib import Path
 
 from .common import UserError, add_rules_argument, check_writable, non_negative_int
@@ -15,7 +16,8 @@ HELP = "where an agent plays otherwise than a reference agent: kinds of disagree
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("player", help="the agent that plays (a spec or an exported model's folder)")
+    parser.add_argument("player", help="the agent that plays (a spec, an exported model's folder, or your own agent "
+                                       "as module:Class or path/to/file.py:Class)")
     parser.add_argument("reference", help="the agent asked at each of the player's decisions")
     add_rules_argument(parser)
     parser.add_argument("-n", "--players", type=int, default=2, help="players at the table, 2 to 6 (default 2)")
@@ -27,25 +29,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..agents import load
+    from ..benchmark.submission import entry
     from ..compare import compare, report
     from ..rules import RulesError
 
     if args.deals < 1:
         raise UserError("--deals must be at least 1")
     check_writable(args.json, "--json")
-    for spec in (args.player, args.reference, args.against):
-        if spec is not None:
-            try:
-                load(spec, seed=0)
-            except ValueError as exc:
-                raise UserError(str(exc)) from None
+    try:  # a user's module:Class or file.py:Class is made here once (each role plays a copy); a spec is checked
+        player, reference, against = (None if spec is None else entry(spec)
+                                      for spec in (args.player, args.reference, args.against))
+    except (ValueError, OSError) as exc:
+        raise UserError(str(exc)) from None
     try:
         args.rules.check_players(args.players)
     except RulesError as exc:
         raise UserError(str(exc)) from None
-    result = compare(args.player, args.reference, args.rules, args.players, deals=args.deals,
-                     against=args.against, seed=args.seed, examples=args.examples)
+    result = replace(compare(player, reference, args.rules, args.players, deals=args.deals, against=against,
+                             seed=args.seed, examples=args.examples),
+                     player=args.player, reference=args.reference)  # named as given, a user's class too
     print(report(result, show_examples=args.examples > 0))
     if args.json:
         data = {"player": result.player, "reference": result.reference, "num_players": result.num_players,

@@ -21,7 +21,8 @@ HELP = "play against agents in the terminal"
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("opponents", nargs="*", default=["heuristic"], metavar="AGENT",
-                        help="the other players' agent specs, in seat order after you (default: heuristic)")
+                        help="the other players' agent specs, in seat order after you (default: heuristic); "
+                             "your own agent as module:Class or path/to/file.py:Class")
     add_rules_argument(parser)
     parser.add_argument("--seat", type=int, default=0, help="your seat, 0 to players - 1 (default 0)")
     parser.add_argument("--seed", type=int, default=None, help="the match's seed (default: a new one)")
@@ -35,9 +36,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Play the match (or one deal) with the person at ``--seat``."""
     from .. import actions, engine, record
-    from ..agents import load, objective_of
+    from ..agents import objective_of
     from ..agents.human import HELP as HUMAN_HELP
     from ..agents.human import HumanAgent, QuitGame
+    from ..benchmark.submission import load_any
     from ..match import Match
     from ..play import play_deal
     from ..render import render
@@ -61,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
         spec = next(opponents)
         players.append(spec)
         try:
-            agents.append(load(spec, seed=seed + seat))
+            agents.append(load_any(spec, seed=seed + seat))
             agents[-1].play_for(objective_of(args.rules, keeps_points=True))  # the screen shows the points
         except (ValueError, OSError) as exc:
             raise UserError(str(exc)) from None
