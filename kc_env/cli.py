@@ -8,7 +8,7 @@ entry-point group ``kc_env.commands`` adds the others (``kc train``, ``kc export
 ``kc_env.commands.common``, which they and this module import, never each other. Modules import
 torch only when they run, so ``kc rules`` and ``kc --help`` work without it. Errors a user can
 cause (bad rules, a bad position, an illegal move, a bad file) print one line naming the problem
-and exit with 2.
+and exit with 2; so does an option that takes one value given twice (``common.StoreOnce``).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import importlib
 import sys
 
 from . import __version__
-from .commands.common import UserError, add_rules_argument, note_other_tables
+from .commands.common import StoreOnce, UserError, add_rules_argument, note_other_tables
 
 __all__ = ["COMMANDS", "UserError", "add_rules_argument", "build_parser", "commands", "main", "note_other_tables"]
 
@@ -62,6 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
             description += f"\n\nNot runnable here: it {problem}"
         p = sub.add_parser(name, help=module.HELP.replace("%", "%%"), description=description,
                            formatter_class=argparse.RawDescriptionHelpFormatter if problem else argparse.HelpFormatter)
+        p.register("action", None, StoreOnce)  # an option of one value given twice is refused, never dropped
         module.add_arguments(p)
     return parser
 

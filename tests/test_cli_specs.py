@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from kc_env.cli import main
+from kc_env.cli import build_parser, main
 
 MINE = "from kc_env.agents import GreedyAgent\n\nclass Mine(GreedyAgent):\n    spec = 'mine'\n"
 
@@ -46,3 +46,29 @@ def test_a_users_class_that_is_missing_is_one_line_in_every_command(mine, capsys
                  ["eval", "mine.py:Nope", "greedy"]):
         assert main(argv) == 2
         assert capsys.readouterr().err == f"kc {argv[0]}: mine.py:Nope: mine.py has no Nope (its Agent classes: Mine)\n"
+
+
+@pytest.mark.parametrize(("argv", "option"), [
+    (["compare", "greedy", "random", "--against", "random", "--against", "greedy"], "--against"),
+    (["export", "search", "out", "--against", "random", "--against", "greedy"], "--against"),
+    (["eval", "random", "greedy", "--deals", "2", "--deals", "4"], "--deals"),
+    (["eval", "random", "greedy", "--plot", "a.png", "--plot", "b.png"], "--plot"),
+    (["compare", "greedy", "random", "-n", "2", "--players", "3"], "-n/--players"),
+    (["play", "--seat", "0", "--seat", "1"], "--seat"),
+])
+def test_an_option_that_takes_one_value_is_refused_when_given_twice(argv, option, capsys):
+    """kc compare --against random --against greedy played against greedy alone, silently: every
+    option that takes one value is refused in one line when given again, in every command (when
+    the arguments are read: nothing is played)."""
+    with pytest.raises(SystemExit) as caught:
+        build_parser().parse_args(argv)
+    assert caught.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1] == f"kc {argv[0]}: error: argument {option}: given twice; give it once"
+
+
+def test_an_option_that_adds_up_or_switches_on_may_be_given_again():
+    parser = build_parser()
+    assert parser.parse_args(["eval", "random", "--no-progress", "--no-progress"]).no_progress
+    assert parser.parse_args(["serve", "--model", "a", "--model", "b"]).model == ["a", "b"]
+    again = parser.parse_args(["eval", "random", "--deals", "2"])  # the same parser parses again
+    assert parser.parse_args(["eval", "random", "--deals", "3"]).deals == 3 and again.deals == 2

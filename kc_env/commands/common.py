@@ -49,6 +49,21 @@ def missing_extra(extra: str, modules: tuple[str, ...]) -> str | None:
             f"not installed: {', '.join(missing)}")
 
 
+class StoreOnce(argparse.Action):
+    """argparse's ``store`` for an option that takes one value, refused in one line when given
+    again (``--against a --against b`` kept only b, silently). ``kc_env.cli`` makes it every
+    command's default action; an option that adds up says so (``action="append"``)."""
+
+    _namespace: argparse.Namespace | None = None
+    """The arguments this option was last stored in (kept, so a later parse is told apart)."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        if option_string is not None and namespace is self._namespace:
+            raise argparse.ArgumentError(self, "given twice; give it once")
+        self._namespace = namespace
+        setattr(namespace, self.dest, values)
+
+
 def positive_int(text: str) -> int:
     """An argparse ``type``: a whole number above 0 (``--max-moves 0`` is refused up front)."""
     value = _whole_number(text)
