@@ -172,3 +172,27 @@ def test_an_output_file_under_a_file_says_that_file_is_not_a_folder(tmp_path, ca
     path = tmp_path / "existing.json" / "out.json"
     assert main(["eval", "random", "greedy", "--deals", "2", "--json", str(path)]) == 2
     assert capsys.readouterr().err.strip() == f"kc eval: --json {path}: {tmp_path / 'existing.json'} is a file, not a folder"
+
+
+@pytest.mark.parametrize("name", ["x.png/", "folder.png", "folder.png/"])
+@pytest.mark.parametrize("command", [["eval", "random", "greedy", "--deals", "2"], ["benchmark", "random", "--quick"]])
+def test_a_chart_named_as_a_folder_is_refused_in_one_line_saying_so(command, name, tmp_path, monkeypatch, capsys):
+    """``--plot x.png/`` said "cannot write there (Is a directory)" of a folder that does not exist,
+    and ``--plot`` naming a folder "cannot write there", with no reason."""
+    _no_play(monkeypatch)
+    (tmp_path / "folder.png").mkdir()
+    path = f"{tmp_path}/{name}"
+    assert main([*command, "--plot", path]) == 2
+    assert capsys.readouterr().err == f"kc {command[0]}: --plot {path}: names a folder; name a file\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["folder.png"]
+
+
+@pytest.mark.parametrize("command", [["play", "heuristic", "--one-deal", "--save"],
+                                     ["compare", "greedy", "random", "--deals", "2", "--json"]])
+def test_any_output_file_named_as_a_folder_is_refused_the_same_way(command, tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr("builtins.input", lambda *a: pytest.fail(NOT_PLAYED))
+    (tmp_path / "exists.json").write_text("{}")
+    for path in (f"{tmp_path}/", f"{tmp_path}/exists.json/"):
+        assert main([*command, path]) == 2
+        assert capsys.readouterr().err == f"kc {command[0]}: {command[-1]} {path}: names a folder; name a file\n"
+    assert (tmp_path / "exists.json").read_text() == "{}"

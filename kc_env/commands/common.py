@@ -88,21 +88,23 @@ def _whole_number(text: str) -> int:
 
 
 def check_writable(path: str | None, option: str) -> None:
-    """Refuse, before any work, an output file whose folder does not exist or is not writable:
-    a plain file is opened for appending (created, then deleted again, if it did not exist), as
-    some folders (``/sys``) refuse a new file though ``os.access`` allows it. A link, a FIFO or a
-    device is left unopened (opening a FIFO would wait for its reader)."""
+    """Refuse, before any work, an output file that names a folder (``x.png/`` too) or whose folder
+    does not exist or is not writable: a plain file is opened for appending (created, then deleted
+    again, if it did not exist), as some folders (``/sys``) refuse a new file though ``os.access``
+    allows it. A link, a FIFO or a device is left unopened (opening a FIFO would wait for its reader)."""
     import os
     from pathlib import Path
 
     if path is None:
         return
+    if path.endswith(("/", os.sep)) or Path(path).is_dir():  # x.png/: pathlib would read it as x.png
+        raise UserError(f"{option} {path}: names a folder; name a file")
     folder = Path(path).parent
     if folder.exists() and not folder.is_dir():
         raise UserError(f"{option} {path}: {folder} is a file, not a folder")
     if not folder.is_dir():
         raise UserError(f"{option} {path}: the folder {folder} does not exist")
-    if not os.access(folder, os.W_OK) or Path(path).is_dir():
+    if not os.access(folder, os.W_OK):
         raise UserError(f"{option} {path}: cannot write there")
     if Path(path).is_symlink() or (Path(path).exists() and not Path(path).is_file()):
         return  # a link, a FIFO, a device: written through at the end as given, never opened here
