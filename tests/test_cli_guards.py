@@ -129,12 +129,21 @@ def test_kc_export_reads_a_spec_with_several_options_in_against():
         "search:redeals=2,candidates=2", "random", "heuristic:corner=0,card=1.1"]
 
 
-@pytest.mark.parametrize("deals", ["0", "-7"])
-def test_kc_export_refuses_deals_below_one_as_kc_eval_does(deals, tmp_path, capsys):
-    pytest.importorskip("torch")
+@pytest.mark.parametrize("count", ["0", "-7"])
+@pytest.mark.parametrize("argv", [["export", "search", "OUT", "--deals"], ["eval", "random", "--deals"],
+                                  ["compare", "greedy", "random", "--deals"], ["eval", "random", "--workers"],
+                                  ["benchmark", "random", "--quick", "--workers"], ["serve", "--max-games"]])
+def test_a_count_below_one_is_refused_by_the_shared_positive_int(argv, count, tmp_path, capsys, monkeypatch):
+    """kc export, eval and compare checked --deals by hand (and eval and benchmark --workers, serve
+    --max-games), where the other counts are the shared argparse type positive_int: one message."""
+    if argv[0] == "export":
+        pytest.importorskip("torch")
+    _no_play(monkeypatch)
     folder = tmp_path / "out"
-    assert main(["export", "search", str(folder), "--deals", deals, "--no-progress"]) == 2
-    assert capsys.readouterr().err.strip() == "kc export: --deals must be at least 1"
+    with pytest.raises(SystemExit) as caught:
+        main([str(folder) if arg == "OUT" else arg for arg in argv] + [count])
+    assert caught.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1] == f"kc {argv[0]}: error: argument {argv[-1]}: must be positive, got {count}"
     assert not folder.exists()
 
 

@@ -18,7 +18,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from .common import UserError, check_chart, check_writable, missing_extra
+from .common import UserError, check_chart, check_writable, missing_extra, positive_int
 
 HELP = "score an agent on the benchmark's versioned tasks: win shares with paired intervals, IQM, a scorecard"
 
@@ -32,7 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tasks", metavar="ID,...", help="task ids, comma-separated (default: every task)")
     parser.add_argument("--quick", action="store_true",
                         help="a few of each task's shuffles: a development figure, labelled quick, never to report")
-    parser.add_argument("--workers", type=int, default=None, help="processes (default: every core)")
+    parser.add_argument("--workers", type=positive_int, default=None, help="processes (default: every core)")
     parser.add_argument("--json", metavar="FILE",
                         help="write the scorecard JSON; until then FILE.partial keeps each finished piece of the "
                              "run (a few hundred deals), and the same command run again resumes from it")
@@ -72,8 +72,6 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if not args.agent:
         raise UserError("name an agent to score (or --list the tasks)")
-    if args.workers is not None and args.workers < 1:
-        raise UserError("--workers must be at least 1")
     _check_outputs(args)
     if args.plot and (missing := missing_extra("eval", ("matplotlib",))):
         raise UserError(f"--plot {missing}")

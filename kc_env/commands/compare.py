@@ -10,7 +10,7 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
-from .common import UserError, add_rules_argument, check_writable, non_negative_int
+from .common import UserError, add_rules_argument, check_writable, non_negative_int, positive_int
 
 HELP = "where an agent plays otherwise than a reference agent: kinds of disagreement, examples"
 
@@ -21,7 +21,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("reference", help="the agent asked at each of the player's decisions")
     add_rules_argument(parser)
     parser.add_argument("-n", "--players", type=int, default=2, help="players at the table, 2 to 6 (default 2)")
-    parser.add_argument("--deals", type=int, default=500, help="deals to play (default 500)")
+    parser.add_argument("--deals", type=positive_int, default=500, help="deals to play (default 500)")
     parser.add_argument("--against", default=None, help="the opponents' spec (default: the reference)")
     parser.add_argument("--seed", type=int, default=0, help="the same seed gives the same results (default 0)")
     parser.add_argument("--examples", type=non_negative_int, default=1, help="example positions per kind (default 1)")
@@ -33,8 +33,6 @@ def run(args: argparse.Namespace) -> int:
     from ..compare import compare, report
     from ..rules import RulesError
 
-    if args.deals < 1:
-        raise UserError("--deals must be at least 1")
     check_writable(args.json, "--json")
     try:  # a user's module:Class or file.py:Class is made here once (each role plays a copy); a spec is checked
         player, reference, against = (None if spec is None else entry(spec)

@@ -33,10 +33,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "or your own agent as module:Class or path/to/file.py:Class")
     add_rules_argument(parser)
     parser.add_argument("-n", "--players", type=int, default=2, help="players at the table, 2 to 6 (default 2)")
-    parser.add_argument("--deals", type=int, default=1000,
+    parser.add_argument("--deals", type=positive_int, default=1000,
                         help="episodes to play, rounded up to whole rounds of seatings (default 1000)")
     parser.add_argument("--seed", type=int, default=0, help="the same seed gives the same results (default 0)")
-    parser.add_argument("--workers", type=int, default=None, help="processes (default: every core)")
+    parser.add_argument("--workers", type=positive_int, default=None, help="processes (default: every core)")
     parser.add_argument("--match", action="store_true",
                         help="an episode is a whole match, not one deal (under a penalty table the agents then play for points)")
     parser.add_argument("--max-moves", type=positive_int, default=1000, help="moves after which a deal is cut off")
@@ -62,10 +62,6 @@ def run(args: argparse.Namespace) -> int:
     from ..benchmark.submission import entry
     from ..tournament import TournamentInterrupted, labels_for, run_tournament
 
-    if args.deals < 1:
-        raise UserError("--deals must be at least 1")
-    if args.workers is not None and args.workers < 1:
-        raise UserError("--workers must be at least 1")
     if args.episodes_json and not args.json:
         raise UserError("--episodes-json adds to the --json file: give --json FILE too")
     check_writable(args.json, "--json")

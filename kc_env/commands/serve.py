@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .common import UserError, missing_extra
+from .common import UserError, missing_extra, positive_int
 
 HELP = "the web table: play and watch the agents in a browser (a local server)"
 
@@ -33,7 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="seconds the page waits between two agent moves (default 0.8)")
     parser.add_argument("--model", action="append", default=[], metavar="FOLDER",
                         help="an exported model folder the seats may hold too (repeatable); shipped models are offered anyway")
-    parser.add_argument("--max-games", type=int, default=None, help="games kept at once (default 256)")
+    parser.add_argument("--max-games", type=positive_int, default=None, help="games kept at once (default 256)")
     parser.add_argument("--allow-host", action="append", default=[], metavar="NAME",
                         help="a host name or address the page may be opened at, besides the address listened on "
                              "(repeatable; e.g. the machine's address on the network with --host 0.0.0.0)")
@@ -89,8 +89,6 @@ def run(args: argparse.Namespace) -> int:
 
     if not 0 <= args.port <= 65535:
         raise UserError(f"--port must be 0 to 65535, not {args.port}")
-    if args.max_games is not None and args.max_games < 1:
-        raise UserError("--max-games must be at least 1")
     try:
         store = Store(models=args.model, capacity=args.max_games or CAPACITY)
     except (ValueError, OSError) as exc:

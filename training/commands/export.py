@@ -13,7 +13,7 @@ from pathlib import Path
 from kc_env.agents import model_folder
 from kc_env.agents.search_agent import PREFIX as SEARCH_OPTIONS
 from kc_env.agents.search_agent import SEARCH
-from kc_env.commands.common import UserError, add_rules_argument, missing_extra
+from kc_env.commands.common import UserError, add_rules_argument, missing_extra, positive_int
 
 HELP = "export a trained run as a numpy-loadable model folder, with its evaluation"
 DESCRIPTION = (HELP + ". An SB3 run is read from its config.yaml and its tensors (final.pt, checkpoints/step_*.pt, "
@@ -37,7 +37,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("run", help="the run folder made by kc train, a search spec (search:name=value,...), or an "
                                     "exported model's folder (to copy and evaluate it)")
     parser.add_argument("folder", help="where to write the model, e.g. models/my-agent")
-    parser.add_argument("--deals", type=int, default=2000, help="deals per evaluation opponent (default 2000)")
+    parser.add_argument("--deals", type=positive_int, default=2000, help="deals per evaluation opponent (default 2000)")
     parser.add_argument("--against", default="random,heuristic", help="comma-separated agent specs to evaluate against (search:redeals=8,candidates=4 is one)")
     parser.add_argument("--seed", type=int, default=0, help="evaluation seed")
     parser.add_argument("-n", "--players", type=int, default=None,
@@ -57,8 +57,6 @@ def run(args: argparse.Namespace) -> int:
         check_target(Path(args.folder), args.overwrite)
     except ValueError as exc:
         raise UserError(str(exc)) from None
-    if args.deals < 1:
-        raise UserError("--deals must be at least 1")
     args.against = _opponents(args.against)
     args.progress = show_progress(args)
     if args.run == SEARCH or args.run.startswith(SEARCH_OPTIONS):
