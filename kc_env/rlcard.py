@@ -128,11 +128,16 @@ class Game:
     def get_player_id(self) -> int:
         return self.table.agent_seat[self.dealt().agent_selection]
 
+    def legal_actions(self) -> list[int]:
+        """The legal action ids of the player to act, read from its action mask alone."""
+        table = self.dealt()
+        return _legal(table.action_mask(table.agent_selection))
+
     def get_perfect_information(self) -> dict[str, Any]:
         """The whole deal, every hand and the stock included, as RLCard's games give it: cards by
         name (``9H``), each pile bottom to top, the stock top first, the legal ids and their
         names, and the position as ``engine.to_text`` writes it."""
-        deal, legal = self.dealt().game, _legal(self.get_state(self.get_player_id()))
+        deal, legal = self.dealt().game, self.legal_actions()
         return {"num_players": deal.num_players, "current_player": self.get_player_id(),
                 "hand_cards": [_names(hand) for hand in deal.hands],
                 "piles": {name: _names(pile) for name, pile in zip(engine.PILE_NAMES, deal.piles, strict=True)},
@@ -175,7 +180,7 @@ class KingsCornerRLCardEnv(RLCardEnv):
         self.action_shape = [None for _ in range(self.num_players)]
 
     def _extract_state(self, state: dict[str, np.ndarray]) -> dict[str, Any]:
-        legal = _legal(state)
+        legal = _legal(state["action_mask"])
         return {"obs": state["observation"], "legal_actions": OrderedDict.fromkeys(legal),
                 "raw_obs": state["observation"], "raw_legal_actions": [actions.name(a) for a in legal],
                 "action_record": self.action_recorder}
@@ -201,7 +206,7 @@ class KingsCornerRLCardEnv(RLCardEnv):
         return super().step(actions.name(move), raw_action=True)  # recorded by name, as RLCard records raw actions
 
     def _get_legal_actions(self) -> list[int]:
-        return _legal(self.game.get_state(self.get_player_id()))
+        return self.game.legal_actions()
 
 
 def action_id(action: Any) -> int:
@@ -220,9 +225,9 @@ def _names(cards) -> list[str]:
     return [unique_name(c) for c in cards]
 
 
-def _legal(state: dict[str, np.ndarray]) -> list[int]:
-    """The legal action ids of a seat's observation (its action mask)."""
-    return np.flatnonzero(state["action_mask"]).tolist()
+def _legal(mask: np.ndarray) -> list[int]:
+    """The legal action ids of an action mask."""
+    return np.flatnonzero(mask).tolist()
 
 
 if ENV_ID not in registry.env_specs:

@@ -274,3 +274,18 @@ def test_a_config_key_that_is_neither_rlcards_nor_a_game_key_is_refused():
                                  "game_num_players); its keys: seed, allow_step_back, game_rules, game_num_players, "
                                  "game_episode, game_reward, game_max_moves, game_max_deals, game_dealer, "
                                  "game_render_mode, game_render_view")
+
+
+def test_the_legal_actions_are_read_from_the_mask_without_building_an_observation(monkeypatch):
+    """``_get_legal_actions`` (every step) and ``get_perfect_information`` built the acting seat's
+    whole observation (1599 values) to read its action mask."""
+    env = native(seed=2, game_num_players=3)
+    state, _ = env.reset()
+    table = env.game.table
+
+    def no_observation(*args):
+        raise AssertionError("an observation was built to read the mask")
+
+    monkeypatch.setattr(table, "observe", no_observation)
+    assert env._get_legal_actions() == list(state["legal_actions"])
+    assert env.get_perfect_information()["legal_actions"] == list(state["legal_actions"])
