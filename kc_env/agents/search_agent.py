@@ -240,7 +240,7 @@ class SearchAgent(Agent):
     def _candidates(self, ob: np.ndarray, mk: np.ndarray, ranked, top_line: np.ndarray, top_len: np.ndarray):
         """The blueprint's best ``candidates`` lines, its own first, into ``top_line``/``top_len``:
         the heuristic's (``ranked`` None) or the turn-value blueprint's (``ranked``: its
-        ``TurnValueAgent.ranked``). Returns how many, and the blueprint's move."""
+        ``TurnValueAgent.values`` of its gate's network). Returns how many, and the blueprint's move."""
         if ranked is None:
             top_v = np.zeros(self.candidates, dtype=np.float64)
             own = int(self._search.turn_candidates(ob, mk, self.blueprint_weights, top_v, top_line[:-1], top_len[:-1]))
@@ -283,7 +283,7 @@ class SearchAgent(Agent):
 
 
 class _Ranked:
-    """A decision's blueprint ranking (``TurnValueAgent.ranked``), valued only when asked for: a kept
+    """A decision's blueprint ranking (``TurnValueAgent.values`` of the network its gate picks), valued only when asked for: a kept
     plan that is not the blueprint's needs only the gate's memory updated. ``get`` is None where
     the blueprint is the heuristic (no model, or a turn its gate gives the heuristic)."""
 
