@@ -84,6 +84,13 @@ class ClassicWrapper(OrderEnforcingWrapper):
         self._prev_mask = None
         super().reset(seed=seed, options=options)
 
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """A copy (``copy.deepcopy``, ``pickle``) holds a raw env made again from its arguments
+        (``EzPickle``), so it starts before ``reset``, as ``KingsCorner-v0``'s copy does."""
+        self.__dict__.update(state)
+        self._has_reset = self._has_updated = False
+        self._prev_mask = None
+
     def observe(self, agent: str) -> Any:
         obs = super().observe(agent)
         if agent == self.env.agent_selection:

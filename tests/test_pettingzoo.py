@@ -358,3 +358,25 @@ def test_an_episode_ended_by_an_illegal_action_has_the_infos_of_every_ended_epis
         seen += 1
         env.step(None)
     assert seen == 3
+
+
+@pytest.mark.parametrize("how", ["deepcopy", "pickle"])
+@pytest.mark.parametrize("make", [kc.env, kc.raw_env])
+def test_a_copy_of_an_env_in_play_is_a_fresh_env_that_asks_for_reset(make, how):
+    """The integrations probe: a copy of ``env()`` in mid-deal believed it had been reset around a
+    fresh raw env (EzPickle makes the raw env again from its arguments), so reading
+    ``agent_selection`` or stepping it raised AttributeError: the copy now asks for reset, as
+    ``KingsCorner-v0``'s copy does."""
+    import copy
+    import pickle
+
+    env = make()
+    env.reset(seed=1)
+    legal = int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0])
+    twin = copy.deepcopy(env) if how == "deepcopy" else pickle.loads(pickle.dumps(env))
+    with pytest.raises((RuntimeError, AssertionError), match="reset"):
+        twin.step(legal)
+    twin.reset(seed=1)
+    env.reset(seed=1)
+    assert twin.agent_selection == env.agent_selection
+    assert np.array_equal(twin.observe(twin.agent_selection)["observation"], env.observe(env.agent_selection)["observation"])
