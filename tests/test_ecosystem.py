@@ -205,6 +205,33 @@ def test_from_sb3_plays_as_an_agent_an_opponent_and_in_a_tournament():
         agents.from_sb3(object())
 
 
+def test_from_sb3_plays_a_model_trained_on_the_dict_observation_everywhere():
+    """A MultiInputPolicy of ``observation="dict"`` is given the dict it learnt on (it raised an
+    IndexError inside SB3 on the vector); a model of another space is refused when made."""
+    pytest.importorskip("sb3_contrib")
+    torch = pytest.importorskip("torch")
+    from sb3_contrib import MaskablePPO
+
+    from kc_env.tournament import run_tournament
+    from kc_env.vector import KingsCornerVecEnv
+
+    torch.set_num_threads(1)
+    model = MaskablePPO("MultiInputPolicy", gymnasium.make("KingsCorner-v0", observation="dict"), seed=0,
+                        n_steps=64, batch_size=64, policy_kwargs={"net_arch": [16]})
+    mine = agents.from_sb3(model)
+    env = gymnasium.make("KingsCorner-v0", opponents=mine)
+    _, info = env.reset(seed=0)
+    env.step(int(np.flatnonzero(info["action_mask"])[0]))  # the model plays the other seat inside step
+    vec = KingsCornerVecEnv(4, opponents=[mine], seed=0)
+    vec.reset()
+    vec.step(vec.action_masks().argmax(axis=1))
+    result = run_tournament([mine, "random"], num_players=2, deals=2, seed=0, workers=1)
+    assert [row.deals for row in result.stats] == [2, 2]
+    model.observation_space = gymnasium.spaces.Box(0, 1, (3,))
+    with pytest.raises(TypeError, match=r"not Box \(3,\)"):
+        agents.from_sb3(model)
+
+
 def test_a_model_just_trained_plays_in_a_tournament():
     """run_tournament copies each Agent entry for its seats; after learn() the policy holds
     tensors torch refuses to deep-copy, so the copy shares the model (a reproducer from the

@@ -11,7 +11,9 @@ me = agents.from_sb3(model)                 # act(obs) and act_batch(obs, masks)
 
 The model is asked through its own ``predict(observation, action_masks=..., deterministic=...)``
 (sb3-contrib's ``MaskablePPO``, or any model whose ``predict`` takes ``action_masks``), on the
-seat's observation vector and mask only. Nothing here imports stable-baselines3 or torch: the
+seat's observation vector and mask only: the vector alone, or, for a model trained on
+``KingsCorner-v0`` made with ``observation="dict"`` (a ``MultiInputPolicy``), the dict of both;
+a model whose observation space is neither is refused when made. Nothing here imports stable-baselines3 or torch: the
 model brings them. To play a model in ``kc eval`` or ``kc play`` by a spec string, export it as
 a model folder (``kc export``) from a ``kc train`` run.
 """
@@ -24,7 +26,12 @@ from typing import Any
 
 import numpy as np
 
+from ..actions import NUM_ACTIONS
+from ..observation import OBS_SIZE
 from .base import Agent, legal_actions
+
+DICT_SHAPES = {"observation": (OBS_SIZE,), "action_mask": (NUM_ACTIONS,)}
+"""The shapes of ``KingsCorner-v0``'s ``observation="dict"`` space, by key."""
 
 
 class SB3Agent(Agent):
@@ -38,6 +45,7 @@ class SB3Agent(Agent):
             raise TypeError(f"from_sb3 needs a model whose predict takes action_masks (sb3-contrib MaskablePPO), "
                             f"not {type(model).__name__}")
         self.model, self.deterministic = model, deterministic
+        self.takes_dict = _takes_dict(model)
         self.spec = spec or f"sb3:{type(model).__name__}"
 
     def __deepcopy__(self, memo: dict) -> SB3Agent:
@@ -52,14 +60,38 @@ class SB3Agent(Agent):
 
     def act_batch(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """One action per row (what the vector env calls for batched opponents)."""
-        actions, _ = self.model.predict(np.asarray(obs, dtype=np.float32), action_masks=np.asarray(masks, dtype=bool),
+        obs, masks = np.asarray(obs, dtype=np.float32), np.asarray(masks)
+        seen = {"observation": obs, "action_mask": masks.astype(np.int8)} if self.takes_dict else obs
+        actions, _ = self.model.predict(seen, action_masks=masks.astype(bool),
                                         deterministic=self.deterministic)
         return np.asarray(actions, dtype=np.int64).reshape(len(obs))
 
 
+def _shape_of(space: Any) -> Any:
+    """A space's shape, or for a ``Dict`` space its parts' shapes by key (None when it has none)."""
+    parts = getattr(space, "spaces", None)
+    if isinstance(parts, Mapping):
+        return {key: _shape_of(part) for key, part in parts.items()}
+    return getattr(space, "shape", None)
+
+
+def _takes_dict(model: Any) -> bool:
+    """Whether ``model`` was trained on the ``observation="dict"`` space (else on the vector, or
+    it does not say); a one-line ``TypeError`` naming any other observation space."""
+    space = getattr(model, "observation_space", None)
+    shape = _shape_of(space)
+    if space is None or shape == (OBS_SIZE,):
+        return False
+    if shape == DICT_SHAPES:
+        return True
+    raise TypeError(f"from_sb3 needs a model trained on KingsCorner-v0's observation, Box({OBS_SIZE},) or "
+                    f"observation='dict' {DICT_SHAPES}, not {type(space).__name__} {shape}")
+
+
 def from_sb3(model: Any, deterministic: bool = True) -> SB3Agent:
-    """``model`` (a MaskablePPO trained on ``KingsCorner-v0``'s observation) as an ``Agent``:
-    its most likely legal action (``deterministic``, the default) or a sample."""
+    """``model`` (a MaskablePPO trained on ``KingsCorner-v0``'s observation, the vector or
+    ``observation="dict"``) as an ``Agent``: its most likely legal action (``deterministic``, the
+    default) or a sample."""
     return SB3Agent(model, deterministic=deterministic)
 
 
