@@ -60,6 +60,16 @@ def test_same_step_autoreset_and_masks_follow_the_returned_observation():
         envs.step(np.full(16, 495))  # move NW->W: never legal at once in every game
 
 
+def test_an_illegal_first_action_is_an_episode_of_length_one_as_record_episode_statistics_says():
+    envs = gymnasium.make_vec("KingsCorner-v0", num_envs=1)
+    _, info = envs.reset(seed=0)
+    info = envs.step(np.flatnonzero(info["action_mask"][0] == 0)[:1])[-1]
+    single = gymnasium.wrappers.RecordEpisodeStatistics(gymnasium.make("KingsCorner-v0"))
+    _, one = single.reset(seed=0)
+    one = single.step(int(np.flatnonzero(one["action_mask"] == 0)[0]))[-1]
+    assert info["final_info"]["episode"]["l"].tolist() == [one["episode"]["l"]] == [1]
+
+
 def test_cleanrl_style_masked_ppo_loop():
     """A few thousand steps of PPO as CleanRL's ppo.py writes it, with the masks of info."""
     torch = pytest.importorskip("torch")

@@ -73,6 +73,19 @@ def test_illegal_action_ends_the_episode_with_minus_one():
     assert not infos[0].get("illegal_action")
 
 
+def test_episode_length_counts_the_illegal_action_that_ends_it():
+    """``episode["l"]`` is every learner step, the ending illegal one too, as SB3's ``Monitor``
+    counts them (it was one short: only the legal actions were counted)."""
+    env = KingsCornerVecEnv(4, seed=0)
+    env.reset()
+    for step in range(2):
+        assert not env.step(random_actions(env, step))[2].any()
+    actions = random_actions(env, 2)
+    actions[2] = int(np.flatnonzero(~env.action_masks()[2])[0])
+    _, _, dones, infos = env.step(actions)
+    assert dones[2] and infos[2]["episode"]["l"] == 3
+
+
 def test_illegal_action_raises_when_asked():
     env = KingsCornerVecEnv(2, seed=0, illegal_action="raise")
     env.reset()

@@ -109,7 +109,7 @@ CUR, DRAWN, PLAYED, MOVED, IDLE, OVER, WINNER, BLOCKED, MOVES, DEALER, NP, SLEN,
 TRUNC = 13  # the env cut the deal off after max_moves
 JR, JC = 14, 16  # joker values: rank at JR + j, colour at JC + j
 LEARNER = 18  # the vector env's learner seat
-LSTEPS = 19  # learner actions this episode
+LSTEPS = 19  # learner actions this episode (an illegal one that ends it too)
 LOGLEN = 20  # moves logged this deal
 CLEARED = 21  # complete piles cleared into the stock this deal (engine.GameState.cleared)
 FIRST = 22  # no turn of the deal has ended yet (engine.GameState.first_turn)
@@ -1141,12 +1141,12 @@ def advance(g, e, b, mode, a, scratch):
     learner = S[b, LEARNER]
     if mode != MODE_RESUME:
         if mode == MODE_ACT:
+            S[b, LSTEPS] += 1  # every learner step, as SB3's Monitor counts: an ending illegal one too
             if a < 0 or a >= NUM_ACTIONS or not masks[b, a]:
                 e.rewards[b] = -1.0
                 e.status[b] = ILLEGAL
                 masks[b, :] = False
                 return ILLEGAL
-            S[b, LSTEPS] += 1
         if S[b, LOGLEN] < log.shape[1]:
             log[b, S[b, LOGLEN]] = a
         S[b, LOGLEN] += 1

@@ -20,7 +20,8 @@ reward is the learner's. The same rules, action layout (``Discrete(497)``) and o
   bool and one info dict per game. A game whose episode ended is dealt again at once (the SB3
   convention, and Gymnasium's same-step autoreset): its info holds ``terminal_observation``,
   ``TimeLimit.truncated`` (cut off after ``max_moves`` moves), ``episode`` (``r`` the learner's
-  reward, ``l`` its number of actions, ``t`` seconds since the env was made, as SB3's ``Monitor``
+  reward, ``l`` its number of actions (an illegal one that ends the episode too; not counted
+  until 2026-12-07), ``t`` seconds since the env was made, as SB3's ``Monitor``
   writes it) and ``deal`` (``seed``, ``dealer``, ``learner_seat``, ``winner`` (``match.NO_WINNER``,
   -1, when nobody won, as ``kings_corner_v0`` gives it; None until 2026-12-03), ``blocked``,
   ``truncated``; with ``record=True`` also ``actions``, every move of the deal in order, so that
