@@ -335,6 +335,7 @@ def smoke_runs(tmp_path: Path, seats: tuple[int, ...]) -> dict[int, tuple[TrainC
         for row in rows:
             assert row["deals"] > 0 and row["env_step_failures"] == 0
             assert row["seats_rewarded"] == row["seats"] == row["deals"] * players - row["seats_idle"]
+            assert 0 < row["sampling_seconds"] <= row["seconds"]  # the iteration's own, within it
         evaluation = json.loads((folder / "eval.json").read_text())
         assert evaluation[0]["step"] == 0 and evaluation[-1]["step"] == rows[-1]["env_steps"]
         assert 0 <= evaluation[-1]["heuristic"]["win_rate"] <= 1 and evaluation[-1]["random"]["deals"] >= 16
@@ -349,6 +350,7 @@ def check_resume(cfg: TrainConfig, folder: Path) -> None:
     train(cfg, folder, resume=True, progress=False, max_iterations=1)
     rows = json.loads((folder / "progress.json").read_text())
     assert [r["iteration"] for r in rows] == [1, 2, 3] and rows[2]["env_steps"] > saved["env_steps"]
+    assert 0 < rows[2]["sampling_seconds"] <= rows[2]["seconds"]  # not the average the checkpoint held
     assert len(json.loads((folder / "eval.json").read_text())) == len(saved["history"]) + 1
     with pytest.raises(FileExistsError, match="--resume"):
         train(cfg, folder, progress=False)
