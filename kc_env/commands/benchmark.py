@@ -161,15 +161,7 @@ def run_aggregate(args: argparse.Namespace) -> int:
     if args.plot and not report["curve"]:
         raise UserError("--plot: runs given as scorecards of their final policies have no curve to draw")
     print(runs_text(report))
-    if args.json:
-        Path(args.json).write_text(json.dumps(report, indent=1) + "\n")
-        print(f"wrote {args.json}")
-    if args.md:
-        Path(args.md).write_text(runs_table(report) + "\n")
-        print(f"wrote {args.md}")
-    if args.plot:
-        plot_curve(report, args.plot)
-        print(f"wrote {args.plot}")
+    _write_outputs(args, report, runs_table, plot_curve)
     return 0
 
 
@@ -262,15 +254,20 @@ def plot_curve(report: dict, path: str) -> None:
 
 
 def _write(args: argparse.Namespace, card) -> None:
-    data = card.to_dict()
+    _write_outputs(args, card.to_dict(), markdown, plot)
+
+
+def _write_outputs(args: argparse.Namespace, data: dict, table, draw) -> None:
+    """``data`` (a scorecard or a runs report) to ``--json``, ``table(data)`` to ``--md`` and
+    ``draw(data, path)`` to ``--plot``, each that was given, saying what it wrote."""
     if args.json:
         Path(args.json).write_text(json.dumps(data, indent=1) + "\n")
         print(f"wrote {args.json}")
     if args.md:
-        Path(args.md).write_text(markdown(data) + "\n")
+        Path(args.md).write_text(table(data) + "\n")
         print(f"wrote {args.md}")
     if args.plot:
-        plot(data, args.plot)
+        draw(data, args.plot)
         print(f"wrote {args.plot}")
 
 
