@@ -47,9 +47,16 @@ def _not_a_json_number(name: str):
 
 
 def write_atomic(path: str | Path, data: bytes | str) -> Path:
-    """Write ``data`` (text is UTF-8) to ``path`` atomically and durably; returns ``path``."""
-    path = Path(path)
+    """Write ``data`` (text is UTF-8) to ``path`` atomically and durably; returns ``path``. A link
+    is written through (its target replaced, the link kept); a FIFO or a device, which no file
+    can replace, is written to as it is."""
+    given = Path(path)
     payload = data.encode() if isinstance(data, str) else bytes(data)
+    path = Path(os.path.realpath(given)) if given.is_symlink() else given
+    if path.exists() and not path.is_file() and not path.is_dir():
+        with open(path, "wb") as f:
+            f.write(payload)
+        return given
     tmp = path.with_name(f".{path.name}.partial-{os.getpid()}")
     try:
         with open(tmp, "wb") as f:
@@ -63,7 +70,7 @@ def write_atomic(path: str | Path, data: bytes | str) -> Path:
             raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from exc  # name the file, not the temporary
         raise
     _fsync_folder(path.parent)
-    return path
+    return given
 
 
 def replace_folder(new: str | Path, old: str | Path) -> Path:

@@ -52,3 +52,27 @@ def test_there_is_one_atomic_writer():
     offenders = [str(p.relative_to(ROOT)) for folder in ("kc_env", "training") for p in (ROOT / folder).rglob("*.py")
                  if p.name != "files.py" and pattern.search(p.read_text())]
     assert offenders == []
+
+
+def test_a_link_is_written_through_and_stays_a_link(tmp_path):
+    """A probe: ``kc play --save link`` replaced the link with a file and left its target as it was."""
+    target, link = tmp_path / "game.json", tmp_path / "link.json"
+    target.write_text("old")
+    link.symlink_to(target.name)
+    write_atomic(link, "new")
+    assert link.is_symlink() and target.read_text() == "new"
+
+
+def test_a_fifo_or_a_device_is_written_to_not_replaced(tmp_path):
+    """A probe: ``kc play --save`` to a device made it a regular file (as root, /dev/null would be)."""
+    import threading
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    write_atomic(fifo, "through")
+    reader.join(timeout=10)
+    assert got == [b"through"] and fifo.is_fifo()
+    assert not [p for p in tmp_path.iterdir() if p.name != "pipe"]
