@@ -74,12 +74,22 @@ def observe(state: GameState, seat: int | None = None, totals: Sequence[float] |
 def ask(agent: Seat, obs: dict[str, np.ndarray], seat: int) -> Any:
     """``agent.act(obs)``; ``AgentError`` naming the agent and ``seat`` when its code raises
     (``StopPlay`` passes as it is)."""
+    return _call(agent, f" at seat {seat}", "act", obs)
+
+
+def tell(agent: Seat, objective: str) -> None:
+    """``agent.play_for(objective)``; ``AgentError`` naming the agent when its code raises."""
+    _call(agent, "", "play_for", objective)
+
+
+def _call(agent: Seat, where: str, method: str, *args: Any) -> Any:
+    """``agent.method(*args)``, whatever the agent's own code raises named as ``AgentError``."""
     try:
-        return agent.act(obs)
+        return getattr(agent, method)(*args)
     except StopPlay:
         raise
     except Exception as exc:  # the agent's own code: named here, whatever it raised
-        raise AgentError(f"{agent!r} at seat {seat} raised {type(exc).__name__} in act: {exc}") from exc
+        raise AgentError(f"{agent!r}{where} raised {type(exc).__name__} in {method}: {exc}") from exc
 
 
 def check_action(action: Any, mask: np.ndarray, state: GameState, who: Any = "the agent") -> int:

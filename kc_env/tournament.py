@@ -61,7 +61,7 @@ import numpy as np
 from . import engine
 from .agents import Agent, load, objective_of
 from .match import DEFAULT_MAX_MOVES, Match, deal_seed, deal_winners, win_share
-from .play import IllegalAgentAction, ask, observe, play_deal, play_match
+from .play import IllegalAgentAction, ask, observe, play_deal, play_match, tell
 from .rules import Rules
 
 CHUNK = 16
@@ -166,7 +166,7 @@ def _seat_agent(job: _Job, entry: int, seat: int, seed: int) -> Agent:
     key = (entry, seat)
     if key not in _AGENTS:
         _AGENTS[key] = make_agent(job.entries[entry], seed)
-        _AGENTS[key].play_for(objective_of(job.rules, keeps_points=job.match))
+        tell(_AGENTS[key], objective_of(job.rules, keeps_points=job.match))
     agent = _AGENTS[key]
     agent.reset(seed=seed)
     return agent

@@ -48,6 +48,20 @@ def test_a_users_class_that_is_missing_is_one_line_in_every_command(mine, capsys
         assert capsys.readouterr().err == f"kc {argv[0]}: mine.py:Nope: mine.py has no Nope (its Agent classes: Mine)\n"
 
 
+STUBBORN = MINE + "\n\nclass Stubborn(Mine):\n    def play_for(self, objective):\n        raise RuntimeError('no')\n"
+
+
+@pytest.mark.parametrize("argv", [["play", "mine.py:Stubborn", "--one-deal"], ["eval", "mine.py:Stubborn", "greedy", "--deals", "2"],
+                                  ["benchmark", "mine.py:Stubborn", "--tasks", "kc/standard-2p-vs-heuristic-v1", "--quick"]])
+def test_a_users_class_whose_play_for_raises_is_one_line(mine, argv, capsys):
+    """A probe of today's changes: play_for, which an Agent may override, raising gave a traceback
+    (kc play, kc eval, kc benchmark), where act raising is one line naming the agent."""
+    Path("mine.py").write_text(STUBBORN)
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and err.splitlines()[-1].endswith("raised RuntimeError in play_for: no"), err
+
+
 @pytest.mark.parametrize(("argv", "option"), [
     (["compare", "greedy", "random", "--against", "random", "--against", "greedy"], "--against"),
     (["export", "search", "out", "--against", "random", "--against", "greedy"], "--against"),

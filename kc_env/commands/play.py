@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     from ..agents.human import HumanAgent, QuitGame
     from ..benchmark.submission import load_any
     from ..match import Match
-    from ..play import play_deal
+    from ..play import play_deal, tell
     from ..render import render
 
     n = 1 + len(args.opponents)
@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
         players.append(spec)
         try:
             agents.append(load_any(spec, seed=seed + seat))
-            agents[-1].play_for(objective_of(args.rules, keeps_points=True))  # the screen shows the points
+            tell(agents[-1], objective_of(args.rules, keeps_points=True))  # the screen shows the points
         except (ValueError, OSError) as exc:
             raise UserError(str(exc)) from None
         names.append(f"p{seat} {spec}")
