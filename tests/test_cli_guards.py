@@ -201,7 +201,9 @@ def test_a_chart_named_as_a_folder_is_refused_in_one_line_saying_so(command, nam
 def test_any_output_file_named_as_a_folder_is_refused_the_same_way(command, tmp_path, monkeypatch, capsys):
     monkeypatch.setattr("builtins.input", lambda *a: pytest.fail(NOT_PLAYED))
     (tmp_path / "exists.json").write_text("{}")
-    for path in (f"{tmp_path}/", f"{tmp_path}/exists.json/"):
+    for path in (f"{tmp_path}/", f"{tmp_path}/exists.json/", f"{tmp_path}/exists.json/.", f"{tmp_path}/new.json/."):
         assert main([*command, path]) == 2
         assert capsys.readouterr().err == f"kc {command[0]}: {command[-1]} {path}: names a folder; name a file\n"
     assert (tmp_path / "exists.json").read_text() == "{}"
+    assert main([*command, ""]) == 2  # a probe: it said "--json : names a folder"
+    assert capsys.readouterr().err == f"kc {command[0]}: {command[-1]} needs a file name\n"

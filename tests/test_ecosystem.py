@@ -228,7 +228,10 @@ def test_from_sb3_plays_a_model_trained_on_the_dict_observation_everywhere():
     result = run_tournament([mine, "random"], num_players=2, deals=2, seed=0, workers=1)
     assert [row.deals for row in result.stats] == [2, 2]
     model.observation_space = gymnasium.spaces.Box(0, 1, (3,))
-    with pytest.raises(TypeError, match=r"not Box \(3,\)"):
+    with pytest.raises(TypeError, match=r"not Box\(0\.0, 1\.0, \(3,\), float32\)$"):
+        agents.from_sb3(model)
+    model.observation_space = gymnasium.spaces.Tuple((gymnasium.spaces.Discrete(2),))  # a probe: "not Tuple None"
+    with pytest.raises(TypeError, match=r"not Tuple\(Discrete\(2\)\)$"):
         agents.from_sb3(model)
 
 

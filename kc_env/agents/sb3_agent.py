@@ -85,7 +85,7 @@ def _takes_dict(model: Any) -> bool:
     if shape == DICT_SHAPES:
         return True
     raise TypeError(f"from_sb3 needs a model trained on KingsCorner-v0's observation, Box({OBS_SIZE},) or "
-                    f"observation='dict' {DICT_SHAPES}, not {type(space).__name__} {shape}")
+                    f"observation='dict' {DICT_SHAPES}, not {space}")
 
 
 def from_sb3(model: Any, deterministic: bool = True) -> SB3Agent:

@@ -59,7 +59,8 @@ class StoreOnce(argparse.Action):
 
     def __call__(self, parser, namespace, values, option_string=None) -> None:
         if option_string is not None and namespace is self._namespace:
-            raise argparse.ArgumentError(self, "given twice; give it once")
+            many = f"; list them all after one {option_string}" if self.nargs in ("+", "*") else ""
+            raise argparse.ArgumentError(self, f"given twice; give it once{many}")
         self._namespace = namespace
         setattr(namespace, self.dest, values)
 
@@ -97,7 +98,9 @@ def check_writable(path: str | None, option: str) -> None:
 
     if path is None:
         return
-    if path.endswith(("/", os.sep)) or Path(path).is_dir():  # x.png/: pathlib would read it as x.png
+    if not path:
+        raise UserError(f"{option} needs a file name")
+    if os.path.basename(path) in ("", ".", "..") or Path(path).is_dir():  # x.png/, x.png/.: pathlib would read x.png
         raise UserError(f"{option} {path}: names a folder; name a file")
     folder = Path(path).parent
     if folder.exists() and not folder.is_dir():
