@@ -80,6 +80,7 @@ class Comparison:
     share: float  # the player's win share over all deals
     kinds: dict[str, Kind]
     deal_shares: dict[int, float]  # the player's win share in each deal
+    against: str | None = None  # who sat in the other seats, when not the reference
 
     def rows(self) -> list[dict[str, Any]]:
         """One row per kind, most frequent first: count, share of decisions, deals, and the
@@ -115,7 +116,8 @@ def compare(player: str | Agent, reference: str | Agent, rules: Rules | str = "s
         play_deal(state, [me if s == seat else others[s] for s in range(num_players)], max_moves, on_move=asked.on_move)
         deal_shares[d] = win_share(seat, deal_winners(state), num_players)
     return Comparison(str(player), str(reference), num_players, deals, asked.decisions, asked.agreed,
-                      sum(deal_shares.values()) / deals, dict(asked.kinds), deal_shares)
+                      sum(deal_shares.values()) / deals, dict(asked.kinds), deal_shares,
+                      None if against is None else str(against))
 
 
 @dataclass
@@ -148,7 +150,8 @@ class _Shadow:
 
 def report(c: Comparison, show_examples: bool = True) -> str:
     """The comparison as text."""
-    lines = [f"kc compare: {c.player} vs {c.reference}, {c.num_players} players, {c.deals} deals: "
+    lines = [f"kc compare: {c.player} vs {c.reference}, {c.num_players} players, {c.deals} deals"
+             f"{'' if c.against is None else f' against {c.against}'}: "
              f"{c.decisions} decisions, {c.agreed / max(c.decisions, 1):.1%} the same as {c.reference}; "
              f"win share {c.share:.3f}", "",
              f"{'kind of disagreement':<56} {'count':>6} {'per decision':>12} {'deals':>6} {'win share there':>15}"]

@@ -27,7 +27,8 @@ def test_kc_compare_seats_a_users_class_in_every_role(mine, roles, capsys):
     argv = [role.format(mine=mine) for role in roles]
     assert main(["compare", *argv, "--deals", "2", "--examples", "0"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith(f"kc compare: {argv[0]} vs {argv[1]}, 2 players, 2 deals")
+    against = f" against {argv[3]}" if len(argv) > 2 else ""  # a probe: the other seats went unnamed
+    assert out.startswith(f"kc compare: {argv[0]} vs {argv[1]}, 2 players, 2 deals{against}: ")
 
 
 def test_kc_play_seats_a_users_class(mine, monkeypatch, capsys):

@@ -45,10 +45,11 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(str(exc)) from None
     result = replace(compare(player, reference, args.rules, args.players, deals=args.deals, against=against,
                              seed=args.seed, examples=args.examples),
-                     player=args.player, reference=args.reference)  # named as given, a user's class too
+                     player=args.player, reference=args.reference, against=args.against)  # named as given
     print(report(result, show_examples=args.examples > 0))
     if args.json:
-        data = {"player": result.player, "reference": result.reference, "num_players": result.num_players,
+        data = {"player": result.player, "reference": result.reference, "against": result.against or result.reference,
+                "num_players": result.num_players,
                 "deals": result.deals, "decisions": result.decisions, "agreed": result.agreed,
                 "win_share": result.share, "kinds": result.rows(),
                 "examples": {k: v.examples for k, v in result.kinds.items()}}
