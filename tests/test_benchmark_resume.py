@@ -31,8 +31,8 @@ def small_runs(monkeypatch):
     monkeypatch.setattr(evaluate_module, "shuffle_count", lambda task, quick: 8 if quick else task.shuffles)
 
 
-def run(tmp_path, agent="random", *extra):
-    return main(["benchmark", agent, "--tasks", TASKS, "--quick", "--workers", "1",
+def run(tmp_path, agent="random", *extra, tasks=TASKS):
+    return main(["benchmark", agent, "--tasks", tasks, "--quick", "--workers", "1",
                  "--json", str(tmp_path / "card.json"), *extra])
 
 
@@ -127,16 +127,15 @@ def test_an_agent_whose_moves_changed_does_not_resume_the_old_agents_units(tmp_p
         evaluate_module.evaluate(LastLegal(), tasks, quick=True, workers=1, partial=path)
 
 
-@pytest.mark.parametrize("agent, extra, problem", [
-    ("greedy", [], "begun by another run (agent 'random', now 'greedy')"),
-    ("random", ["--tasks", "kc/standard-3p-vs-heuristic-v1"],
-     "begun for other tasks or deal counts (2 task(s), 1 now)"),
+@pytest.mark.parametrize("agent, tasks, problem", [
+    ("greedy", TASKS, "begun by another run (agent 'random', now 'greedy')"),
+    ("random", "kc/standard-3p-vs-heuristic-v1", "begun for other tasks or deal counts (2 task(s), 1 now)"),
 ])
-def test_another_runs_partial_file_is_refused_in_one_line(tmp_path, monkeypatch, capsys, agent, extra, problem):
+def test_another_runs_partial_file_is_refused_in_one_line(tmp_path, monkeypatch, capsys, agent, tasks, problem):
     interrupt_after(monkeypatch, 1)
     assert run(tmp_path) == 130
     capsys.readouterr()
-    assert run(tmp_path, agent, *extra) == 2
+    assert run(tmp_path, agent, tasks=tasks) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 2 and problem in err[-1] and "card.json.partial" in err[-1]  # after the run's header line
     assert len(partial_units(tmp_path)) == 1  # left as it was
