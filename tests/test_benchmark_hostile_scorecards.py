@@ -51,6 +51,20 @@ def _second_id_as_first(card):
     card["tasks"][1]["id"] = card["tasks"][0]["id"]
 
 
+def _pool_member_renamed(card):
+    members = card["tasks"][1]["per_opponent"]
+    members["made-up"] = members.pop("random")
+
+
+def _pool_member_added(card):
+    card["tasks"][1]["per_opponent"]["made-up"] = dict(card["tasks"][1]["per_opponent"]["random"])
+
+
+def _pool_figures_on_a_task_without_a_pool(card):
+    card["tasks"][0]["per_opponent"] = {"heuristic": {k: card["tasks"][0][k] for k in (
+        "win_share", "low", "high", "deals", "mean_penalty", "blocked_share")}}
+
+
 CARD_EDITS = {  # an edit of a good scorecard, and what the refusal must say
     "no suite": (_delete("suite"), "no suite"),
     "no quick": (_delete("quick"), "no quick"),
@@ -108,6 +122,28 @@ CARD_EDITS = {  # an edit of a good scorecard, and what the refusal must say
     "blocked share above 1": (_set("tasks", 0, "blocked_share", 3), "tasks[0].blocked_share 3 is not from 0 to 1"),
     "a pool member's blocked share below 0": (_set("tasks", 1, "per_opponent", "greedy", "blocked_share", -0.1),
                                               "tasks[1].per_opponent.greedy.blocked_share -0.1 is not from 0 to 1"),
+    # a pool task's members are its pool's, and its figures their mean (a probe: a renamed, dropped or edited
+    # member was taken)
+    "a pool member renamed": (_pool_member_renamed,
+                              "tasks[1].per_opponent.made-up is not a member of kc/standard-2p-vs-pool-v1's pool"),
+    "a pool member dropped": (_delete("tasks", 1, "per_opponent", "greedy"),
+                              "no tasks[1].per_opponent.greedy (a member of kc/standard-2p-vs-pool-v1's pool)"),
+    "a pool member added": (_pool_member_added,
+                            "tasks[1].per_opponent.made-up is not a member of kc/standard-2p-vs-pool-v1's pool"),
+    "a pool task without its members": (_delete("tasks", 1, "per_opponent"), "no tasks[1].per_opponent"),
+    "pool members on a task without a pool": (
+        _pool_figures_on_a_task_without_a_pool,
+        "tasks[0].per_opponent: kc/standard-2p-vs-heuristic-v1 has no pool of opponents to score apart"),
+    "a pool member's win share not in the task's mean": (
+        _compose(_set("tasks", 1, "per_opponent", "random", "win_share", 0.2),
+                 _set("tasks", 1, "per_opponent", "random", "low", 0.1),
+                 _set("tasks", 1, "per_opponent", "random", "high", 0.3)),
+        "tasks[1].win_share 0.6604166666666667 is not the mean of its pool members' (0.5"),
+    "a pool member's penalty not in the task's mean": (
+        _set("tasks", 1, "per_opponent", "heuristic", "mean_penalty", 99.0),
+        "tasks[1].mean_penalty"),
+    "a pool task's blocked share not its members' mean": (
+        _set("tasks", 1, "blocked_share", 0.5), "tasks[1].blocked_share 0.5 is not the mean of its pool members'"),
     "made-up tracks": (_set("tasks", 0, "tracks", ["multi-player"]),
                        "tasks[0].tracks ['multi-player'] is not kc/standard-2p-vs-heuristic-v1's ['head-to-head', 'rule-generalisation']"),
     "other rules than the task's": (_set("tasks", 0, "rules", "pagat"),
@@ -213,6 +249,9 @@ RUN_EDITS = {  # an edit of a good run's benchmark.json, and what the refusal mu
                   "no rows[4].tasks.kc/standard-2p-vs-heuristic-v1.tracks"),
     "deals not shuffles x seats": (_set("rows", -1, "tasks", "kc/standard-2p-vs-heuristic-v1", "deals", 7),
                                    "rows[4].tasks.kc/standard-2p-vs-heuristic-v1.deals 7 is not"),
+    "pool members on a task without a pool": (
+        _set("rows", -1, "tasks", "kc/standard-2p-vs-heuristic-v1", "per_opponent", {}),
+        "rows[4].tasks.kc/standard-2p-vs-heuristic-v1.per_opponent: kc/standard-2p-vs-heuristic-v1 has no pool"),
 }
 
 

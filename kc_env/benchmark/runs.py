@@ -17,7 +17,7 @@ Each file is read strictly and checked whole before any figure is computed (``re
 ``check_run``, ``check_scorecard``): one that is not JSON, holds NaN or Infinity, is nested too
 deeply, or lacks a key the report reads or holds one of the wrong kind (a figure that is not a
 finite number), or whose task lines count other players, shuffles or deals than their tasks do,
-is refused with one line naming the file and the key (``RunError``).
+or score other pool members than their tasks have (or figures not their members' mean), is refused with one line naming the file and the key (``RunError``).
 """
 
 from __future__ import annotations
@@ -275,7 +275,7 @@ def _check_task(path: Path, where: str, task: Any, known: dict[str, Task], task_
     """A task's line (of a scorecard, or of a run's row): a task of the suite, with that task's
     tracks and split; its win share inside its interval, inside [0, 1]; its relative share the win
     share over the task's fair share; its counts those of the task (``_check_counts``); and its pool
-    members' figures when it has them."""
+    members' figures, for a pool task only (``_check_pool``)."""
     _check(path, where, task, _TASK)
     if task_id not in known:
         raise RunError(f"{path}: {where}: no task {_shown(task_id)} in the suite")
@@ -287,11 +287,38 @@ def _check_task(path: Path, where: str, task: Any, known: dict[str, Task], task_
         raise RunError(f"{path}: {where}.relative_share {task['relative_share']} is not its win_share over the "
                        f"fair share {defined.fair_share:g} ({task['win_share'] / defined.fair_share})")
     _check_counts(path, where, task, defined, quick)
-    if "per_opponent" in task:
-        for member, figures in _need(path, task, "per_opponent", _FIGURES, where).items():
-            _figures(path, f"{where}.per_opponent.{member}", figures, _INTERVAL)
-            _in_interval(path, f"{where}.per_opponent.{member}", figures)
-            _check_deals(path, f"{where}.per_opponent.{member}", figures, defined, quick, lineups=1)
+    _check_pool(path, where, task, defined, quick)
+
+
+_POOLED = ("win_share", "mean_penalty", "blocked_share")
+"""A pool task's figures that are the mean of its members' (each member plays the same deals)."""
+
+
+def _check_pool(path: Path, where: str, task: dict[str, Any], defined: Task, quick: bool) -> None:
+    """A pool task's line has ``per_opponent``, one entry per member of ``defined``'s pool, each
+    with its figures and counts, and its own win share, mean penalty and blocked share are the mean
+    of its members' (as ``evaluate`` merges them); a task without a pool has no ``per_opponent``.
+    ``RunError`` naming the file, the line and the key otherwise."""
+    if not defined.pool:
+        if "per_opponent" in task:
+            raise RunError(f"{path}: {where}.per_opponent: {defined.id} has no pool of opponents to score apart")
+        return
+    members = _need(path, task, "per_opponent", _FIGURES, where)
+    for member in members:
+        if member not in defined.opponents:
+            raise RunError(f"{path}: {where}.per_opponent.{member} is not a member of {defined.id}'s pool "
+                           f"({', '.join(defined.opponents)})")
+    for member in defined.opponents:
+        name = f"{where}.per_opponent.{member}"
+        if member not in members:
+            raise RunError(f"{path}: no {name} (a member of {defined.id}'s pool)")
+        _figures(path, name, members[member], _INTERVAL)
+        _in_interval(path, name, members[member])
+        _check_deals(path, name, members[member], defined, quick, lineups=1)
+    for key in _POOLED:
+        mean = math.fsum(members[m][key] for m in defined.opponents) / len(defined.opponents)
+        if not math.isclose(task[key], mean, rel_tol=1e-9, abs_tol=_ROUNDING):
+            raise RunError(f"{path}: {where}.{key} {task[key]} is not the mean of its pool members' ({mean})")
 
 
 def _check_definition(path: Path, where: str, task: dict[str, Any], defined: Task) -> None:
