@@ -51,6 +51,14 @@ def _second_id_as_first(card):
     card["tasks"][1]["id"] = card["tasks"][0]["id"]
 
 
+def _first_task_scored_at_its_low_end(card):
+    """Tasks[0]'s win share moved to its interval's low end, its relative share with it: a line
+    consistent in itself that its aggregates no longer are."""
+    task = card["tasks"][0]
+    task["win_share"] = task["low"]
+    task["relative_share"] = task["low"] / task["fair_share"]
+
+
 def _pool_member_renamed(card):
     members = card["tasks"][1]["per_opponent"]
     members["made-up"] = members.pop("random")
@@ -160,6 +168,24 @@ CARD_EDITS = {  # an edit of a good scorecard, and what the refusal must say
     "no aggregates": (_delete("aggregates"), "no aggregates"),
     "an aggregate's IQM a string": (_set("aggregates", "all", "iqm", "x"),
                                     "aggregates.all.iqm is 'x', not a dict of figures"),
+    # the aggregates are those of the task lines (a probe: an IQM set to 5.0 was read and tabled)
+    "an IQM not its tasks'": (_set("aggregates", "all", "iqm", "value", 5.0),
+                              "aggregates.all.iqm.value 5.0 is not the iqm of its 17 task(s)' relative shares (1.0598"),
+    "a mean not its tasks'": (_set("aggregates", "head-to-head", "mean", "value", 1.2),
+                              "aggregates.head-to-head.mean.value 1.2 is not the mean of its 2 task(s)'"),
+    "a task line its aggregates were not made of": (_first_task_scored_at_its_low_end,
+                                                    "aggregates.all.mean.value 1.0795970588235293 is not the mean"),
+    "an aggregate's interval above its value": (_set("aggregates", "multi-player", "iqm", "low", 1.5),
+                                                "aggregates.multi-player.iqm: value 1.0"),
+    "an aggregate's interval below its value": (_set("aggregates", "all", "mean", "high", 1.0),
+                                                "with interval [1.0736411029411765, 1.0] is not 0 <= low <= value <= high"),
+    "a negative interval": (_set("aggregates", "all", "mean", "low", -1.0), "aggregates.all.mean: value"),
+    "an aggregate missing": (_delete("aggregates", "rule-generalisation/held-out"),
+                             "no aggregates.rule-generalisation/held-out (a group of 8 of the scorecard's tasks)"),
+    "an aggregate of no group": (_set("aggregates", "made-up", {}),
+                                 "aggregates.made-up is not a group of the scorecard's tasks (all, head-to-head,"),
+    "an aggregate's task count": (_set("aggregates", "all", "tasks", 3), "aggregates.all.tasks 3 is not the group's 17"),
+    "an aggregate without its task count": (_delete("aggregates", "all", "tasks"), "no aggregates.all.tasks"),
 }
 
 TEXTS = {  # the whole file's text, and what the refusal must say

@@ -212,8 +212,8 @@ _INTERVAL = ("win_share", "low", "high")
 def check_scorecard(path: Path, card: dict[str, Any]) -> dict[str, Any]:
     """``card``, the JSON of the scorecard ``path``, checked to hold what ``--runs``,
     ``--baseline`` and ``--table`` read of it: a known suite, its deal count and agent; one task
-    or more of that suite, each with an id of its own and its line (``_check_task``); and each
-    aggregate's IQM and mean with their intervals. ``RunError`` naming the file and the key otherwise."""
+    or more of that suite, each with an id of its own and its line (``_check_task``); and its
+    aggregates, those of its lines (``_check_aggregates``). ``RunError`` naming the file and the key otherwise."""
     for key, kind in (("suite", _STRING), ("quick", _BOOL), ("agent", _STRING)):
         _need(path, card, key, kind)
     known = _suite_tasks(path, card["suite"])
@@ -229,12 +229,41 @@ def check_scorecard(path: Path, card: dict[str, Any]) -> dict[str, Any]:
             raise RunError(f"{path}: tasks[{i}].id {_shown(task_id)} is also tasks[{seen[task_id]}]'s")
         seen[task_id] = i
         _check_task(path, f"tasks[{i}]", task, known, task_id, card["quick"])
-    for name, agg in _need(path, card, "aggregates", _FIGURES).items():
-        _check(path, f"aggregates.{name}", agg, _FIGURES)
-        for kind in intervals.AGGREGATES:
-            _figures(path, f"aggregates.{name}.{kind}", _need(path, agg, kind, _FIGURES, f"aggregates.{name}"),
-                     ("value", "low", "high"))
+    _check_aggregates(path, card)
     return card
+
+
+def _check_aggregates(path: Path, card: dict[str, Any]) -> None:
+    """The scorecard's aggregates are those ``evaluate`` makes of its task lines: one per group of
+    its tasks (``task_groups``) and no other, each counting the group's tasks, with an IQM and a
+    mean whose value is that of the group's relative shares and lies inside its own interval (the
+    interval, a bootstrap over shuffles the file does not hold, is not recomputed); ``RunError``
+    naming the file and the aggregate otherwise."""
+    tasks = card["tasks"]
+    groups = task_groups([(t["tracks"], t["split"]) for t in tasks])
+    aggregates = _need(path, card, "aggregates", _FIGURES)
+    for name in aggregates:
+        if name not in groups:
+            raise RunError(f"{path}: aggregates.{name} is not a group of the scorecard's tasks "
+                           f"({', '.join(groups)})")
+    for name, members in groups.items():
+        where = f"aggregates.{name}"
+        if name not in aggregates:
+            raise RunError(f"{path}: no {where} (a group of {len(members)} of the scorecard's tasks)")
+        agg = _check(path, where, aggregates[name], _FIGURES)
+        if (count := _need(path, agg, "tasks", _WHOLE, where)) != len(members):
+            raise RunError(f"{path}: {where}.tasks {count} is not the group's {len(members)} task(s)")
+        shares = [tasks[i]["relative_share"] for i in members]
+        for kind, statistic in intervals.AGGREGATES.items():
+            figures = _need(path, agg, kind, _FIGURES, where)
+            _figures(path, f"{where}.{kind}", figures, ("value", "low", "high"))
+            value, low, high = figures["value"], figures["low"], figures["high"]
+            if not math.isclose(value, own := statistic(shares), rel_tol=1e-9, abs_tol=_ROUNDING):
+                raise RunError(f"{path}: {where}.{kind}.value {value} is not the {kind} of its {len(members)} "
+                               f"task(s)' relative shares ({own})")
+            if not (0 <= low <= value + _ROUNDING and value <= high + _ROUNDING):
+                raise RunError(f"{path}: {where}.{kind}: value {value} with interval [{low}, {high}] is not "
+                               "0 <= low <= value <= high")
 
 
 def _played_here(path: Path, card: dict[str, Any]) -> None:
