@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -66,7 +67,21 @@ DAMAGES = {  # a change to the shuffles file's text, and what the refusal says
                             "do not hold a list of deal seeds and their sha256"),
     "no checksum": (lambda text: text.replace('"sha256"', '"sha"', 1), "do not hold a list of deal seeds"),
     "a list, not the file's dict": (lambda text: "[1, 2, 3]", "do not hold a list of deal seeds"),
+    # a file that states its own checksum, but not the lock's (a probe: each was scored; the short one
+    # refused as "a task of kc-bench-v1 plays 1 to 10 shuffles, not 250", naming no file)
+    "cut to 10 seeds, with their checksum": (lambda text: _restated(text, lambda seeds: seeds[:10]),
+                                             "(10 seeds, sha256 "),
+    "other seeds, with their checksum": (lambda text: _restated(text, lambda seeds: shuffles.generate("other")),
+                                         "are not those the suite's lock"),
 }
+
+
+def _restated(text: str, change) -> str:
+    """The shuffles file's ``text`` with its seeds changed by ``change`` and the checksum restated."""
+    data = json.loads(text)
+    data["shuffles"] = change(data["shuffles"])
+    data["count"], data["sha256"] = len(data["shuffles"]), shuffles.checksum(data["shuffles"])
+    return json.dumps(data)
 
 
 @pytest.fixture
@@ -101,24 +116,77 @@ def test_a_damaged_shuffles_file_is_refused_in_one_line_naming_it(damaged_shuffl
 LOCK_DAMAGES = {  # a change to the suite lock's text, and what the refusal says
     "cut short": (lambda text: text[: len(text) // 2], "the suite's lock cannot be read"),
     "no stored positions": (lambda text: text.replace('"positions"', '"places"', 1), "does not hold its suite"),
+    "no task locked": (lambda text: json.dumps(json.loads(text) | {"tasks": {}}),  # a probe: it was accepted
+                       "does not lock kc/standard-2p-vs-heuristic-v1 (and 16 more), a task of kc-bench-v1"),
 }
 
 
+@pytest.fixture
+def damaged_lock(tmp_path, monkeypatch):
+    """``damage(change)``: the package pointed at a copy of the suite's lock whose text ``change``
+    damaged (the package's own file untouched); the copy's path."""
+    def damage(change):
+        path = tmp_path / shuffles.lock_name("kc-bench-v1")
+        path.write_text(change(shuffles.lock_file("kc-bench-v1").read_text()))
+        monkeypatch.setattr(shuffles, "lock_file", lambda suite_name: path)
+        shuffles.load.cache_clear()
+        return path
+
+    yield damage
+    monkeypatch.undo()
+    shuffles.load.cache_clear()
+
+
 @pytest.mark.parametrize("case", LOCK_DAMAGES)
-def test_a_damaged_suite_lock_is_refused_in_one_line_naming_it(tmp_path, monkeypatch, capsys, case):
+def test_a_damaged_suite_lock_is_refused_in_one_line_naming_it(damaged_lock, tmp_path, capsys, case):
     """A run with --json keys its partial file by the lock: a damaged lock gave a JSONDecodeError's
     message without the file's name, or a KeyError's traceback (a probe of the benchmark)."""
     change, problem = LOCK_DAMAGES[case]
-    path = tmp_path / freeze.lock_name("kc-bench-v1")
-    path.write_text(change(freeze.lock_file("kc-bench-v1").read_text()))
-    monkeypatch.setattr(freeze, "lock_file", lambda suite_name: path)
-    with pytest.raises(shuffles.DamagedInstall, match=re.escape(problem)):
-        freeze.stored("kc-bench-v1")
+    path = damaged_lock(change)
+    with pytest.raises(shuffles.DamagedInstall, match=re.escape(problem)) as refused:
+        shuffles.load("kc-bench-v1")
+    assert str(refused.value).startswith(f"{path}: ") and len(str(refused.value).splitlines()) == 1
     out = tmp_path / "card.json"
     assert main(["benchmark", "heuristic", "--tasks", HEAD, "--quick", "--json", str(out)]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"kc benchmark: {path}: ") and problem in err and len(err.splitlines()) == 1, err
     assert not out.exists()
+
+
+def test_shuffles_the_lock_does_not_lock_are_refused_naming_the_shuffles_file(damaged_lock, capsys):
+    """Which file is wrong the run cannot tell; it names the shuffles (what it would deal) and the lock."""
+    lock = damaged_lock(lambda text: json.dumps(json.loads(text) | {"evaluation_sha256": "0" * 64}))
+    problem = f"are not those the suite's lock {lock} locks (0000000000000000...)"
+    with pytest.raises(shuffles.DamagedInstall, match=re.escape(problem)) as refused:
+        shuffles.evaluation("kc-bench-v1", 10)
+    assert str(refused.value).startswith(f"{shuffles.data_file('kc-bench-v1')}: ")
+    assert main(["benchmark", "--table", str(Path(__file__).resolve().parents[1] / "docs/benchmark/heuristic.json")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"kc benchmark: {shuffles.data_file('kc-bench-v1')}: ") and problem in err, err
+
+
+def test_a_suite_without_a_lock_yet_can_be_frozen(tmp_path, monkeypatch):
+    """``python -m kc_env.benchmark.freeze SUITE`` writes a new suite's lock from its shuffles,
+    which no lock checks yet (``shuffles.published``); once written, the suite's runs load them."""
+    from kc_env.benchmark import tasks
+
+    new = "kc-bench-new"
+    monkeypatch.setitem(tasks.SUITES, new, benchmark.find(HEAD))
+    published = tmp_path / shuffles.file_name(new)
+    shuffles.write(new, published)
+    lock = tmp_path / shuffles.lock_name(new)
+    monkeypatch.setattr(shuffles, "data_file", lambda suite_name: published)
+    monkeypatch.setattr(shuffles, "lock_file", lambda suite_name: lock)
+    shuffles.load.cache_clear()
+    try:
+        with pytest.raises(shuffles.DamagedInstall, match="the suite's lock cannot be read"):
+            shuffles.load(new)
+        freeze.write(new, lock)
+        assert json.loads(lock.read_text())["evaluation_sha256"] == shuffles.checksum(shuffles.generate(new))
+        assert shuffles.load(new) == shuffles.published(new)
+        assert freeze.changes(new) == []
+    finally:
+        shuffles.load.cache_clear()
 
 
 def run_json(tmp_path, name, *args):

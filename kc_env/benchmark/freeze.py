@@ -7,7 +7,9 @@ play and kept as position text). ``tests/test_benchmark_frozen.py`` compares the
 the code does now (``changes``) and names the task ids to bump when they differ: a change to the
 heuristic's weights that alters one move on one stored position is a new task version.
 ``python -m kc_env.benchmark.freeze SUITE`` writes the lock: run it for a new suite or version,
-never to make the test pass.
+never to make the test pass. The package reads the lock with ``shuffles.lock``, and every run checks
+the evaluation shuffles against it (``shuffles.load``); writing a lock reads the shuffles unchecked
+(``shuffles.published``), so a suite that has none yet can be frozen.
 """
 
 from __future__ import annotations
@@ -16,26 +18,16 @@ import hashlib
 import json
 import random
 import sys
-from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from .. import engine, play
 from ..agents import load
-from ..files import strict_json
 from ..rules import Rules
 from . import shuffles
 from .tasks import Task, suite
 
-if TYPE_CHECKING:  # importlib.resources.abc is Python 3.11's
-    from importlib.resources.abc import Traversable
-
 POSITIONS_PER_TABLE = 16
 DEALS_PER_TABLE = 8
-
-
-def lock_name(suite_name: str) -> str:
-    return f"{suite_name}-lock.json"
 
 
 def tables(tasks: tuple[Task, ...]) -> list[tuple[str, int]]:
@@ -93,35 +85,13 @@ def current(suite_name: str, positions: dict[str, list[str]] | None = None) -> d
     table_positions = {f"{r}/{n}": stored.get(f"{r}/{n}") or draw_positions(r, n) for r, n in tables(tasks)}
     moves = {f"{r}/{n}": {spec: _digest(opponent_moves(spec, r, table_positions[f'{r}/{n}'])) for spec in specs}
              for (r, n), specs in opponents_by_table(tasks).items()}
-    return {"suite": suite_name, "evaluation_sha256": shuffles.load(suite_name)[1],
+    return {"suite": suite_name, "evaluation_sha256": shuffles.published(suite_name)[1],  # no lock to check yet
             "tasks": {t.id: t.fingerprint() for t in tasks}, "opponent_moves": moves, "positions": table_positions}
-
-
-LOCK_KEYS = ("suite", "evaluation_sha256", "tasks", "opponent_moves", "positions")
-
-
-def lock_file(suite_name: str) -> Traversable:
-    """The suite's lock, in the package."""
-    return resources.files(__package__).joinpath("data").joinpath(lock_name(suite_name))
-
-
-def stored(suite_name: str) -> dict:
-    """The lock the package holds; ``shuffles.DamagedInstall`` in one line naming the file when it
-    cannot be read as JSON or lacks one of its parts (``LOCK_KEYS``)."""
-    path = lock_file(suite_name)
-    try:
-        lock = strict_json(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError) as exc:
-        raise shuffles.damaged(path, "suite's lock", f"cannot be read ({exc})") from None
-    if not (isinstance(lock, dict) and all(isinstance(lock.get(k), str if k in LOCK_KEYS[:2] else dict)
-                                           for k in LOCK_KEYS)):
-        raise shuffles.damaged(path, "suite's lock", f"does not hold its {', '.join(LOCK_KEYS)}")
-    return lock
 
 
 def changes(suite_name: str) -> list[str]:
     """One line per promise the code no longer keeps, naming the task ids to bump."""
-    lock = stored(suite_name)
+    lock = shuffles.lock(suite_name)
     now = current(suite_name, lock["positions"])
     tasks = suite(suite_name)
     out = []
@@ -147,6 +117,6 @@ def write(suite_name: str, path: Path) -> None:
 
 if __name__ == "__main__":
     name = sys.argv[1] if len(sys.argv) > 1 else "kc-bench-v1"
-    target = Path(__file__).resolve().parent / "data" / lock_name(name)
+    target = Path(__file__).resolve().parent / "data" / shuffles.lock_name(name)
     write(name, target)
     print(f"wrote {target}")

@@ -48,15 +48,15 @@ def partial_path(scorecard: str | Path) -> Path:
 
 def lock_checksum(suite_name: str) -> str:
     """The SHA-256 of the suite's lock file (``freeze``) as the package holds it."""
-    freeze.stored(suite_name)  # a damaged lock refused in one line
-    return hashlib.sha256(freeze.lock_file(suite_name).read_bytes()).hexdigest()
+    shuffles.lock(suite_name)  # a damaged lock refused in one line
+    return hashlib.sha256(shuffles.lock_file(suite_name).read_bytes()).hexdigest()
 
 
 def agent_moves(entry: str | Agent, task: Task, suite_name: str) -> dict[str, str]:
     """The digest of the agent's moves on the lock's stored positions of ``task``'s table: a
     change to the agent's code that alters one of them changes the digest."""
     table = f"{task.rules}/{task.num_players}"
-    positions = freeze.stored(suite_name)["positions"][table]
+    positions = shuffles.lock(suite_name)["positions"][table]
     agent = copy.deepcopy(entry) if isinstance(entry, Agent) else entry
     moves = freeze.opponent_moves(agent, task.rules, positions)
     return {"table": table, "sha256": hashlib.sha256(json.dumps(moves).encode()).hexdigest()}

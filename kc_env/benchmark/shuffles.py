@@ -2,8 +2,10 @@
 
 A shuffle is a deal seed (``engine.new_deal(rules, players, seed=...)`` shuffles the task's deck
 with it). The list lives in the package (``data/<suite>-evaluation.json``) with its SHA-256, which
-every run checks and prints, so two reports that name the same checksum played the same deals (a
-damaged file is refused in one line naming it: ``DamagedInstall``).
+every run checks against the file's seeds and against the suite's lock (``data/<suite>-lock.json``,
+written by ``freeze``) and prints, so two reports that name the same checksum played the same deals
+(a damaged file, or a lock that does not lock it, is refused in one line naming the file:
+``DamagedInstall``).
 A task plays the first ``task.shuffles`` of the list (``task.quick_shuffles`` under ``--quick``),
 each from every seat of the evaluated agent. Training never deals one: ``make_task_env(task,
 "train")`` deals again whenever its seed is an evaluation shuffle (``evaluation_set``).
@@ -18,6 +20,7 @@ from importlib import resources
 from typing import TYPE_CHECKING
 
 from ..files import strict_json
+from .tasks import suite
 
 if TYPE_CHECKING:  # importlib.resources.abc is Python 3.11's
     from importlib.resources.abc import Traversable
@@ -54,7 +57,26 @@ def data_file(suite_name: str) -> Traversable:
 
 @functools.cache
 def load(suite_name: str) -> tuple[tuple[int, ...], str]:
-    """The suite's evaluation shuffles and their checksum, read from the package (``read``)."""
+    """The suite's evaluation shuffles and their checksum, read from the package (``read``) and
+    checked against the suite's lock (``lock``): ``DamagedInstall`` in one line naming the shuffles
+    file when the lock locks another checksum (a rewritten or cut file that states its own checksum),
+    or naming the lock when it lacks a task of the suite. ``published`` reads a suite not yet locked."""
+    path = data_file(suite_name)
+    seeds, stated = read(path)
+    locked = lock(suite_name)
+    if stated != locked["evaluation_sha256"]:
+        raise damaged(path, "evaluation shuffles", f"({len(seeds)} seeds, sha256 {stated[:16]}...) are not those "
+                      f"the suite's lock {lock_file(suite_name)} locks ({locked['evaluation_sha256'][:16]}...)")
+    if missing := [t.id for t in suite(suite_name) if t.id not in locked["tasks"]]:
+        more = f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""
+        raise damaged(lock_file(suite_name), "suite's lock",
+                      f"does not lock {missing[0]}{more}, a task of {suite_name}")
+    return seeds, stated
+
+
+def published(suite_name: str) -> tuple[tuple[int, ...], str]:
+    """The suite's evaluation shuffles and the checksum their file states, checked against that
+    checksum alone (``read``), not against a lock: what ``freeze`` writes a new suite's lock from."""
     return read(data_file(suite_name))
 
 
@@ -81,6 +103,33 @@ def _is_seed(value: object) -> bool:
 def damaged(path: Traversable, what: str, problem: str) -> DamagedInstall:
     """The one-line refusal of the package's file ``path``, which holds ``what``."""
     return DamagedInstall(f"{path}: the {what} {problem}: the file is damaged (reinstall kc_env)")
+
+
+LOCK_KEYS = ("suite", "evaluation_sha256", "tasks", "opponent_moves", "positions")
+"""The parts of a suite's lock (``freeze``): the first two strings, the others dicts."""
+
+
+def lock_name(suite_name: str) -> str:
+    return f"{suite_name}-lock.json"
+
+
+def lock_file(suite_name: str) -> Traversable:
+    """The suite's lock (``freeze``), in the package."""
+    return resources.files(__package__).joinpath("data").joinpath(lock_name(suite_name))
+
+
+def lock(suite_name: str) -> dict:
+    """The lock the package holds for the suite; ``DamagedInstall`` in one line naming the file
+    when it cannot be read as JSON or lacks one of its parts (``LOCK_KEYS``)."""
+    path = lock_file(suite_name)
+    try:
+        data = strict_json(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError) as exc:
+        raise damaged(path, "suite's lock", f"cannot be read ({exc})") from None
+    if not (isinstance(data, dict) and all(isinstance(data.get(k), str if k in LOCK_KEYS[:2] else dict)
+                                           for k in LOCK_KEYS)):
+        raise damaged(path, "suite's lock", f"does not hold its {', '.join(LOCK_KEYS)}")
+    return data
 
 
 def evaluation(suite_name: str, count: int) -> tuple[int, ...]:

@@ -51,15 +51,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from .. import benchmark
-    from ..benchmark import freeze, shuffles
+    from ..benchmark import shuffles
     from ..benchmark.progress import partial_path
     from ..play import AgentError
 
     _check_options(args)
     try:
         tasks = benchmark.find(args.tasks, args.suite) if args.tasks is not None else benchmark.suite(args.suite)
-        _, checksum = shuffles.load(args.suite)  # a damaged install refused before any work
-        freeze.stored(args.suite)
+        _, checksum = shuffles.load(args.suite)  # a damaged install (shuffles or lock) refused before any work
     except ValueError as exc:
         raise UserError(str(exc)) from None
     if args.list:
