@@ -180,9 +180,10 @@ def test_runs_scored_on_other_tasks_are_refused_naming_the_run_and_the_task(tmp_
     """A probe of the benchmark: a run without a task the others scored was aggregated over the
     tasks every run had, without a word (a figure over fewer tasks than the scorecards hold)."""
     paths = final_scorecards(tmp_path, FINALS[:3])
-    data = json.loads(paths[lacking].read_text())
-    data["tasks"] = data["tasks"][:1]
-    paths[lacking].write_text(json.dumps(data))
+    two, four = FINALS[lacking]
+    short = card({TASKS[0].id: two, TASKS[1].id: four}, quick=False)
+    short.scores = short.scores[:1]  # a scorecard of one task, its aggregates made of that task alone
+    paths[lacking].write_text(json.dumps(short.to_dict()))
     assert main(["benchmark", "--runs", *map(str, paths)]) == 2
     captured = capsys.readouterr()
     assert captured.out == "" and len(captured.err.splitlines()) == 1, captured.err
