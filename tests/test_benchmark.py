@@ -85,13 +85,15 @@ def _restated(text: str, change) -> str:
 
 
 @pytest.fixture
-def damaged_shuffles(tmp_path, monkeypatch):
-    """``damage(change)``: the loader pointed at a copy of the suite's evaluation shuffles whose text
-    ``change`` damaged (the package's own file untouched); the copy's path."""
-    def damage(change):
-        path = tmp_path / shuffles.file_name("kc-bench-v1")
-        path.write_text(change(shuffles.data_file("kc-bench-v1").read_text()))
-        monkeypatch.setattr(shuffles, "data_file", lambda suite_name: path)
+def damaged(tmp_path, monkeypatch):
+    """``damage(reader, change)``: ``shuffles.<reader>`` (``data_file``, the evaluation shuffles, or
+    ``lock_file``, the suite's lock) pointed at a copy of that package file whose text ``change``
+    damaged (the package's own file untouched); the copy's path."""
+    def damage(reader, change):
+        original = getattr(shuffles, reader)("kc-bench-v1")
+        path = tmp_path / original.name
+        path.write_text(change(original.read_text()))
+        monkeypatch.setattr(shuffles, reader, lambda suite_name: path)
         shuffles.load.cache_clear()
         return path
 
@@ -101,10 +103,10 @@ def damaged_shuffles(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("case", DAMAGES)
-def test_a_damaged_shuffles_file_is_refused_in_one_line_naming_it(damaged_shuffles, capsys, case):
+def test_a_damaged_shuffles_file_is_refused_in_one_line_naming_it(damaged, capsys, case):
     """A probe of the benchmark: a damaged file gave a JSONDecodeError's or a KeyError's traceback."""
     change, problem = DAMAGES[case]
-    path = damaged_shuffles(change)
+    path = damaged("data_file", change)
     with pytest.raises(shuffles.DamagedInstall, match=re.escape(problem)) as refused:
         shuffles.evaluation("kc-bench-v1", 10)
     assert str(refused.value).startswith(f"{path}: ") and len(str(refused.value).splitlines()) == 1
@@ -121,28 +123,12 @@ LOCK_DAMAGES = {  # a change to the suite lock's text, and what the refusal says
 }
 
 
-@pytest.fixture
-def damaged_lock(tmp_path, monkeypatch):
-    """``damage(change)``: the package pointed at a copy of the suite's lock whose text ``change``
-    damaged (the package's own file untouched); the copy's path."""
-    def damage(change):
-        path = tmp_path / shuffles.lock_name("kc-bench-v1")
-        path.write_text(change(shuffles.lock_file("kc-bench-v1").read_text()))
-        monkeypatch.setattr(shuffles, "lock_file", lambda suite_name: path)
-        shuffles.load.cache_clear()
-        return path
-
-    yield damage
-    monkeypatch.undo()
-    shuffles.load.cache_clear()
-
-
 @pytest.mark.parametrize("case", LOCK_DAMAGES)
-def test_a_damaged_suite_lock_is_refused_in_one_line_naming_it(damaged_lock, tmp_path, capsys, case):
+def test_a_damaged_suite_lock_is_refused_in_one_line_naming_it(damaged, tmp_path, capsys, case):
     """A run with --json keys its partial file by the lock: a damaged lock gave a JSONDecodeError's
     message without the file's name, or a KeyError's traceback (a probe of the benchmark)."""
     change, problem = LOCK_DAMAGES[case]
-    path = damaged_lock(change)
+    path = damaged("lock_file", change)
     with pytest.raises(shuffles.DamagedInstall, match=re.escape(problem)) as refused:
         shuffles.load("kc-bench-v1")
     assert str(refused.value).startswith(f"{path}: ") and len(str(refused.value).splitlines()) == 1
@@ -153,9 +139,9 @@ def test_a_damaged_suite_lock_is_refused_in_one_line_naming_it(damaged_lock, tmp
     assert not out.exists()
 
 
-def test_shuffles_the_lock_does_not_lock_are_refused_naming_the_shuffles_file(damaged_lock, capsys):
+def test_shuffles_the_lock_does_not_lock_are_refused_naming_the_shuffles_file(damaged, capsys):
     """Which file is wrong the run cannot tell; it names the shuffles (what it would deal) and the lock."""
-    lock = damaged_lock(lambda text: json.dumps(json.loads(text) | {"evaluation_sha256": "0" * 64}))
+    lock = damaged("lock_file", lambda text: json.dumps(json.loads(text) | {"evaluation_sha256": "0" * 64}))
     problem = f"are not those the suite's lock {lock} locks (0000000000000000...)"
     with pytest.raises(shuffles.DamagedInstall, match=re.escape(problem)) as refused:
         shuffles.evaluation("kc-bench-v1", 10)
