@@ -55,7 +55,7 @@ def agents(tmp_path):
 
 
 @pytest.mark.parametrize("name, said", [
-    ("Illegal", "Illegal(spec='agent') at seat 0 chose action '1000000' (out of range), which is not legal"),
+    ("Illegal", "Illegal(spec='{agents}:Illegal') at seat 0 chose action '1000000' (out of range), which is not legal"),
     ("Raises", "raised KeyError in act: 'boom'"),
     ("InitRaises", "InitRaises: making the agent raised RuntimeError: no agent today"),
     ("ResetWithoutSeed", "ResetWithoutSeed: reset(seed=0) raised TypeError"),
@@ -65,7 +65,7 @@ def test_a_failing_agent_is_one_line_naming_it(agents, capsys, name, said):
     assert main(["benchmark", f"{agents}:{name}", *TASK]) == 2
     err = capsys.readouterr().err
     last = err.strip().splitlines()[-1]
-    assert "Traceback" not in err and last.startswith("kc benchmark: ") and said in last, err
+    assert "Traceback" not in err and last.startswith("kc benchmark: ") and said.format(agents=agents) in last, err
 
 
 @pytest.mark.parametrize("name, said", [
@@ -91,7 +91,7 @@ def test_the_abstract_agent_class_is_one_line(capsys):
 def test_kc_eval_names_an_agent_whose_act_raises(agents, capsys):
     assert main(["eval", f"{agents}:Raises", "random", "--deals", "2", "--workers", "1"]) == 2
     err = capsys.readouterr().err
-    assert "Traceback" not in err and err.strip() == "kc eval: Raises(spec='agent') at seat 1 raised KeyError in act: 'boom'"
+    assert "Traceback" not in err and err.strip() == f"kc eval: Raises(spec='{agents}:Raises') at seat 1 raised KeyError in act: 'boom'"
 
 
 @pytest.mark.parametrize("json_too", [False, True])

@@ -20,7 +20,7 @@ TASK = "kc/standard-3p-vs-heuristic-v1"
 
 
 @pytest.mark.parametrize("argv, said", [
-    (["heuristic", "--tasks", ""], "no task '' in kc-bench-v1"),
+    (["heuristic", "--tasks", ""], "no task ids given"),
     (["--list", "heuristic"], "an agent does not go with --list"),
     (["heuristic", "--baseline", str(CARD)], "--baseline does not go with scoring an agent (--baseline goes with --runs)"),
     (["--table", str(CARD), "--md", "out.md"], "--md does not go with --table"),
@@ -30,6 +30,7 @@ TASK = "kc/standard-3p-vs-heuristic-v1"
      "--tasks does not go with --runs"),
     (["--runs", str(RUN), "--table", str(CARD)], "give one of --runs, --table"),
     (["heuristic", "--tasks", f"{TASK},{TASK}", "--quick"], f"task {TASK!r} is named twice"),
+    (["heuristic", "--tasks", f"{TASK},", "--quick"], f"an empty task id in '{TASK},'"),  # a probe: "no task ''"
 ])
 def test_an_option_the_mode_leaves_unread_is_refused(tmp_path, monkeypatch, capsys, argv, said):
     monkeypatch.chdir(tmp_path)

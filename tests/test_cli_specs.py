@@ -63,6 +63,17 @@ def test_a_users_class_whose_play_for_raises_is_one_line(mine, argv, capsys):
     assert "Traceback" not in err and err.splitlines()[-1].endswith("raised RuntimeError in play_for: no"), err
 
 
+RAISER = "from kc_env.agents import Agent\n\nclass Raiser(Agent):\n    def act(self, obs):\n        raise RuntimeError('no')\n"
+
+
+def test_a_users_class_without_a_spec_is_named_by_the_spec_it_was_loaded_by(tmp_path, monkeypatch, capsys):
+    """A probe of today's changes: a failing agent was named Raiser(spec='agent'), Agent's default."""
+    monkeypatch.chdir(tmp_path)
+    Path("raiser.py").write_text(RAISER)
+    assert main(["eval", "raiser.py:Raiser", "greedy", "--deals", "2"]) == 2
+    assert "Raiser(spec='raiser.py:Raiser') at seat" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize(("argv", "option"), [
     (["compare", "greedy", "random", "--against", "random", "--against", "greedy"], "--against"),
     (["export", "search", "out", "--against", "random", "--against", "greedy"], "--against"),

@@ -72,6 +72,8 @@ def load_class(spec: str, seed: int | None = None) -> Agent:
         agent = cls(seed=seed) if takes_seed else cls()
     except Exception as exc:  # the user's own code, or an abstract class
         raise ValueError(f"{spec}: making the agent raised {type(exc).__name__}: {exc}") from None
+    if agent.spec == Agent.spec:  # a class that names no spec goes by the one it was loaded by
+        agent.spec = spec
     try:
         agent.reset(seed=seed)
     except Exception as exc:

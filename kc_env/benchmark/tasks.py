@@ -190,7 +190,10 @@ def find(task_ids: str | Sequence[str], suite_name: str = DEFAULT_SUITE) -> tupl
 def _ids(task_ids: str | Sequence[str]) -> list[str]:
     """The ids of ``task_ids`` (ids joined by commas, or a list of them); ``TypeError`` otherwise."""
     if isinstance(task_ids, str):
-        return [t.strip() for t in task_ids.split(",")]
+        ids = [t.strip() for t in task_ids.split(",")] if task_ids.strip() else []
+        if "" in ids:
+            raise ValueError(f"an empty task id in {task_ids!r}: give ids joined by single commas")
+        return ids
     if not isinstance(task_ids, Sequence) or not all(isinstance(t, str) for t in task_ids):
         raise TypeError(f"task_ids must be a task id, ids joined by commas or a list of ids, not {task_ids!r}")
     return list(task_ids)
