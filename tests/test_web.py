@@ -352,10 +352,12 @@ def test_kc_serve_refuses_a_model_folder_that_is_not_one(capsys, tmp_path):
     assert capsys.readouterr().err.startswith(f"kc serve: --model: {tmp_path}: no model.json")
 
 
-def test_a_model_folder_given_to_the_server_is_offered_at_the_seats():
+def test_a_model_folder_given_to_the_server_is_offered_at_the_seats(tmp_path):
+    import shutil
+
     from kc_env.agents.policy_model import shipped_models
 
-    folder = str(shipped_models()["ppo-standard-2p"])
+    folder = str(shutil.copytree(shipped_models()["ppo-standard-2p"], tmp_path / "mine"))  # a shipped one is offered anyway
     with TestClient(create_app(Store(models=[folder]), pace=0), base_url="http://127.0.0.1:8000") as c:
         assert folder in [a["spec"] for a in c.get("/api/config").json()["agents"]]
         view = new(c, seats=(folder, "random"))

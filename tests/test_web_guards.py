@@ -204,6 +204,20 @@ def test_a_replay_of_more_moves_than_the_server_keeps_is_refused_before_it_is_re
     assert f"{MAX_REPLAY_MOVES + 1:,} moves" in refusal(response, 413)
 
 
+def test_a_match_saved_before_its_first_deal_ended_is_refused_and_not_kept():
+    """A probe of the web table: the server's own record of a match in its first deal (no deal
+    finished) was refused with a 409 only after the store had kept it, evicting the oldest game."""
+    store = Store(capacity=2)
+    with TestClient(create_app(store, pace=0), base_url=HERE) as c:
+        first = c.post("/api/games", json={"seats": ["you", "heuristic"], "seed": 4}).json()["id"]
+        second = c.post("/api/games", json={"seats": ["you", "heuristic"], "seed": 5}).json()["id"]
+        saved = c.get(f"/api/games/{second}/record")
+        assert saved.json()["deals"] == []
+        response = c.post("/api/replays", content=saved.text, headers={"Content-Type": "application/json"})
+        assert "no finished deal" in refusal(response, 400)
+        assert c.get(f"/api/games/{first}").status_code == 200
+
+
 def test_kc_serve_answers_to_the_address_it_listens_on_and_the_names_allowed(capsys):
     import socket
 
@@ -214,7 +228,36 @@ def test_kc_serve_answers_to_the_address_it_listens_on_and_the_names_allowed(cap
     assert "10.0.0.7" in own_names("10.0.0.7", []) and "10.0.0.7" not in own_names("127.0.0.1", [])
     assert {socket.gethostname(), "table.lan"} <= set(own_names("0.0.0.0", ["table.lan"]))
     assert main(["serve", "--allow-host", "http://x/"]) == 2
-    assert capsys.readouterr().err == "kc serve: --allow-host takes a host name or address, not 'http://x/'\n"
+    assert capsys.readouterr().err == "kc serve: --allow-host takes a host name or address (no port), not 'http://x/'\n"
+    assert main(["serve", "--allow-host", "table.lan:80"]) == 2  # a probe: accepted, and never matched
+    assert "(no port), not 'table.lan:80'" in capsys.readouterr().err
+
+
+def test_kc_serve_prints_an_address_it_answers_to():
+    """A probe of the web table: --host 0.0.0.0 printed http://0.0.0.0:PORT/, which it refuses (403)."""
+    from kc_env.commands.serve import own_names, shown_address
+
+    for host in ("0.0.0.0", "::", "127.0.0.1", "10.0.0.7"):
+        assert shown_address(host).strip("[]") in own_names(host, []), host
+    assert shown_address("::1") == "[::1]"
+
+
+def test_kc_serve_offers_model_folders_only_and_each_once(tmp_path, capsys):
+    """A probe of the web table: --model took any agent spec (a search beyond the request bounds, a
+    shipped name, the same folder named twice), each listed as "an exported model"."""
+    import shutil
+
+    from kc_env.cli import main
+
+    for spec in ("heuristic", "search:redeals=4096", "ppo-standard-2p"):
+        with pytest.raises(ValueError, match="is not an exported model folder"):
+            Store(models=[spec])
+    assert main(["serve", "--model", "heuristic"]) == 2
+    assert "is not an exported model folder" in capsys.readouterr().err
+    shipped = shipped_models()["ppo-standard-2p"]
+    mine = shutil.copytree(shipped, tmp_path / "mine")
+    store = Store(models=[str(shipped), str(mine), f"{tmp_path}/../{tmp_path.name}/mine"])
+    assert list(store.models) == [str(mine)]
 
 
 def test_kc_serve_beyond_this_machine_says_anyone_can_exhaust_it():

@@ -58,6 +58,15 @@ def own_names(host: str, allowed: list[str]) -> list[str]:
     return names
 
 
+def shown_address(host: str) -> str:
+    """The address printed for a server listening on ``host``: one it answers to (``own_names``),
+    the machine's name for a wildcard (0.0.0.0 is refused as a request's host), an IPv6 one bracketed."""
+    import socket
+
+    name = socket.gethostname() if host in WILDCARDS else host
+    return f"[{name}]" if ":" in name else name
+
+
 def exposure_note(host: str) -> str | None:
     """The warning printed when the server listens beyond this machine, or None."""
     if host in ("127.0.0.1", "::1", "localhost"):
@@ -94,8 +103,8 @@ def run(args: argparse.Namespace) -> int:
     except (ValueError, OSError) as exc:
         raise UserError(f"--model: {' '.join(str(exc).split())[:300]}") from None
     for name in args.allow_host:
-        if not name or any(c in name for c in "/ @") or len(name) > 255:
-            raise UserError(f"--allow-host takes a host name or address, not {name[:60]!r}")
+        if not name or any(c in name for c in "/ @") or len(name) > 255 or name.count(":") == 1:  # x:80 never matches
+            raise UserError(f"--allow-host takes a host name or address (no port), not {name[:60]!r}")
     app = create_app(store, pace=DEFAULT_PACE if args.pace is None else args.pace,
                      hosts=own_names(args.host, args.allow_host))
     try:
@@ -107,8 +116,7 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise UserError(f"cannot listen on {args.host} port {args.port}: {exc.strerror or exc}") from None
     host, port = sock.getsockname()[:2]
-    shown = f"[{host}]" if ":" in host else host
-    print(f"kc serve: the table is at http://{shown}:{port}/ (Ctrl-C stops the server)", flush=True)
+    print(f"kc serve: the table is at http://{shown_address(host)}:{port}/ (Ctrl-C stops the server)", flush=True)
     note = exposure_note(host)
     if note is not None:
         print(note, file=sys.stderr)

@@ -278,6 +278,9 @@ class Replay(Game):
         self.names = _seat_names(rec.players) if rec.players is not None else [f"p{seat}" for seat in range(n)]
         self.match = played if isinstance(rec, record.MatchRecord) else None
         self.deals = [record.deal_moves(rec, d) for d in range(1, record.deal_count(rec) + 1)]
+        if not self.deals:  # refused before the store keeps it
+            raise GameError("the record holds no finished deal (a match saved before its first deal ended): "
+                            "nothing to replay")
 
     def _where(self, deal: Any, at: Any) -> tuple[int, int]:
         def number(value: Any, name: str, default: int) -> int:
@@ -288,8 +291,6 @@ class Replay(Game):
             except (TypeError, ValueError):
                 raise GameError(f"{name!r} must be a whole number, not {str(value)[:40]!r}") from None
 
-        if not self.deals:
-            raise GameError("the record holds no deal", 409)
         d = number(deal, "deal", 1)
         if not 1 <= d <= len(self.deals):
             raise GameError(f"'deal' must be 1 to {len(self.deals)}, not {d}", 404)

@@ -39,6 +39,23 @@ SEARCH_BUDGET = {"redeals": 256, "candidates": 16, "playouts": 1024}
 ``others`` each line is played against): about 10 s of both cores and 1 MB a decision."""
 
 
+def _model_folders(models: Sequence[str | Path]) -> dict[str, Path]:
+    """The folders of ``models`` by spec, each once (a shipped model's folder and a folder named
+    twice are offered once); ``ValueError`` for one that is not a folder (a built-in agent's name,
+    a search spec: those are offered anyway, within the server's bounds)."""
+    seen = {folder.resolve() for folder in shipped_models().values()}
+    out: dict[str, Path] = {}
+    for spec in map(str, models):
+        folder = Path(spec)
+        if not folder.is_dir():
+            raise ValueError(f"{spec[:200]!r} is not an exported model folder (built-in agents, searches and "
+                             "shipped models are offered anyway)")
+        if folder.resolve() not in seen:
+            seen.add(folder.resolve())
+            out[spec] = folder
+    return out
+
+
 class Store:
     """Games by id, least recently used forgotten first, and the agents they may seat."""
 
@@ -48,7 +65,7 @@ class Store:
         self._lock = threading.Lock()
         self._advisers: dict[tuple[str, str], Agent] = {}
         self._networks: dict[str, PolicyAgent] = {}  # an offered policy's first agent, whose network the next share
-        self.models = {str(m): Path(m) for m in models}
+        self.models = _model_folders(models)
         for spec in self.models:
             agents.load(spec)  # refuse a bad model folder when the server starts, not in a request
 
