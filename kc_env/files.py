@@ -46,14 +46,16 @@ def _not_a_json_number(name: str):
     raise ValueError(f"{name} is not a JSON number")
 
 
-def write_atomic(path: str | Path, data: bytes | str) -> Path:
+def write_atomic(path: str | Path, data: bytes | str, through: bool = False) -> Path:
     """Write ``data`` (text is UTF-8) to ``path`` atomically and durably; returns ``path``. A link
-    is written through (its target replaced, the link kept); a FIFO or a device, which no file
-    can replace, is written to as it is."""
+    at ``path`` is replaced, never followed (a folder the tools own, such as a run folder, is never
+    written beyond), unless ``through`` (a file a user named, ``kc play --save``): then a link is
+    written through (its target replaced, the link kept), and a FIFO or a device, which no file can
+    replace, is written to as it is."""
     given = Path(path)
     payload = data.encode() if isinstance(data, str) else bytes(data)
-    path = Path(os.path.realpath(given)) if given.is_symlink() else given
-    if path.exists() and not path.is_file() and not path.is_dir():
+    path = Path(os.path.realpath(given)) if through and given.is_symlink() else given
+    if through and path.exists() and not path.is_file() and not path.is_dir():
         with open(path, "wb") as f:
             f.write(payload)
         return given

@@ -164,7 +164,7 @@ def dumps(record: Record) -> str:
 
 def save(record: Record, path: str | Path) -> None:
     """Write the record to ``path`` as JSON (whole or not at all)."""
-    write_atomic(path, dumps(record))
+    write_atomic(path, dumps(record), through=True)  # a file the user named: a link or a device as given
 
 
 def loads(text: str) -> Record:

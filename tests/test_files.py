@@ -59,8 +59,18 @@ def test_a_link_is_written_through_and_stays_a_link(tmp_path):
     target, link = tmp_path / "game.json", tmp_path / "link.json"
     target.write_text("old")
     link.symlink_to(target.name)
-    write_atomic(link, "new")
+    write_atomic(link, "new", through=True)
     assert link.is_symlink() and target.read_text() == "new"
+
+
+def test_a_link_in_a_folder_the_tools_own_is_replaced_not_followed(tmp_path):
+    """A probe of kc train: a link planted in a run folder made --resume write outside the run."""
+    outside, link = tmp_path / "outside.txt", tmp_path / "run" / "curve.json"
+    outside.write_text("mine")
+    link.parent.mkdir()
+    link.symlink_to(outside)
+    write_atomic(link, "curve")
+    assert not link.is_symlink() and link.read_text() == "curve" and outside.read_text() == "mine"
 
 
 def test_a_fifo_or_a_device_is_written_to_not_replaced(tmp_path):
@@ -72,7 +82,7 @@ def test_a_fifo_or_a_device_is_written_to_not_replaced(tmp_path):
     got: list[bytes] = []
     reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
     reader.start()
-    write_atomic(fifo, "through")
+    write_atomic(fifo, "through", through=True)
     reader.join(timeout=10)
     assert got == [b"through"] and fifo.is_fifo()
     assert not [p for p in tmp_path.iterdir() if p.name != "pipe"]

@@ -46,7 +46,7 @@ def test_the_default_config_leaves_the_threads_to_the_free_cores():
     assert config_mod.load(default, "smoke").update_threads is None
     assert config_mod.load(default, "smoke", {"update_threads": 2}).update_threads == 2
     for bad in (0, 2.0, "auto"):
-        with pytest.raises(config_mod.ConfigError, match="update_threads must be positive, or null"):
+        with pytest.raises(config_mod.ConfigError, match="update_threads must be 1 to 1,024, or null"):
             config_mod.load(default, "smoke", {"update_threads": bad})
 
 

@@ -27,7 +27,7 @@ CONFIG = Path(__file__).resolve().parent.parent / "research" / "configs" / "mask
     ("seed", 2**64, "seed must be 0 to 4,294,967,295"),
     ("max_moves", 0, "max_moves must be positive"),
     ("max_moves", 2**63, "max_moves must be positive, at most 2,147,483,647"),
-    ("update_threads", 0, "update_threads must be positive"),
+    ("update_threads", 0, "update_threads must be 1 to 1,024"),
     ("ppo.learning_rate", -1, "ppo.learning_rate must be positive"),
     ("ppo.gamma", 2, "ppo.gamma and ppo.gae_lambda must be in [0, 1]"),
     ("ppo.target_kl", "soon", "ppo.target_kl must be positive or null"),
@@ -54,6 +54,8 @@ def test_a_bad_value_is_refused_with_one_line_naming_it(key, value, message):
     ("ppo.ent_coeff", 0.1, "maskable-ppo-2p.yaml: unknown key 'ppo.ent_coeff'; allowed: learning_rate"),
     ("ppo.gamma", "abc", "maskable-ppo-2p.yaml: ppo.gamma: expected float, got 'abc'"),
     ("n_envs", "abc", "maskable-ppo-2p.yaml: n_envs: expected int, got 'abc'"),
+    ("ppo", {1: 2}, "maskable-ppo-2p.yaml: unknown key 'ppo.1'; allowed: learning_rate"),  # a probe: a TypeError
+    ("update_threads", 99_999, "update_threads must be 1 to 1,024"),
 ])
 def test_a_wrong_key_or_type_names_the_file_and_the_key_apart(key, value, message):
     """The newcomer report: '--set ppo.ent_coeff' named 'configs/default.yaml.ppo' as if a file."""

@@ -77,6 +77,8 @@ def progress(done=1, curve=None, **more) -> dict:
     (json.dumps(progress()).replace("0.6", "NaN", 1), "unreadable .NaN is not a JSON number"),
     (json.dumps(progress()).replace("0.6", "1.5", 1), "curve point 0 must hold"),
     (json.dumps(progress(seconds="12")), "'seconds' must be a number"),
+    (json.dumps(progress(update_threads=0)), "'seconds' must be a number and 'update_threads' a whole number from 1 to"),
+    (json.dumps(progress(update_threads=-3)), "'seconds' must be a number and 'update_threads' a whole number from 1 to"),
 ])
 def test_a_damaged_progress_file_is_refused_naming_it(tmp_path, text, problem):
     path = tmp_path / "progress.json"
@@ -107,6 +109,21 @@ def test_kc_train_resume_refuses_a_damaged_progress_file_in_one_line(tmp_path, c
     assert err[1].startswith(f"kc train: {run / 'progress.json'}: 'curve' must list")
 
 
+@pytest.mark.parametrize("planted", ["iteration_2", "curve.json"])
+def test_kc_train_resume_refuses_a_run_folder_that_holds_a_link(tmp_path, capsys, planted):
+    """A probe of kc train: a link planted in a run folder made --resume write through it, outside
+    the run (a folder's files deleted and replaced, a file overwritten)."""
+    run = smoke_run(tmp_path / "run")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "precious.txt").write_text("mine")
+    (run / planted).symlink_to(outside if planted.startswith("iteration") else outside / "precious.txt")
+    code = main(["train", str(run / "config.yaml"), "--run", str(run), "--resume", "--no-progress"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and err[-1].startswith(f"kc train: {run}: {planted} is a link (to "), err
+    assert [p.name for p in outside.iterdir()] == ["precious.txt"] and (outside / "precious.txt").read_text() == "mine"
+
+
 @pytest.mark.parametrize("start", ["no/such/model", "models/ppo-standard-2p"])
 def test_a_start_that_is_not_a_turn_value_model_is_refused_before_the_run_folder_is_made(tmp_path, capsys, start):
     run = tmp_path / "run"
@@ -115,3 +132,14 @@ def test_a_start_that_is_not_a_turn_value_model_is_refused_before_the_run_folder
     err = capsys.readouterr().err.strip()
     assert code == 2 and len(err.splitlines()) == 1 and start in err, err
     assert not run.exists()
+
+
+def test_kc_export_of_a_run_whose_config_nests_too_deep_is_one_line(tmp_path, capsys):
+    """A probe of kc train: a config.yaml nested 100,000 deep gave a RecursionError's traceback
+    (``trainers.of_run`` caught the others)."""
+    run = smoke_run(tmp_path / "run")
+    (run / "config.yaml").write_text("default: " + "[" * 100_000 + "]" * 100_000 + "\n")
+    assert main(["export", str(run), str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    assert not (tmp_path / "out").exists()

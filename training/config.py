@@ -26,6 +26,7 @@ from kc_env.rules import Rules, RulesError
 
 from .rllib.settings import RLlibSettings  # each trainer owns its settings (trainers.py)
 from .sb3.settings import PretrainSettings, TuneSettings
+from .threads import MAX_THREADS
 from .turn_ppo.settings import TurnPPOSettings
 from .turn_value.settings import TurnValueSettings
 
@@ -217,7 +218,7 @@ def _build(cls, data: Any, where: str, block: str = ""):
     out = {}
     for key, value in data.items():
         if key not in fields:
-            raise ConfigError(f"{where}: unknown key {block + key!r}; allowed: {', '.join(fields)}")
+            raise ConfigError(f"{where}: unknown key {block + str(key)!r}; allowed: {', '.join(fields)}")
         default = getattr(cls(), key)
         if dataclasses.is_dataclass(default):
             out[key] = _build(type(default), value, where, f"{block}{key}.")
@@ -278,8 +279,8 @@ def validate(config: TrainConfig, where: str = "config") -> TrainConfig:
          f"{config.ppo.n_steps * config.n_envs:,}"),
         (0 <= config.seed <= MAX_SEED, f"seed must be 0 to {MAX_SEED:,} (what numpy and SB3 seed with)"),
         (0 < config.max_moves <= MOST_MOVES, f"max_moves must be positive, at most {MOST_MOVES:,}"),
-        (config.update_threads is None or type(config.update_threads) is int and config.update_threads > 0,
-         "update_threads must be positive, or null (chosen from the free cores)"),
+        (config.update_threads is None or type(config.update_threads) is int and 0 < config.update_threads <= MAX_THREADS,
+         f"update_threads must be 1 to {MAX_THREADS:,}, or null (chosen from the free cores)"),
         (_is_number(config.blocked_reward, optional=True), "blocked_reward must be a number or null"),
         (config.checkpoint_every >= 0 and config.eval.every >= 0 and config.league.snapshot_every >= 0,
          "checkpoint_every, eval.every and league.snapshot_every must be 0 (never) or more"),

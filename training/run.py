@@ -19,6 +19,8 @@ from typing import Any
 import kc_env
 from kc_env.files import finite_number, strict_json, write_atomic
 
+from .threads import MAX_THREADS
+
 CHECKPOINTS = "checkpoints"
 RUN_MARKER = ".kc-train-run"
 """The file every trainer of ``kc train`` writes into a run folder it makes: ``--overwrite``
@@ -142,8 +144,9 @@ def progress_problem(state: Any, iterations: int, opponents: list[str], x_key: s
                 and all(_is_share(point.get(spec)) for spec in opponents)):
             return (f"curve point {i} must hold its iteration, {x_key} and a share with its interval against "
                     f"each of {', '.join(opponents)}")
-    if not finite_number(state.get("seconds", 0)) or type(state.get("update_threads", 1)) is not int:
-        return "'seconds' must be a number and 'update_threads' a whole number"
+    threads = state.get("update_threads", 1)
+    if not finite_number(state.get("seconds", 0)) or type(threads) is not int or not 1 <= threads <= MAX_THREADS:
+        return f"'seconds' must be a number and 'update_threads' a whole number from 1 to {MAX_THREADS:,}"
     return ""
 
 

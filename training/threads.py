@@ -16,6 +16,8 @@ import os
 from collections.abc import Callable
 
 MAX_AUTO = 4
+MAX_THREADS = 1024
+"""The most update threads a config or a run's progress may name."""
 """The most threads chosen on their own: the networks are small (layers a few hundred wide), and
 beyond about four threads an update gains little while taking cores from everything else."""
 

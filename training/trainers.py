@@ -79,7 +79,7 @@ def _rllib_finished(folder: Path) -> bool:
     try:
         steps = json.loads(states[-1].read_text())["env_steps"] if states else -1
         return steps >= yaml.safe_load((folder / "config.yaml").read_text())["default"]["total_timesteps"]
-    except (OSError, ValueError, KeyError, TypeError, yaml.YAMLError):
+    except (OSError, ValueError, KeyError, TypeError, yaml.YAMLError, RecursionError):
         return False
 
 
@@ -148,6 +148,6 @@ def of_run(folder: Path) -> Trainer:
 
     try:
         name = yaml.safe_load((folder / "config.yaml").read_text())["default"].get("trainer", DEFAULT)
-    except (OSError, ValueError, yaml.YAMLError, KeyError, TypeError, AttributeError):
+    except (OSError, ValueError, yaml.YAMLError, KeyError, TypeError, AttributeError, RecursionError):
         name = DEFAULT
     return REGISTRY.get(name, REGISTRY[DEFAULT]) if isinstance(name, str) else REGISTRY[DEFAULT]

@@ -146,6 +146,7 @@ def _train_one(args: argparse.Namespace, overrides: dict, folder: Path, resume: 
     if resume and not (folder / "config.yaml").is_file():
         raise UserError(f"{folder}: nothing to resume (no config.yaml: no run was started there)")
     if resume:
+        _check_no_links(folder)
         _check_same_config(cfg, folder, args)
     elif not args.overwrite:
         check_new_run_folder(folder)  # before the lock is made in it; the trainers check it again
@@ -159,6 +160,18 @@ def _train_one(args: argparse.Namespace, overrides: dict, folder: Path, resume: 
         if resume and (folder / "config.yaml").is_file():  # (else the trainer says there is nothing to resume)
             print(f"resuming {folder} with its own config.yaml", file=sys.stderr)
         return train(cfg, folder, resume=resume, progress=not args.no_progress, argv=["kc", *sys.argv[1:]]), trainer
+
+
+def _check_no_links(folder: Path) -> None:
+    """Refuse to resume a run folder that holds a link: kc train writes none, and resuming writes
+    and replaces files in it, which must never reach beyond it."""
+    import os
+
+    for where, names, files in os.walk(folder):
+        for name in [*names, *files]:
+            if (path := Path(where) / name).is_symlink():
+                raise UserError(f"{folder}: {path.relative_to(folder)} is a link (to {os.readlink(path)[:120]}); "
+                                "a run folder holds only what kc train wrote, so it is not resumed")
 
 
 def parse_seeds(text: str) -> list[int]:
