@@ -113,3 +113,9 @@ def test_rules_written_as_kc_rules_takes_them_say_to_write_a_mapping():
     assert str(caught.value).startswith(f"{CONFIG}: unknown preset 'pagat,jokers=2'; allowed: standard, ")
     assert str(caught.value).endswith("; a config's rules are a preset name or a mapping, such as "
                                       "rules: {preset: pagat, jokers: 2} (--set 'rules={preset: pagat, jokers: 2}')")
+
+
+def test_a_config_too_large_to_be_one_is_refused_unread():
+    """A probe of kc train: a config linked to /dev/zero ran out of memory (a MemoryError's traceback)."""
+    with pytest.raises(config_mod.ConfigError, match=r"^/dev/zero: more than 1,000,000 bytes; a config is a few dozen lines$"):
+        config_mod.load("/dev/zero")

@@ -35,6 +35,8 @@ class ConfigError(ValueError):
     """A config that cannot be used: names the file, the key and what is allowed."""
 
 
+MAX_CONFIG_BYTES = 1_000_000
+"""The largest config file read (the shipped ones are a few kilobytes)."""
 MAX_ENVS = 4096
 """The most games ``n_envs`` may play at once (each holds about 20 kB in the vector env)."""
 MAX_ROLLOUT = 262_144
@@ -409,10 +411,15 @@ def load(path: str | Path, variant: str | None = None, overrides: dict[str, Any]
     given as dotted keys such as ``{"ppo.learning_rate": 1e-4}``)."""
     path = Path(path)
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        with open(path, "rb") as f:  # at most MAX_CONFIG_BYTES: /dev/zero or a huge file is refused, not read whole
+            raw = f.read(MAX_CONFIG_BYTES + 1)
     except OSError as exc:
         names = "" if path.exists() else f"; shipped configs: {', '.join(shipped())}"
         raise ConfigError(f"{path}: cannot read ({exc.strerror}){names}") from None
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"{path}: more than {MAX_CONFIG_BYTES:,} bytes; a config is a few dozen lines")
+    try:
+        data = yaml.safe_load(raw.decode("utf-8"))
     except (yaml.YAMLError, ValueError, RecursionError) as exc:  # ValueError: an integer of over 4,300 digits
         raise ConfigError(f"{path}: not valid YAML: {' '.join(str(exc).split())[:200]}") from None
     if not isinstance(data, dict) or "default" not in data:
