@@ -143,3 +143,23 @@ def test_kc_export_of_a_run_whose_config_nests_too_deep_is_one_line(tmp_path, ca
     err = capsys.readouterr().err
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
     assert not (tmp_path / "out").exists()
+
+
+def test_a_fifo_planted_as_an_iterations_critic_is_refused_unopened(tmp_path):
+    """A probe of kc train: a FIFO named critic.npz made --resume wait for a writer forever."""
+    import os
+    import threading
+
+    fifo = tmp_path / turn_ppo_train.CRITIC_FILE
+    os.mkfifo(fifo)
+    done: list[str] = []
+
+    def load():
+        with pytest.raises(ModelError, match="not a file"):
+            turn_ppo_train._load_critics(fifo, [4], False, FEATURES)
+        done.append("refused")
+
+    reader = threading.Thread(target=load, daemon=True)
+    reader.start()
+    reader.join(timeout=20)
+    assert done == ["refused"]

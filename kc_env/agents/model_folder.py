@@ -380,7 +380,10 @@ def read_arrays(path: Path, shapes: Mapping[str, tuple[int, ...]], max_bytes: in
     """The arrays ``shapes`` names from the ``.npz`` ``path``, as finite float32: each member's
     size (at most ``max_bytes`` decompressed) and ``.npy`` header (a dtype among ``dtypes``, the
     shape asked) checked before its data is read; nothing else in the archive is decompressed,
-    nothing is unpickled."""
+    nothing is unpickled. A path that is not a regular file (missing, a FIFO that would wait, a
+    device) is refused unopened."""
+    if not Path(path).is_file():
+        raise ModelError(f"{path}: not a file (weights are an .npz file)")
     out = {}
     try:
         with zipfile.ZipFile(path) as archive:
