@@ -46,10 +46,9 @@ MAX_WORKERS = 1024
 """The most worker processes a run may be given."""
 
 
-def _check_call(agent: str | Agent, workers: int | None) -> None:
-    """Before any deal: ``TypeError`` for an ``agent`` that is no agent (``submission.check_agent``),
-    ``ValueError`` for ``workers`` that is not a whole number from 1 to ``MAX_WORKERS`` (or None: every core)."""
-    submission.check_agent(agent)
+def _check_workers(workers: int | None) -> None:
+    """Before any deal: ``ValueError`` for ``workers`` that is not a whole number from 1 to
+    ``MAX_WORKERS`` (or None: every core)."""
     if workers is not None:
         whole_in("workers", workers, 1, MAX_WORKERS)
 
@@ -194,7 +193,7 @@ def score_task(agent: str | Agent, task: Task, suite_name: str = DEFAULT_SUITE, 
     """Play ``task`` for ``agent`` and score it (see the module docstring): its units in order,
     those ``kept`` holds taken from it and the others played and put in it. ``progress`` shows a
     bar of the task's deals; ``report`` gets a line on the units at most once a minute."""
-    _check_call(agent, workers)
+    _check_workers(workers)  # the agent is checked by submission.entry
     count = shuffle_count(task, quick)
     deals = shuffles.evaluation(suite_name, count)
     entry = submission.entry(agent)
@@ -306,8 +305,9 @@ def evaluate(agent: str | Agent, tasks: str | Sequence[str] | None = None, suite
     suite, tasks and ``quick`` plays only the units it lacks, and gives the same scorecard
     (``PartialError`` for another run's file or a damaged one). The caller deletes the
     file once the scorecard is saved (``kc benchmark --json FILE`` keeps ``FILE.partial``).
-    ``TypeError`` or ``ValueError`` in one line for an argument that cannot be (``_check_call``, ``find``)."""
-    _check_call(agent, workers)
+    ``TypeError`` or ``ValueError`` in one line for an argument that cannot be (``submission.check_agent``, ``_check_workers``, ``find``)."""
+    submission.check_agent(agent)  # before _partial names it
+    _check_workers(workers)
     chosen = find(tasks, suite_name) if tasks is not None else suite(suite_name)
     kept = _partial(agent, chosen, suite_name, quick, partial, report) if partial is not None else None
     scores = []
