@@ -47,8 +47,8 @@ def partial_path(scorecard: str | Path) -> Path:
 
 
 def lock_checksum(suite_name: str) -> str:
-    """The SHA-256 of the suite's lock file (``freeze``) as the package holds it."""
-    shuffles.lock(suite_name)  # a damaged lock refused in one line
+    """The SHA-256 of the suite's lock file (``freeze``) as the package holds it (a damaged one is
+    refused by ``shuffles.load``, which every run reads first)."""
     return hashlib.sha256(shuffles.lock_file(suite_name).read_bytes()).hexdigest()
 
 
