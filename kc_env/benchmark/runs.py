@@ -257,13 +257,11 @@ def _check_aggregates(path: Path, card: dict[str, Any]) -> None:
         for kind, statistic in intervals.AGGREGATES.items():
             figures = _need(path, agg, kind, _FIGURES, where)
             _figures(path, f"{where}.{kind}", figures, ("value", "low", "high"))
-            value, low, high = figures["value"], figures["low"], figures["high"]
+            value = figures["value"]
             if not math.isclose(value, own := statistic(shares), rel_tol=1e-9, abs_tol=_ROUNDING):
                 raise RunError(f"{path}: {where}.{kind}.value {value} is not the {kind} of its {len(members)} "
                                f"task(s)' relative shares ({own})")
-            if not (0 <= low <= value + _ROUNDING and value <= high + _ROUNDING):
-                raise RunError(f"{path}: {where}.{kind}: value {value} with interval [{low}, {high}] is not "
-                               "0 <= low <= value <= high")
+            _in_interval(path, f"{where}.{kind}", figures, "value", math.inf)
 
 
 def _played_here(path: Path, card: dict[str, Any]) -> None:
@@ -396,13 +394,14 @@ _ROUNDING = 1e-12
 """How far float rounding may put a figure outside its own interval."""
 
 
-def _in_interval(path: Path, where: str, figures: dict[str, Any]) -> None:
-    """0 <= low <= win_share <= high <= 1 (to float rounding: a zero-width interval's ends are the
-    mean summed otherwise), else ``RunError`` naming the figures."""
-    low, share, high = figures["low"], figures["win_share"], figures["high"]
-    if not (0 <= low <= share + _ROUNDING and share <= high + _ROUNDING and high <= 1):
-        raise RunError(f"{path}: {where}: win_share {share} with interval [{low}, {high}] is not "
-                       "0 <= low <= win_share <= high <= 1")
+def _in_interval(path: Path, where: str, figures: dict[str, Any], key: str = "win_share", top: float = 1.0) -> None:
+    """0 <= low <= ``key`` <= high <= ``top`` (to float rounding: a zero-width interval's ends are
+    the mean summed otherwise), else ``RunError`` naming the figures."""
+    low, share, high = figures["low"], figures[key], figures["high"]
+    if not (0 <= low <= share + _ROUNDING and share <= high + _ROUNDING and high <= top):
+        bound = "" if top == math.inf else f" <= {top:g}"
+        raise RunError(f"{path}: {where}: {key} {share} with interval [{low}, {high}] is not "
+                       f"0 <= low <= {key} <= high{bound}")
 
 
 def _figures(path: Path, where: str, data: Any, keys: Sequence[str]) -> None:
